@@ -1,0 +1,331 @@
+"""The ``neardup`` command line: scan folders and write a report, for people who script.
+
+Exit codes: 0 done (also when groups were found), 1 the scan failed, 2 a bad option or path
+(one line on stderr, no traceback), 130 interrupted (a partial report is still written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+from . import __version__
+from .errors import NeardupError, OptionsError, PathError
+from .models import (
+    DEFAULT_FLOOR,
+    DEFAULT_SUFFIXES,
+    DEFAULT_THRESHOLD,
+    GroupMode,
+    Method,
+    ScanOptions,
+    ScanResult,
+)
+from .progress import CancelToken, ProgressEvent, Stage, Throttled
+
+FORMATS = ("text", "json", "csv", "html")
+
+
+def _size(text: str) -> int:
+    """Parse sizes like 500, 64k, 10M, 1G (binary units)."""
+    t = text.strip().lower().removesuffix("b").removesuffix("i")
+    mult = 1
+    if t and t[-1] in "kmg":
+        mult = 1024 ** ("kmg".index(t[-1]) + 1)
+        t = t[:-1]
+    try:
+        value = float(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (try 500, 64k, 10M)") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("a size cannot be negative")
+    return int(value * mult)
+
+
+def _share(text: str) -> float | None:
+    if text.lower() in ("off", "none", "no", "0"):
+        return None
+    try:
+        v = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a share: {text!r} (e.g. 0.1, 10%, off)") from None
+    return v
+
+
+def _threshold(text: str) -> float:
+    try:
+        v = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if text.endswith("%") or v > 1:
+        v /= 100
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="neardup",
+        description="Find near-duplicate documents (.txt in any encoding, .docx) in folders.")
+    p.add_argument("--version", action="version", version=f"neardup {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("scan", help="scan folders and report groups of near-duplicates",
+                       description="Scan folders and report groups of near-duplicate documents.")
+    s.add_argument("paths", nargs="+", metavar="PATH", help="folders to scan")
+    s.add_argument("--method", choices=[m.value for m in Method], default=Method.BOTH.value,
+                   help="how pairs are found: simhash (fast, close copies), minhash, or both "
+                        "(default)")
+    s.add_argument("--threshold", type=_threshold, default=DEFAULT_THRESHOLD,
+                   help=f"similarity needed to group two documents, 0-1 or a percentage "
+                        f"(default {DEFAULT_THRESHOLD})")
+    s.add_argument("--floor", type=_threshold, default=DEFAULT_FLOOR, help=argparse.SUPPRESS)
+    s.add_argument("--mode", choices=[m.value for m in GroupMode],
+                   default=GroupMode.CONNECTED.value,
+                   help="connected: chains of similar pairs form a group; strict: every member "
+                        "is similar to the group's reference")
+    s.add_argument("--format", choices=FORMATS, default=None,
+                   help="report format (default: from the -o suffix, else text)")
+    s.add_argument("-o", "--output", metavar="FILE", help="write the report here (default stdout)")
+    s.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: cores)")
+    s.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    s.add_argument("--cache", metavar="FILE", help="fingerprint cache database to use")
+    s.add_argument("--include", action="append", metavar="SUFFIX",
+                   help="file types to read, e.g. --include .txt --include .md "
+                        f"(default {' '.join(DEFAULT_SUFFIXES)}; comma lists work too)")
+    s.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="skip files or folders matching this pattern (repeatable)")
+    s.add_argument("--hidden", action="store_true", help="include hidden files and folders")
+    s.add_argument("--follow-symlinks", action="store_true", help="follow symlinked folders")
+    s.add_argument("--no-recursive", action="store_true", help="do not descend into subfolders")
+    s.add_argument("--min-size", type=_size, default=1, metavar="SIZE")
+    s.add_argument("--max-size", type=_size, default=64 * 1024 * 1024, metavar="SIZE")
+    s.add_argument("--boilerplate", type=_share, default=0.1, metavar="SHARE",
+                   help="ignore lines found in more than this share of documents (default 0.1; "
+                        "'off' to keep them)")
+    s.add_argument("--user-dict", metavar="FILE", help="jieba user dictionary for Chinese words")
+    s.add_argument("--reference-folder", action="append", default=[], metavar="DIR",
+                   help="prefer files in this folder as the copy to keep")
+    s.add_argument("--num-perm", type=int, default=128, help=argparse.SUPPRESS)
+    s.add_argument("--shingle", type=int, default=3, help=argparse.SUPPRESS)
+    s.add_argument("--max-distance", type=int, default=12, help=argparse.SUPPRESS)
+    s.add_argument("--dask", metavar="ADDRESS",
+                   help="run on a Dask cluster: a scheduler address, or local[:N] "
+                        "(needs: pip install neardup[dask])")
+    s.add_argument("-q", "--quiet", action="store_true", help="no progress, no summary")
+
+    c = sub.add_parser("compare", help="show how similar two files are, with a diff")
+    c.add_argument("left")
+    c.add_argument("right")
+    c.add_argument("--diff", action="store_true", help="print a unified diff of the texts")
+    return p
+
+
+def options_from_args(args: argparse.Namespace) -> ScanOptions:
+    include: tuple[str, ...] = DEFAULT_SUFFIXES
+    if args.include:
+        include = tuple(x for item in args.include for x in item.split(",") if x.strip())
+    return ScanOptions(
+        include=include, exclude=tuple(args.exclude), include_hidden=args.hidden,
+        follow_symlinks=args.follow_symlinks, recursive=not args.no_recursive,
+        min_size=args.min_size, max_size=args.max_size, method=args.method,
+        threshold=args.threshold, floor=min(args.floor, args.threshold), group_mode=args.mode,
+        num_perm=args.num_perm, shingle=args.shingle, max_distance=args.max_distance,
+        boilerplate=args.boilerplate, user_dict=args.user_dict, jobs=args.jobs,
+        use_cache=not args.no_cache, cache_path=args.cache,
+        reference_folders=tuple(os.path.abspath(f) for f in args.reference_folder),
+    )
+
+
+class _TerminalProgress:
+    """One self-overwriting line on stderr."""
+
+    LABELS = {Stage.WALK: "Looking for files", Stage.READ: "Reading",
+              Stage.PAIRS: "Comparing", Stage.GROUP: "Grouping", Stage.DONE: "Done"}
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.width = 0
+
+    def __call__(self, ev: ProgressEvent) -> None:
+        label = self.LABELS.get(ev.stage, str(ev.stage))
+        if ev.total:
+            line = f"{label}: {ev.done}/{ev.total} ({ev.done / ev.total:.0%})"
+        else:
+            line = f"{label}: {ev.done}"
+        line = f"{line}  {ev.elapsed:5.1f}s"
+        pad = max(0, self.width - len(line))
+        self.stream.write("\r" + line + " " * pad)
+        self.stream.flush()
+        self.width = len(line)
+
+    def close(self) -> None:
+        if self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+
+
+def _write_text(result: ScanResult, out: TextIO) -> None:
+    docs = result.documents
+    for g in result.groups:
+        kind = "identical text" if g.exact else f"weakest link {g.weakest:.0%}"
+        out.write(f"Group {g.id} ({len(g)} files, {kind})\n")
+        for m in g.members:
+            d = docs[m.doc]
+            mark = "*" if m.doc == g.reference else " "
+            enc = d.encoding or d.format
+            out.write(f"  {mark} {m.similarity:6.1%}  d={m.distance:<2d}  {enc:<10s} "
+                      f"{_printable(d.path)}\n")
+    if result.problems:
+        out.write(f"\nProblems ({len(result.problems)}):\n")
+        for pr in result.problems:
+            out.write(f"  [{pr.kind}] {_printable(pr.path)}: {pr.message}\n")
+    for note in result.notes:
+        out.write(f"\nNote: {note}\n")
+
+
+def _printable(path: str) -> str:
+    return os.fsencode(path).decode("utf-8", "replace")
+
+
+def _report_format(args: argparse.Namespace) -> str:
+    if args.format:
+        return args.format
+    if args.output:
+        ext = os.path.splitext(args.output)[1].lower().lstrip(".")
+        if ext in ("json", "csv"):
+            return ext
+        if ext in ("html", "htm"):
+            return "html"
+    return "text"
+
+
+def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
+    options = options_from_args(args).validate()
+    fmt = _report_format(args)
+    if args.output:
+        folder = os.path.dirname(os.path.abspath(args.output))
+        if not os.path.isdir(folder):
+            raise OptionsError("--output", f"folder does not exist: {folder}")
+    cancel = CancelToken()
+    interrupted = False
+
+    def on_sigint(signum, frame):  # first Ctrl-C: finish with a partial report; second: quit
+        nonlocal interrupted
+        if interrupted:
+            raise KeyboardInterrupt
+        interrupted = True
+        cancel.cancel()
+
+    show = not args.quiet and stderr.isatty()
+    bar = _TerminalProgress(stderr) if show else None
+    old = signal.signal(signal.SIGINT, on_sigint) if _main_thread() else None
+    try:
+        if args.dask:
+            try:
+                from .dask_scan import DaskScanSession
+            except ImportError as exc:
+                raise OptionsError("--dask", "Dask support is not installed: "
+                                   "pip install 'neardup[dask]'") from exc
+            session = DaskScanSession(options, address=args.dask)
+        else:
+            from .scan import ScanSession
+
+            session = ScanSession(options)
+        result = session.run(args.paths, Throttled(bar, 10) if bar else (lambda ev: None),
+                             cancel)
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
+        if bar:
+            bar.close()
+
+    _emit_report(result, fmt, args.output, stdout)
+    if not args.quiet:
+        where = f" Report: {args.output}." if args.output else ""
+        partial = " (partial: cancelled)" if result.partial else ""
+        stderr.write(f"{len(result.documents)} files read, {len(result.groups)} groups, "
+                     f"{result.duplicate_count} duplicates, {len(result.problems)} problems in "
+                     f"{result.seconds:.1f}s{partial}.{where}\n")
+    return 130 if interrupted else 0
+
+
+def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextIO) -> None:
+    if fmt == "text":
+        if output:
+            with open(output, "w", encoding="utf-8") as fh:
+                _write_text(result, fh)
+        else:
+            _write_text(result, stdout)
+        return
+    from . import report
+
+    writer = {"json": report.write_json, "csv": report.write_csv, "html": report.write_html}[fmt]
+    writer(result, output or stdout)
+
+
+def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
+    from .extract import extract
+    from .fingerprint import FingerprintSettings, normalized_jaccard
+    from .models import Problem
+
+    texts = []
+    for p in (args.left, args.right):
+        if not os.path.isfile(p):
+            raise PathError(p, "no such file")
+        got = extract(os.path.abspath(p), max_bytes=64 * 1024 * 1024)
+        if isinstance(got, Problem):
+            raise PathError(p, f"cannot read it ({got.kind}): {got.message}")
+        texts.append(got.text)
+    settings = FingerprintSettings()
+    from .fingerprint import fingerprint_text
+    from .scoring import hamming
+
+    fa, fb = (fingerprint_text(t, settings) for t in texts)
+    exact = normalized_jaccard(texts[0], texts[1], settings.shingle)
+    est = float((fa.minhash == fb.minhash).mean())
+    dist = int(hamming(fa.simhash, fb.simhash))
+    stdout.write(f"Jaccard of shingles: {exact:.1%} (MinHash estimate {est:.1%}), "
+                 f"SimHash distance {dist} bits, identical text: {fa.text_hash == fb.text_hash}\n")
+    if args.diff:
+        from .diff import unified
+
+        stdout.write(unified(texts[0], texts[1]))
+    return 0
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
+         stderr: TextIO | None = None) -> int:
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    t0 = time.monotonic()
+    try:
+        if args.command == "scan":
+            return _cmd_scan(args, stderr, stdout)
+        return _cmd_compare(args, stdout)
+    except (OptionsError, PathError) as exc:
+        stderr.write(f"neardup: error: {exc}\n")
+        return 2
+    except NeardupError as exc:
+        stderr.write(f"neardup: error: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        stderr.write(f"neardup: interrupted after {time.monotonic() - t0:.1f}s\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,359 @@
+"""The values that cross module and thread boundaries: options, documents, pairs, groups, results.
+
+Everything here is immutable. A :class:`ScanResult` is handed from a worker thread to the GUI
+in one piece, and moving the threshold makes a *new* result with :meth:`ScanResult.regroup`
+from pairs that were computed once, so nothing a view holds ever changes under it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cached_property
+
+import numpy as np
+
+from .errors import OptionsError
+
+MiB = 1024 * 1024
+
+#: Pairs whose score is at least this are grouped by default. Scores estimate the Jaccard
+#: similarity of normalised shingles; see README "How similarity is measured".
+DEFAULT_THRESHOLD = 0.6
+#: Pairs are kept down to this score so the slider can be loosened without a rescan.
+DEFAULT_FLOOR = 0.4
+DEFAULT_SUFFIXES = (".txt", ".docx")
+#: Suffixes read as plain text when the user includes them.
+TEXT_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown", ".rst", ".csv", ".tsv", ".log",
+                           ".org", ".tex", ".html", ".htm", ".xml", ".json", ".srt"})
+DOCX_SUFFIXES = frozenset({".docx", ".docm", ".dotx"})
+
+
+class Method(StrEnum):
+    """How candidate pairs are found and scored."""
+
+    SIMHASH = "simhash"  # permuted-table Hamming index; score from the SimHash distance
+    MINHASH = "minhash"  # LSH banding; score = MinHash Jaccard estimate
+    BOTH = "both"        # candidates from both; score = MinHash Jaccard estimate
+
+
+class GroupMode(StrEnum):
+    CONNECTED = "connected"  # connected components of pairs above the threshold
+    STRICT = "strict"        # every member within the threshold of the group's reference
+
+
+class ProblemKind(StrEnum):
+    UNREADABLE = "unreadable"    # permissions, I/O error
+    VANISHED = "vanished"        # deleted or replaced while the scan ran
+    BINARY = "binary"            # not text although named like text
+    ENCODING = "encoding"        # could not be decoded even with the fallback
+    CORRUPT = "corrupt"          # a damaged .docx (bad zip, missing parts, bad XML)
+    ENCRYPTED = "encrypted"      # password-protected Office file
+    UNSUPPORTED = "unsupported"  # e.g. Strict OOXML, legacy .doc renamed
+    TOO_LARGE = "too-large"      # over a size limit (file size, zip bomb, oversized part)
+    EMPTY = "empty"              # no text after extraction
+    LOST = "lost"                # its worker process died; not fingerprinted
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    path: str
+    kind: ProblemKind
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A scanned file that yielded text. Texts are not kept: only what a view or report shows."""
+
+    path: str                 # absolute
+    size: int
+    mtime: float              # seconds since the epoch
+    format: str               # "txt" or "docx"
+    encoding: str | None      # codec used for .txt (e.g. "utf-8", "gb18030", "big5"); None for .docx
+    confidence: float | None  # detector confidence, 1.0 for a BOM, None for .docx
+    replaced: int             # characters replaced by U+FFFD while decoding
+    chars: int                # length of the normalised text
+    text_hash: str            # hex digest of the normalised text: equal means "same text"
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.path)
+
+    @property
+    def folder(self) -> str:
+        return os.path.dirname(self.path)
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """Everything that decides what a scan reads and how it compares. Validate before use."""
+
+    include: tuple[str, ...] = DEFAULT_SUFFIXES
+    exclude: tuple[str, ...] = ()          # glob patterns on the path or the name
+    include_hidden: bool = False
+    follow_symlinks: bool = False
+    recursive: bool = True
+    min_size: int = 1                      # bytes
+    max_size: int = 64 * MiB               # bytes; larger files become "too-large" problems
+    method: Method = Method.BOTH
+    threshold: float = DEFAULT_THRESHOLD
+    floor: float = DEFAULT_FLOOR
+    group_mode: GroupMode = GroupMode.CONNECTED
+    num_perm: int = 128
+    seed: int = 1
+    shingle: int = 3                       # units (words, CJK characters) per shingle
+    max_distance: int = 12                 # SimHash Hamming radius searched by the index
+    boilerplate: float | None = 0.1        # lines in more than this share of documents are dropped
+    user_dict: str | None = None           # jieba user dictionary
+    jobs: int = 0                          # worker processes; 0 = one per core
+    use_cache: bool = True
+    cache_path: str | None = None          # None = the user's cache folder
+    reference_folders: tuple[str, ...] = ()  # files here are preferred as group references
+
+    def __post_init__(self) -> None:
+        # Accept plain strings and lists from callers (CLI, settings, JSON) but store canonical types.
+        object.__setattr__(self, "method", _enum(Method, self.method, "method"))
+        object.__setattr__(self, "group_mode", _enum(GroupMode, self.group_mode, "group_mode"))
+        inc = tuple(_suffix(s) for s in self.include)
+        object.__setattr__(self, "include", inc)
+        object.__setattr__(self, "exclude", tuple(self.exclude))
+        object.__setattr__(self, "reference_folders", tuple(self.reference_folders))
+
+    def validate(self) -> ScanOptions:
+        """Raise :class:`OptionsError` naming the first bad option; return self for chaining."""
+        if not self.include:
+            raise OptionsError("include", "at least one file type is needed")
+        for s in self.include:
+            if s not in TEXT_SUFFIXES and s not in DOCX_SUFFIXES:
+                known = ", ".join(sorted(TEXT_SUFFIXES | DOCX_SUFFIXES))
+                raise OptionsError("include", f"cannot read {s!r} files (readable: {known})")
+        if self.min_size < 0:
+            raise OptionsError("min_size", "must be 0 or more bytes")
+        if self.max_size < max(1, self.min_size):
+            raise OptionsError("max_size", f"must be at least min_size ({self.min_size}) and 1")
+        for name in ("threshold", "floor"):
+            v = getattr(self, name)
+            if not isinstance(v, int | float) or not math.isfinite(v) or not 0.0 < v <= 1.0:
+                raise OptionsError(name, f"must be a number in (0, 1], got {v!r}")
+        if self.floor > self.threshold:
+            raise OptionsError("floor", f"must not exceed the threshold ({self.threshold})")
+        if not 16 <= self.num_perm <= 1024:
+            raise OptionsError("num_perm", "must be between 16 and 1024")
+        if not 1 <= self.shingle <= 8:
+            raise OptionsError("shingle", "must be between 1 and 8")
+        if not 0 <= self.max_distance <= 24:
+            raise OptionsError("max_distance", "must be between 0 and 24 bits")
+        if self.boilerplate is not None and not 0.0 < self.boilerplate <= 1.0:
+            raise OptionsError("boilerplate", "must be a share in (0, 1] or None to disable")
+        if self.jobs < 0:
+            raise OptionsError("jobs", "must be 0 (all cores) or a positive number")
+        if not isinstance(self.seed, int) or not 0 <= self.seed < 2**32:
+            raise OptionsError("seed", "must be an integer in [0, 2**32)")
+        if self.user_dict is not None and not os.path.isfile(self.user_dict):
+            raise OptionsError("user_dict", f"no such file: {self.user_dict}")
+        return self
+
+    @property
+    def workers(self) -> int:
+        return self.jobs or (os.cpu_count() or 1)
+
+    def fingerprint_key(self) -> str:
+        """A digest of the settings a cached fingerprint depends on (not thresholds or walking)."""
+        ud = None
+        if self.user_dict:
+            try:
+                st = os.stat(self.user_dict)
+                ud = (self.user_dict, st.st_size, st.st_mtime_ns)
+            except OSError:
+                ud = (self.user_dict,)
+        payload = json.dumps([FINGERPRINT_VERSION, self.num_perm, self.seed, self.shingle,
+                              self.method != Method.SIMHASH, ud])
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["method"] = str(self.method)
+        d["group_mode"] = str(self.group_mode)
+        for k in ("include", "exclude", "reference_folders"):
+            d[k] = list(d[k])
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> ScanOptions:
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: (tuple(v) if isinstance(v, list) else v)
+                      for k, v in d.items() if k in names})
+
+
+#: Bump when tokenising or hashing changes, so cached fingerprints are recomputed.
+FINGERPRINT_VERSION = 1
+
+
+def _enum(cls, value, option: str):
+    try:
+        return cls(value)
+    except ValueError:
+        choices = ", ".join(m.value for m in cls)
+        raise OptionsError(option, f"{value!r} is not one of {choices}") from None
+
+
+def _suffix(s: str) -> str:
+    s = s.strip().lower()
+    return s if s.startswith(".") else "." + s
+
+
+@dataclass(frozen=True)
+class PairTable:
+    """Scored candidate pairs between documents (indices into ``ScanResult.documents``).
+
+    Kept as parallel numpy arrays: 10^6 pairs cost 14 MB, and regrouping is vectorised.
+    Exact copies are linked to the first of their kind by pairs with score 1.0 and ``exact`` set,
+    so thousands of identical files cost thousands of pairs, not millions.
+    """
+
+    a: np.ndarray         # int32
+    b: np.ndarray         # int32, a < b
+    distance: np.ndarray  # uint8 SimHash Hamming distance
+    jaccard: np.ndarray   # float32 MinHash Jaccard estimate (NaN when MinHash was not computed)
+    score: np.ndarray     # float32 the score the threshold applies to
+    exact: np.ndarray     # bool: same normalised text
+
+    @classmethod
+    def empty(cls) -> PairTable:
+        return cls(np.empty(0, np.int32), np.empty(0, np.int32), np.empty(0, np.uint8),
+                   np.empty(0, np.float32), np.empty(0, np.float32), np.empty(0, bool))
+
+    def __len__(self) -> int:
+        return int(self.a.shape[0])
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    doc: int              # index into ScanResult.documents
+    similarity: float     # score against the group's reference (1.0 for the reference)
+    distance: int         # SimHash Hamming distance to the reference
+    jaccard: float | None  # MinHash Jaccard estimate against the reference
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    id: int
+    members: tuple[Member, ...]  # the reference first
+    weakest: float               # the lowest pair score that holds the group together
+    exact: bool                  # every member has the same normalised text
+
+    @property
+    def reference(self) -> int:
+        return self.members[0].doc
+
+    def __len__(self) -> int:
+        return len(self.members)
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """What a scan found. Immutable; :meth:`regroup` returns a new one in milliseconds."""
+
+    options: ScanOptions
+    roots: tuple[str, ...]
+    documents: tuple[Document, ...]
+    problems: tuple[Problem, ...]
+    simhash: np.ndarray          # uint64, one per document
+    minhash: np.ndarray          # uint32, (documents, num_perm); (documents, 0) for SimHash only
+    pairs: PairTable
+    threshold: float
+    group_mode: GroupMode
+    partial: bool = False        # True when cancelled or something was cut short
+    seconds: float = 0.0
+    notes: tuple[str, ...] = ()  # things the user should know (cache off, stage cut short, ...)
+    stats: dict = field(default_factory=dict, compare=False)
+    ignored: frozenset[tuple[str, str]] = frozenset()   # path pairs the user said are not dupes
+    references: tuple[tuple[int, ...], ...] = ()        # user-chosen references, most recent last
+
+    # -- grouping -------------------------------------------------------------------------
+    @cached_property
+    def _group_arrays(self) -> tuple[list[np.ndarray], np.ndarray]:
+        from .cluster import build_groups, reference_rank
+
+        keep = self.pairs.score >= self.threshold
+        a, b, s = self.pairs.a[keep], self.pairs.b[keep], self.pairs.score[keep]
+        if self.ignored:
+            paths = [d.path for d in self.documents]
+            drop = np.fromiter(((paths[x], paths[y]) in self.ignored or (paths[y], paths[x])
+                                in self.ignored for x, y in zip(a.tolist(), b.tolist(),
+                                                                 strict=True)),
+                               dtype=bool, count=a.shape[0])
+            a, b, s = a[~drop], b[~drop], s[~drop]
+        rank = reference_rank(self.documents, self.options.reference_folders)
+        for pos, chosen in enumerate(self.references):
+            # user-chosen references outrank every automatic preference, newest choice first
+            rank[list(chosen)] = -1 - pos
+        return build_groups(len(self.documents), a, b, s, self.threshold, self.group_mode,
+                            self.pair_scores, rank)
+
+    @cached_property
+    def groups(self) -> tuple[Group, ...]:
+        members, weakest = self._group_arrays
+        out = []
+        for gid, (idx, weak) in enumerate(zip(members, weakest.tolist(), strict=True), start=1):
+            ref = int(idx[0])
+            score, dist, jac = self.pair_scores(ref, idx)
+            hashes = {self.documents[int(i)].text_hash for i in idx}
+            ms = tuple(Member(int(i), float(sc), int(d), None if math.isnan(j) else float(j))
+                       for i, sc, d, j in zip(idx.tolist(), score.tolist(), dist.tolist(),
+                                              jac.tolist(), strict=True))
+            out.append(Group(gid, ms, float(weak), len(hashes) == 1))
+        return tuple(out)
+
+    def regroup(self, threshold: float | None = None, mode: GroupMode | str | None = None, *,
+                ignored: Iterable[tuple[str, str]] | None = None,
+                references: tuple[tuple[int, ...], ...] | None = None) -> ScanResult:
+        """A new result grouped at ``threshold`` / ``mode`` from the pairs already scored."""
+        t = self.threshold if threshold is None else float(threshold)
+        if not self.floor <= t <= 1.0:
+            raise OptionsError("threshold", f"must be between {self.floor:.2f} and 1.0 for this "
+                               f"result (pairs below {self.floor:.2f} were not kept)")
+        m = self.group_mode if mode is None else _enum(GroupMode, mode, "group_mode")
+        ig = self.ignored if ignored is None else frozenset(ignored)
+        refs = self.references if references is None else references
+        return dataclasses.replace(self, threshold=t, group_mode=m, ignored=ig, references=refs)
+
+    @property
+    def floor(self) -> float:
+        """The loosest threshold this result can be regrouped at."""
+        return float(self.stats.get("floor", self.options.floor))
+
+    # -- scores ---------------------------------------------------------------------------
+    def pair_scores(self, ref: int, others: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                                  np.ndarray]:
+        """(score, distance, jaccard) of ``ref`` against each of ``others``, vectorised."""
+        from .scoring import score_against
+
+        return score_against(self, ref, np.asarray(others, dtype=np.intp))
+
+    def compare(self, i: int, j: int) -> Member:
+        """How document ``j`` scores against document ``i`` (any two, paired or not)."""
+        s, d, jac = self.pair_scores(i, np.array([j]))
+        jj = float(jac[0])
+        return Member(j, float(s[0]), int(d[0]), None if math.isnan(jj) else jj)
+
+    def histogram(self, bins: int = 60) -> tuple[np.ndarray, np.ndarray]:
+        """Counts of pair scores in ``bins`` equal bins from the floor to 1.0 (exact copies excluded)."""
+        s = self.pairs.score[~self.pairs.exact]
+        return np.histogram(s, bins=bins, range=(self.floor, 1.0))
+
+    # -- summaries ------------------------------------------------------------------------
+    @property
+    def duplicate_count(self) -> int:
+        """Files that are in a group but are not its reference."""
+        return sum(len(g) - 1 for g in self.groups)
+
+    def document_index(self) -> dict[str, int]:
+        return {d.path: i for i, d in enumerate(self.documents)}

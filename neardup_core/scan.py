@@ -1,0 +1,586 @@
+"""ScanSession: folders in, an immutable ScanResult out.
+
+walk -> (cache lookup) -> extract + fingerprint in worker processes -> boilerplate pass ->
+exact tier -> candidate pairs (LSH bands and/or the permuted-table Hamming index) -> scores ->
+groups. Every stage reports progress and honours the cancel token; one bad file becomes a
+Problem, a dead worker process costs only the files it held, and a broken cache costs only
+speed. Pairs are scored once down to the loosest threshold the slider allows, so regrouping
+needs no rescan.
+
+The session owns no Qt and no threads of its own beyond the process pool: the GUI calls
+:meth:`ScanSession.run` from a worker thread, the CLI from its main thread.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import time
+from collections import deque
+from collections.abc import Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+
+import numpy as np
+
+from .cache import CacheEntry, FingerprintCache
+from .errors import CacheError, ScanCancelled
+from .extract import Extracted, FileEntry, WalkStats, check_roots, content_hash, extract, walk
+from .fingerprint import DocFingerprint, Fingerprinter, FingerprintSettings
+from .hamming_index import HammingIndex
+from .lsh import candidate_pairs, optimal_params
+from .models import (
+    Document,
+    Method,
+    PairTable,
+    Problem,
+    ProblemKind,
+    ScanOptions,
+    ScanResult,
+)
+from .progress import CancelToken, ProgressEvent, ProgressSink, Stage, null_progress
+from .scoring import distance_for_similarity, hamming, simhash_similarity
+
+#: Below this many files (or bytes) worker processes cost more to start than they save.
+INPROCESS_MAX_FILES = 48
+INPROCESS_MAX_BYTES = 4 * 1024 * 1024
+#: A batch sent to a worker: small enough that cancel is quick and a crash loses little.
+BATCH_FILES = 24
+BATCH_BYTES = 4 * 1024 * 1024
+#: A line is boilerplate when at least this many documents contain it (and the share is met).
+BOILERPLATE_MIN_DOCS = 5
+#: Hamming radius the SimHash index adds when MinHash is the scorer (cheap, catches near-copies).
+BOTH_SIMHASH_K = 4
+#: LSH buckets larger than this are linked in a chain instead of all pairs (see lsh.py).
+LSH_MAX_BUCKET = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """What a worker sends back for one file: metadata and fingerprint, or a problem."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    extracted: tuple[str, str | None, float | None, int] | None  # format, encoding, conf, replaced
+    fingerprint: DocFingerprint | None
+    content_hash: str | None
+    problem: Problem | None
+
+
+# -- worker side --------------------------------------------------------------------------------
+_worker_fp: Fingerprinter | None = None
+
+
+def _init_worker(settings: FingerprintSettings) -> None:
+    global _worker_fp
+    _worker_fp = Fingerprinter(settings)
+
+
+def _fingerprinter(settings: FingerprintSettings) -> Fingerprinter:
+    global _worker_fp
+    if _worker_fp is None or _worker_fp.settings != settings:
+        _worker_fp = Fingerprinter(settings)
+    return _worker_fp
+
+
+def _process_one(entry: FileEntry, settings: FingerprintSettings, max_bytes: int,
+                 drop_lines: np.ndarray | None) -> _Outcome:
+    try:
+        got = extract(entry.path, max_bytes=max_bytes)
+        if isinstance(got, Problem):
+            return _Outcome(entry.path, entry.size, entry.mtime_ns, None, None, None, got)
+        fp = _fingerprinter(settings).fingerprint(got.text, drop_lines)
+        if fp.units == 0:
+            prob = Problem(entry.path, ProblemKind.EMPTY, "no words or characters to compare")
+            return _Outcome(entry.path, entry.size, entry.mtime_ns, None, None, None, prob)
+        try:
+            chash: str | None = content_hash(entry.path, max_bytes)
+        except OSError:
+            chash = None
+        meta = (got.format, got.encoding, got.confidence, got.replaced)
+        return _Outcome(entry.path, entry.size, entry.mtime_ns, meta, fp, chash, None)
+    except Exception as exc:  # last resort: one file never aborts a scan
+        prob = Problem(entry.path, ProblemKind.CORRUPT,
+                       f"unexpected error while reading: {type(exc).__name__}: {exc}")
+        return _Outcome(entry.path, entry.size, entry.mtime_ns, None, None, None, prob)
+
+
+def _process_batch(batch: list[FileEntry], settings: FingerprintSettings, max_bytes: int,
+                   drop_lines: np.ndarray | None = None) -> list[_Outcome]:
+    return [_process_one(e, settings, max_bytes, drop_lines) for e in batch]
+
+
+# -- the session --------------------------------------------------------------------------------
+class ScanSession:
+    """One configured scan. ``run`` may be called several times (e.g. rescans)."""
+
+    def __init__(self, options: ScanOptions | None = None, *,
+                 cache: FingerprintCache | None = None,
+                 mp_context: str = "spawn") -> None:
+        self.options = (options or ScanOptions()).validate()
+        self._cache = cache
+        self._mp_context = mp_context
+
+    # The public entry point ------------------------------------------------------------------
+    def run(self, paths: Sequence[str], progress: ProgressSink = null_progress,
+            cancel: CancelToken | None = None) -> ScanResult:
+        roots = check_roots(paths)
+        return _Run(self, roots, progress, cancel or CancelToken()).execute()
+
+
+class _Run:
+    """The state of one run; split out so ScanSession stays a small, reusable object."""
+
+    def __init__(self, session: ScanSession, roots: tuple[str, ...], progress: ProgressSink,
+                 cancel: CancelToken) -> None:
+        self.session = session
+        self.opt = session.options
+        self.roots = roots
+        self.progress = progress
+        self.cancel = cancel
+        self.t0 = time.monotonic()
+        self.notes: list[str] = []
+        self.problems: list[Problem] = []
+        self.stats: dict = {}
+        self.partial = False
+        self.settings = FingerprintSettings.from_options(self.opt)
+        self.settings_key = self.opt.fingerprint_key()
+        self.cache: FingerprintCache | None = None
+        self._own_cache = False
+
+    def emit(self, stage: Stage, done: int, total: int | None, message: str = "") -> None:
+        self.progress(ProgressEvent(stage, done, total, message, time.monotonic() - self.t0))
+
+    def execute(self) -> ScanResult:
+        self._open_cache()
+        try:
+            entries = self._walk()
+            outcomes = self._read(entries) if not self.partial else {}
+            docs, fps, entries_by_path = self._collect(entries, outcomes)
+            if not self.partial and self.opt.boilerplate is not None and docs:
+                fps = self._boilerplate(docs, fps, entries_by_path)
+            return self._finish(docs, fps)
+        finally:
+            if self._own_cache and self.cache is not None:
+                self.cache.close()
+
+    # -- cache ----------------------------------------------------------------------------------
+    def _open_cache(self) -> None:
+        if not self.opt.use_cache:
+            return
+        if self.session._cache is not None:
+            self.cache = self.session._cache
+            return
+        try:
+            self.cache = FingerprintCache.open(self.opt.cache_path)
+            self._own_cache = True
+            if getattr(self.cache, "recovered_from", None):
+                self.notes.append(f"The fingerprint cache was damaged; it was moved aside to "
+                                  f"{self.cache.recovered_from} and rebuilt.")
+        except CacheError as exc:
+            self.notes.append(f"Scanning without the fingerprint cache: {exc}")
+            self.cache = None
+
+    def _cache_failed(self, exc: Exception) -> None:
+        self.notes.append(f"The fingerprint cache stopped working and was turned off for this "
+                          f"scan: {exc}")
+        if self._own_cache and self.cache is not None:
+            try:
+                self.cache.close()
+            except Exception:
+                pass
+        self.cache = None
+
+    # -- walking -------------------------------------------------------------------------------
+    def _walk(self) -> list[FileEntry]:
+        stats = WalkStats()
+        entries: list[FileEntry] = []
+        self.emit(Stage.WALK, 0, None, "Looking for files")
+        try:
+            for e in walk(self.roots, self.opt, cancel=self.cancel,
+                          on_problem=self.problems.append, stats=stats):
+                entries.append(e)
+                if len(entries) % 500 == 0:
+                    self.emit(Stage.WALK, len(entries), None, e.path)
+        except ScanCancelled:
+            self._mark_cancelled("while looking for files")
+        self.emit(Stage.WALK, len(entries), len(entries), "")
+        self.stats["walk"] = {k: getattr(stats, k) for k in
+                              ("files", "skipped_hidden", "skipped_excluded", "skipped_small",
+                               "skipped_type", "duplicates")}
+        if stats.skipped_small:
+            self.notes.append(f"{stats.skipped_small} files smaller than {self.opt.min_size} "
+                              f"bytes (empty files) were skipped.")
+        return entries
+
+    def _mark_cancelled(self, where: str) -> None:
+        if not self.partial:
+            self.partial = True
+            self.notes.append(f"Scan cancelled {where}: the results show what was found so far.")
+
+    # -- reading + fingerprinting -----------------------------------------------------------------
+    def _read(self, entries: list[FileEntry]) -> dict[str, _Outcome]:
+        outcomes: dict[str, _Outcome] = {}
+        todo: list[FileEntry] = []
+        total = len(entries)
+        if self.cache is not None and entries:
+            try:
+                hits = self.cache.get_many([(e.path, e.size, e.mtime_ns) for e in entries],
+                                           self.settings_key)
+            except CacheError as exc:
+                self._cache_failed(exc)
+                hits = {}
+            for e in entries:
+                hit = hits.get(e.path)
+                if hit is None:
+                    todo.append(e)
+                else:
+                    outcomes[e.path] = _outcome_from_cache(hit)
+        else:
+            todo = list(entries)
+        self.stats["cache_hits"] = len(outcomes)
+        self.stats["read"] = len(todo)
+        self.emit(Stage.READ, len(outcomes), total, "")
+        fresh = self._run_batches(todo, None, Stage.READ, len(outcomes), total, "Reading")
+        outcomes.update(fresh)
+        if self.cache is not None and fresh:
+            try:
+                self.cache.put_many([_cache_entry(o, self.settings_key) for o in fresh.values()
+                                     if o.problem is None or o.problem.kind not in
+                                     (ProblemKind.LOST, ProblemKind.VANISHED,
+                                      ProblemKind.UNREADABLE)])
+            except CacheError as exc:
+                self._cache_failed(exc)
+        return outcomes
+
+    def _run_batches(self, todo: list[FileEntry], drop_lines: np.ndarray | None, stage: Stage,
+                     done0: int, total: int, verb: str) -> dict[str, _Outcome]:
+        """Run files through workers; survive dead workers; stop promptly on cancel."""
+        out: dict[str, _Outcome] = {}
+        if not todo:
+            return out
+        done = done0
+        nbytes = sum(e.size for e in todo)
+        inprocess = (self.opt.workers == 1 or len(todo) <= INPROCESS_MAX_FILES
+                     or nbytes <= INPROCESS_MAX_BYTES)
+        if inprocess:
+            for e in todo:
+                if self.cancel.cancelled:
+                    self._mark_cancelled(f"while {verb.lower()} files")
+                    break
+                o = _process_one(e, self.settings, self.opt.max_size, drop_lines)
+                out[e.path] = o
+                done += 1
+                self.emit(stage, done, total, e.path)
+            return out
+
+        queue: deque[list[FileEntry]] = deque(_batches(todo))
+        # Files that were in flight when a worker died; run one at a time to find the culprit.
+        suspects: deque[FileEntry] = deque()
+        limit = 2 * self.opt.workers
+        while (queue or suspects) and not self.cancel.cancelled:
+            inflight: dict[Future, list[FileEntry]] = {}
+            try:
+                with self._pool() as pool:
+                    while (queue or suspects or inflight) and not self.cancel.cancelled:
+                        if suspects:
+                            if not inflight:
+                                fut = pool.submit(_process_batch, [suspects[0]], self.settings,
+                                                  self.opt.max_size, drop_lines)
+                                inflight[fut] = [suspects[0]]
+                        else:
+                            while queue and len(inflight) < limit:
+                                batch = queue.popleft()
+                                fut = pool.submit(_process_batch, batch, self.settings,
+                                                  self.opt.max_size, drop_lines)
+                                inflight[fut] = batch
+                        finished, _ = wait(inflight, timeout=0.2, return_when=FIRST_COMPLETED)
+                        for fut in finished:
+                            batch = inflight[fut]
+                            try:
+                                results = fut.result()
+                            except BrokenProcessPool:
+                                raise
+                            except Exception as exc:  # pickling trouble and the like
+                                results = [_lost(e, f"could not be processed: {exc}")
+                                           for e in batch]
+                            del inflight[fut]
+                            if suspects and batch[0] is suspects[0]:
+                                suspects.popleft()
+                            for o in results:
+                                out[o.path] = o
+                            done += len(batch)
+                            self.emit(stage, done, total, batch[-1].path)
+                    if self.cancel.cancelled:
+                        for fut in inflight:
+                            fut.cancel()
+                        pool.shutdown(wait=False, cancel_futures=True)
+            except BrokenProcessPool:
+                # A worker died (killed, out of memory, a crash in a C library).
+                if suspects and len(inflight) == 1 and next(iter(inflight.values()))[0] \
+                        is suspects[0]:
+                    e = suspects.popleft()
+                    out[e.path] = _lost(e, "its worker process stopped unexpectedly while "
+                                           "reading it")
+                    done += 1
+                    self.emit(stage, done, total, e.path)
+                    continue
+                for fut, batch in inflight.items():
+                    ok = fut.done() and not fut.cancelled() and fut.exception() is None
+                    if ok:
+                        for o in fut.result():
+                            out[o.path] = o
+                        done += len(batch)
+                    else:
+                        suspects.extend(batch)
+                self.notes.append("A worker process stopped unexpectedly; the files it held "
+                                  "were read again one by one.")
+        if self.cancel.cancelled:
+            self._mark_cancelled(f"while {verb.lower()} files")
+        return out
+
+    def _pool(self) -> ProcessPoolExecutor:
+        ctx = multiprocessing.get_context(self.session._mp_context)
+        return ProcessPoolExecutor(max_workers=self.opt.workers, mp_context=ctx,
+                                   initializer=_init_worker, initargs=(self.settings,))
+
+    def _collect(self, entries: list[FileEntry], outcomes: dict[str, _Outcome]
+                 ) -> tuple[list[Document], list[DocFingerprint], dict[str, FileEntry]]:
+        docs: list[Document] = []
+        fps: list[DocFingerprint] = []
+        by_path = {e.path: e for e in entries}
+        for e in entries:  # walk order: deterministic
+            o = outcomes.get(e.path)
+            if o is None:
+                continue  # not reached before a cancel
+            if o.problem is not None:
+                self.problems.append(o.problem)
+                continue
+            assert o.extracted is not None and o.fingerprint is not None
+            fmt, enc, conf, repl = o.extracted
+            fp = o.fingerprint
+            docs.append(Document(e.path, e.size, e.mtime_ns / 1e9, fmt, enc, conf, repl,
+                                 fp.chars, fp.text_hash))
+            fps.append(fp)
+        return docs, fps, by_path
+
+    # -- boilerplate ---------------------------------------------------------------------------
+    def _boilerplate(self, docs: list[Document], fps: list[DocFingerprint],
+                     entries: dict[str, FileEntry]) -> list[DocFingerprint]:
+        """Drop lines that a large share of documents contain, then re-fingerprint those docs.
+
+        Lines are the unit because boilerplate (letterheads, licence and disclaimer paragraphs,
+        page furniture) comes as whole lines. Exact copies count once, so a file copied twenty
+        times does not turn its own text into boilerplate.
+        """
+        share = self.opt.boilerplate
+        assert share is not None
+        seen_text: set[str] = set()
+        per_doc: list[np.ndarray] = []
+        for d, fp in zip(docs, fps, strict=True):
+            if d.text_hash in seen_text:
+                continue
+            seen_text.add(d.text_hash)
+            per_doc.append(np.unique(fp.line_hashes))
+        n = len(per_doc)
+        need = max(BOILERPLATE_MIN_DOCS, math.ceil(share * n))
+        if n < BOILERPLATE_MIN_DOCS or not per_doc:
+            return fps
+        allv = np.concatenate(per_doc)
+        if allv.size == 0:
+            return fps
+        vals, counts = np.unique(allv, return_counts=True)
+        boiler = vals[counts >= need]
+        self.stats["boilerplate_lines"] = int(boiler.size)
+        if boiler.size == 0:
+            return fps
+        affected = [i for i, fp in enumerate(fps) if np.isin(fp.line_hashes, boiler).any()]
+        self.notes.append(f"{boiler.size} lines found in at least {need} of {n} documents were "
+                          f"treated as boilerplate and left out of the comparison of "
+                          f"{len(affected)} documents.")
+        todo = [entries[docs[i].path] for i in affected]
+        redo = self._run_batches(todo, boiler, Stage.READ, 0, len(todo), "Re-reading")
+        out = list(fps)
+        for i in affected:
+            o = redo.get(docs[i].path)
+            if o is not None and o.fingerprint is not None and \
+                    o.fingerprint.text_hash == fps[i].text_hash:
+                out[i] = o.fingerprint
+            # else: changed, vanished or cancelled since the first read: keep the full fingerprint
+        return out
+
+    # -- pairs and groups ----------------------------------------------------------------------
+    def _finish(self, docs: list[Document], fps: list[DocFingerprint]) -> ScanResult:
+        opt = self.opt
+        n = len(docs)
+        simh = np.fromiter((fp.simhash for fp in fps), dtype=np.uint64, count=n)
+        k = opt.num_perm if opt.method != Method.SIMHASH else 0
+        minh = np.zeros((n, k), dtype=np.uint32)
+        if k:
+            for i, fp in enumerate(fps):
+                minh[i] = fp.minhash
+        floor = opt.floor
+        if opt.method == Method.SIMHASH:
+            floor = max(floor, float(simhash_similarity(opt.max_distance)))
+            if floor > opt.floor:
+                self.notes.append(f"With SimHash alone, pairs are searched up to {opt.max_distance}"
+                                  f" differing bits, which is a similarity of "
+                                  f"{floor:.0%}; use MinHash or both to look further.")
+        self.stats["floor"] = floor
+        threshold = max(opt.threshold, floor)
+        pairs = self._pairs(docs, simh, minh, floor)
+        result = ScanResult(options=opt, roots=self.roots, documents=tuple(docs),
+                            problems=tuple(self.problems), simhash=simh, minhash=minh,
+                            pairs=pairs, threshold=threshold, group_mode=opt.group_mode,
+                            partial=self.partial, seconds=round(time.monotonic() - self.t0, 3),
+                            notes=tuple(self.notes), stats=self.stats)
+        self.emit(Stage.GROUP, 0, 1, "Grouping")
+        t = time.monotonic()
+        _ = result.groups  # computed here, in the scanning thread, not in the GUI's
+        self.stats["seconds_group"] = round(time.monotonic() - t, 4)
+        self.emit(Stage.GROUP, 1, 1, "")
+        self.emit(Stage.DONE, 1, 1, "")
+        return result
+
+    def _pairs(self, docs: list[Document], simh: np.ndarray, minh: np.ndarray,
+               floor: float) -> PairTable:
+        opt = self.opt
+        n = len(docs)
+        self.emit(Stage.PAIRS, 0, 3, "Finding similar pairs")
+        t = time.monotonic()
+        # Exact tier: identical normalised texts collapse to their first document.
+        first: dict[str, int] = {}
+        rep_of = np.empty(n, dtype=np.int64)
+        for i, d in enumerate(docs):
+            rep_of[i] = first.setdefault(d.text_hash, i)
+        reps = np.flatnonzero(rep_of == np.arange(n))
+        copies = np.flatnonzero(rep_of != np.arange(n))
+        ca: list[np.ndarray] = []
+        cb: list[np.ndarray] = []
+        try:
+            if reps.size >= 2 and opt.method in (Method.MINHASH, Method.BOTH):
+                bands, rows = optimal_params(floor, opt.num_perm, fp_weight=0.3, fn_weight=0.7)
+                a, b, truncated = candidate_pairs(minh[reps], bands, rows,
+                                                  max_bucket=LSH_MAX_BUCKET)
+                self.stats["lsh"] = {"bands": bands, "rows": rows, "candidates": int(a.size),
+                                     "truncated_buckets": int(truncated)}
+                if truncated:
+                    self.notes.append(f"{truncated} very crowded LSH buckets (many documents "
+                                      f"alike in part) were linked in a chain rather than pair "
+                                      f"by pair; a few weak pairs among them may be missing.")
+                ca.append(reps[a])
+                cb.append(reps[b])
+            self.emit(Stage.PAIRS, 1, 3, "")
+            self.cancel.raise_if_cancelled()
+            if reps.size >= 2 and opt.method in (Method.SIMHASH, Method.BOTH):
+                kk = opt.max_distance if opt.method == Method.SIMHASH else \
+                    min(opt.max_distance, BOTH_SIMHASH_K)
+                if opt.method == Method.SIMHASH:
+                    kk = min(kk, distance_for_similarity(floor))
+                index = HammingIndex(simh[reps], max_k=kk)
+                a, b, _d = index.all_pairs(kk)
+                self.stats["simhash_candidates"] = int(a.size)
+                ca.append(reps[a])
+                cb.append(reps[b])
+            self.emit(Stage.PAIRS, 2, 3, "")
+        except ScanCancelled:
+            self._mark_cancelled("while pairing documents")
+        if ca:
+            a = np.concatenate(ca).astype(np.int64)
+            b = np.concatenate(cb).astype(np.int64)
+            lo, hi = np.minimum(a, b), np.maximum(a, b)
+            key = np.unique(lo * n + hi)
+            a, b = key // n, key % n
+        else:
+            a = b = np.empty(0, np.int64)
+        dist = hamming(simh[a], simh[b])
+        if minh.shape[1]:
+            jac = np.empty(a.size, dtype=np.float32)
+            step = 65536
+            for s in range(0, a.size, step):
+                jac[s:s + step] = (minh[a[s:s + step]] == minh[b[s:s + step]]).mean(
+                    axis=1, dtype=np.float64)
+            score = jac.copy()
+        else:
+            jac = np.full(a.size, np.nan, dtype=np.float32)
+            score = simhash_similarity(dist)
+        keep = score >= np.float32(floor)
+        a, b, dist, jac, score = a[keep], b[keep], dist[keep], jac[keep], score[keep]
+        exact = np.zeros(a.size, dtype=bool)
+        # star edges for exact copies: O(copies), not O(copies^2)
+        ea, eb = rep_of[copies], copies
+        pa = np.concatenate([a, ea]).astype(np.int32)
+        pb = np.concatenate([b, eb]).astype(np.int32)
+        table = PairTable(
+            a=pa, b=pb,
+            distance=np.concatenate([dist, np.zeros(ea.size, np.uint8)]),
+            jaccard=np.concatenate([jac, np.ones(ea.size, np.float32)
+                                    if minh.shape[1] else np.full(ea.size, np.nan, np.float32)]),
+            score=np.concatenate([score, np.ones(ea.size, np.float32)]),
+            exact=np.concatenate([exact, np.ones(ea.size, bool)]),
+        )
+        self.stats["pairs"] = len(table)
+        self.stats["exact_copies"] = int(copies.size)
+        self.stats["seconds_pairs"] = round(time.monotonic() - t, 4)
+        self.emit(Stage.PAIRS, 3, 3, "")
+        return table
+
+
+# -- helpers ------------------------------------------------------------------------------------
+def _batches(entries: Iterable[FileEntry]) -> Iterable[list[FileEntry]]:
+    batch: list[FileEntry] = []
+    size = 0
+    for e in entries:
+        batch.append(e)
+        size += e.size
+        if len(batch) >= BATCH_FILES or size >= BATCH_BYTES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _lost(e: FileEntry, message: str) -> _Outcome:
+    return _Outcome(e.path, e.size, e.mtime_ns, None, None, None,
+                    Problem(e.path, ProblemKind.LOST, message))
+
+
+def _outcome_from_cache(c: CacheEntry) -> _Outcome:
+    if c.problem_kind is not None:
+        prob = Problem(c.path, ProblemKind(c.problem_kind), c.problem_message or "")
+        return _Outcome(c.path, c.size, c.mtime_ns, None, None, c.content_hash, prob)
+    fp = DocFingerprint(simhash=c.simhash, minhash=c.minhash, text_hash=c.text_hash,
+                        chars=c.chars, units=c.units, line_hashes=c.line_hashes)
+    return _Outcome(c.path, c.size, c.mtime_ns, (c.format, c.encoding, c.confidence, c.replaced),
+                    fp, c.content_hash, None)
+
+
+def _cache_entry(o: _Outcome, settings_key: str) -> CacheEntry:
+    if o.problem is not None:
+        return CacheEntry(path=o.path, size=o.size, mtime_ns=o.mtime_ns,
+                          content_hash=o.content_hash, settings_key=settings_key, format="",
+                          encoding=None, confidence=None, replaced=0, chars=0, units=0,
+                          text_hash="", simhash=0, minhash=np.empty(0, np.uint32),
+                          line_hashes=np.empty(0, np.uint64), problem_kind=str(o.problem.kind),
+                          problem_message=o.problem.message)
+    assert o.extracted is not None and o.fingerprint is not None
+    fmt, enc, conf, repl = o.extracted
+    fp = o.fingerprint
+    return CacheEntry(path=o.path, size=o.size, mtime_ns=o.mtime_ns, content_hash=o.content_hash,
+                      settings_key=settings_key, format=fmt, encoding=enc, confidence=conf,
+                      replaced=repl, chars=fp.chars, units=fp.units, text_hash=fp.text_hash,
+                      simhash=fp.simhash, minhash=fp.minhash, line_hashes=fp.line_hashes,
+                      problem_kind=None, problem_message=None)
+
+
+def scan_folders(paths: Sequence[str], options: ScanOptions | None = None, *,
+         progress: ProgressSink = null_progress, cancel: CancelToken | None = None) -> ScanResult:
+    """One-call convenience for scripts: ``neardup_core.scan_folders(["~/Documents"])``."""
+    expanded = [os.path.expanduser(p) for p in paths]
+    return ScanSession(options).run(expanded, progress, cancel)
+
+
+__all__ = ["ScanSession", "scan_folders"]

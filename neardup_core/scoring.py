@@ -1,0 +1,63 @@
+"""Scores between documents, from their fingerprints alone (texts are not kept).
+
+The threshold a user moves applies to one number, the *score*, which always estimates the
+Jaccard similarity of the two documents' normalised shingle sets, whichever method found them:
+MinHash estimates it directly; with SimHash alone the Hamming distance d is turned into the
+angle between weighted feature vectors (Charikar: P[bit differs] = theta / pi), its cosine c,
+and the Jaccard value of equal-sized sets with that cosine, c / (2 - c).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .models import ScanResult
+
+
+def simhash_similarity(distance: np.ndarray | int) -> np.ndarray:
+    """Jaccard-equivalent similarity for a 64-bit SimHash Hamming distance."""
+    d = np.asarray(distance, dtype=np.float64)
+    c = np.cos(np.pi * np.clip(d, 0, 64) / 64.0)
+    c = np.clip(c, 0.0, 1.0)
+    return (c / (2.0 - c)).astype(np.float32)
+
+
+def distance_for_similarity(similarity: float) -> int:
+    """The largest Hamming distance whose :func:`simhash_similarity` is still >= similarity."""
+    d = np.arange(65)
+    ok = simhash_similarity(d) >= np.float32(similarity)
+    return int(d[ok].max()) if ok.any() else 0
+
+
+def hamming(a: np.ndarray, b: np.ndarray | int) -> np.ndarray:
+    """Bit differences between uint64 fingerprints, vectorised."""
+    x = np.bitwise_xor(np.asarray(a, dtype=np.uint64), np.asarray(b, dtype=np.uint64))
+    return np.bitwise_count(x).astype(np.uint8)
+
+
+def minhash_jaccard(sig: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Share of equal MinHash slots between ``sig`` (k,) and each row of ``others`` (m, k)."""
+    if sig.shape[-1] == 0:
+        return np.full(others.shape[0], np.nan, dtype=np.float32)
+    return (others == sig[None, :]).mean(axis=1, dtype=np.float64).astype(np.float32)
+
+
+def score_against(result: ScanResult, ref: int, others: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(score, distance, jaccard) of document ``ref`` against ``others``."""
+    from .models import Method
+
+    dist = hamming(result.simhash[others], result.simhash[ref])
+    jac = minhash_jaccard(result.minhash[ref], result.minhash[others])
+    if result.options.method == Method.SIMHASH or result.minhash.shape[1] == 0:
+        score = simhash_similarity(dist)
+    else:
+        score = jac.copy()
+    ref_hash = result.documents[ref].text_hash
+    same = np.fromiter((result.documents[int(o)].text_hash == ref_hash for o in others),
+                       dtype=bool, count=others.shape[0])
+    score[same] = 1.0
+    return score, dist, jac

@@ -12,7 +12,7 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
-from typing import TextIO
+from typing import ClassVar, TextIO
 
 from . import __version__
 from .errors import NeardupError, OptionsError, PathError
@@ -143,7 +143,7 @@ def options_from_args(args: argparse.Namespace) -> ScanOptions:
 class _TerminalProgress:
     """One self-overwriting line on stderr."""
 
-    LABELS = {Stage.WALK: "Looking for files", Stage.READ: "Reading",
+    LABELS: ClassVar[dict[Stage, str]] = {Stage.WALK: "Looking for files", Stage.READ: "Reading",
               Stage.PAIRS: "Comparing", Stage.GROUP: "Grouping", Stage.DONE: "Done"}
 
     def __init__(self, stream: TextIO) -> None:

@@ -6,7 +6,7 @@ Drawn here first so callers can see at a glance what they may need to catch::
     ├── OptionsError (ValueError)      bad ScanOptions / CLI option, raised before any work
     ├── PathError (FileNotFoundError)  a root that does not exist or is not a folder
     ├── ScanCancelled                  raised inside engine stages when the cancel token fires
-    ├── CacheError                     the fingerprint cache could not be used (never fatal to a scan)
+    ├── CacheError                     the fingerprint cache failed (never fatal to a scan)
     │   └── CacheUnavailable           locked, read-only or unopenable cache database
     ├── ReportError                    a report or saved session could not be written or read
     └── ActionError (OSError)          moving / trashing a file was refused or failed
@@ -41,7 +41,7 @@ class PathError(NeardupError, FileNotFoundError):
 
 
 class ScanCancelled(NeardupError):
-    """The cancel token fired; engine stages raise this so the session can return a partial result."""
+    """The cancel token fired; stages raise it so the session can return a partial result."""
 
 
 class CacheError(NeardupError):

@@ -76,7 +76,7 @@ class Document:
     size: int
     mtime: float              # seconds since the epoch
     format: str               # "txt" or "docx"
-    encoding: str | None      # codec used for .txt (e.g. "utf-8", "gb18030", "big5"); None for .docx
+    encoding: str | None      # codec of a .txt ("utf-8", "gb18030", "big5"...); None for .docx
     confidence: float | None  # detector confidence, 1.0 for a BOM, None for .docx
     replaced: int             # characters replaced by U+FFFD while decoding
     chars: int                # length of the normalised text
@@ -118,7 +118,7 @@ class ScanOptions:
     reference_folders: tuple[str, ...] = ()  # files here are preferred as group references
 
     def __post_init__(self) -> None:
-        # Accept plain strings and lists from callers (CLI, settings, JSON) but store canonical types.
+        # Accept strings and lists from callers (CLI, settings, JSON); store canonical types.
         object.__setattr__(self, "method", _enum(Method, self.method, "method"))
         object.__setattr__(self, "group_mode", _enum(GroupMode, self.group_mode, "group_mode"))
         inc = tuple(_suffix(s) for s in self.include)
@@ -345,7 +345,7 @@ class ScanResult:
         return Member(j, float(s[0]), int(d[0]), None if math.isnan(jj) else jj)
 
     def histogram(self, bins: int = 60) -> tuple[np.ndarray, np.ndarray]:
-        """Counts of pair scores in ``bins`` equal bins from the floor to 1.0 (exact copies excluded)."""
+        """Pair-score counts in ``bins`` bins from the floor to 1.0 (exact copies excluded)."""
         s = self.pairs.score[~self.pairs.exact]
         return np.histogram(s, bins=bins, range=(self.floor, 1.0))
 

@@ -13,6 +13,8 @@ The session owns no Qt and no threads of its own beyond the process pool: the GU
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import math
 import multiprocessing
 import os
@@ -24,12 +26,15 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from .cache import CacheEntry, FingerprintCache
 from .errors import CacheError, ScanCancelled
-from .extract import Extracted, FileEntry, WalkStats, check_roots, content_hash, extract, walk
+from .extract import FileEntry, WalkStats, check_roots, content_hash, extract, walk
 from .fingerprint import DocFingerprint, Fingerprinter, FingerprintSettings
 from .hamming_index import HammingIndex
+from .hashing import hash128_hex
 from .lsh import candidate_pairs, optimal_params
 from .models import (
     Document,
@@ -51,6 +56,8 @@ BATCH_FILES = 24
 BATCH_BYTES = 4 * 1024 * 1024
 #: A line is boilerplate when at least this many documents contain it (and the share is met).
 BOILERPLATE_MIN_DOCS = 5
+#: Documents at least this alike on their full text count as one when looking for boilerplate.
+BOILERPLATE_SAME = 0.8
 #: Hamming radius the SimHash index adds when MinHash is the scorer (cheap, catches near-copies).
 BOTH_SIMHASH_K = 4
 #: LSH buckets larger than this are linked in a chain instead of all pairs (see lsh.py).
@@ -150,6 +157,7 @@ class _Run:
         self.settings_key = self.opt.fingerprint_key()
         self.cache: FingerprintCache | None = None
         self._own_cache = False
+        self._rows: dict[str, CacheEntry] = {}  # cache rows of this run, to add boilerplate fps
 
     def emit(self, stage: Stage, done: int, total: int | None, message: str = "") -> None:
         self.progress(ProgressEvent(stage, done, total, message, time.monotonic() - self.t0))
@@ -160,9 +168,7 @@ class _Run:
             entries = self._walk()
             outcomes = self._read(entries) if not self.partial else {}
             docs, fps, entries_by_path = self._collect(entries, outcomes)
-            if not self.partial and self.opt.boilerplate is not None and docs:
-                fps = self._boilerplate(docs, fps, entries_by_path)
-            return self._finish(docs, fps)
+            return self._finish(docs, fps, entries_by_path)
         finally:
             if self._own_cache and self.cache is not None:
                 self.cache.close()
@@ -188,10 +194,8 @@ class _Run:
         self.notes.append(f"The fingerprint cache stopped working and was turned off for this "
                           f"scan: {exc}")
         if self._own_cache and self.cache is not None:
-            try:
+            with contextlib.suppress(Exception):
                 self.cache.close()
-            except Exception:
-                pass
         self.cache = None
 
     # -- walking -------------------------------------------------------------------------------
@@ -233,6 +237,7 @@ class _Run:
             except CacheError as exc:
                 self._cache_failed(exc)
                 hits = {}
+            self._rows.update(hits)
             for e in entries:
                 hit = hits.get(e.path)
                 if hit is None:
@@ -247,11 +252,12 @@ class _Run:
         fresh = self._run_batches(todo, None, Stage.READ, len(outcomes), total, "Reading")
         outcomes.update(fresh)
         if self.cache is not None and fresh:
+            rows = [_cache_entry(o, self.settings_key) for o in fresh.values()
+                    if o.problem is None or o.problem.kind not in
+                    (ProblemKind.LOST, ProblemKind.VANISHED, ProblemKind.UNREADABLE)]
+            self._rows.update((r.path, r) for r in rows)
             try:
-                self.cache.put_many([_cache_entry(o, self.settings_key) for o in fresh.values()
-                                     if o.problem is None or o.problem.kind not in
-                                     (ProblemKind.LOST, ProblemKind.VANISHED,
-                                      ProblemKind.UNREADABLE)])
+                self.cache.put_many(rows)
             except CacheError as exc:
                 self._cache_failed(exc)
         return outcomes
@@ -369,59 +375,91 @@ class _Run:
 
     # -- boilerplate ---------------------------------------------------------------------------
     def _boilerplate(self, docs: list[Document], fps: list[DocFingerprint],
-                     entries: dict[str, FileEntry]) -> list[DocFingerprint]:
+                     entries: dict[str, FileEntry], pairs: PairTable) -> list[DocFingerprint]:
         """Drop lines that a large share of documents contain, then re-fingerprint those docs.
 
         Lines are the unit because boilerplate (letterheads, licence and disclaimer paragraphs,
-        page furniture) comes as whole lines. Exact copies count once, so a file copied twenty
-        times does not turn its own text into boilerplate.
+        page furniture) comes as whole lines. Documents that are already near-copies of each
+        other (score >= BOILERPLATE_SAME on their full text) count once: ten versions of one
+        contract share their clauses because they are one document, not because the clauses are
+        a template, and must still be found as a group.
         """
         share = self.opt.boilerplate
         assert share is not None
-        seen_text: set[str] = set()
-        per_doc: list[np.ndarray] = []
-        for d, fp in zip(docs, fps, strict=True):
-            if d.text_hash in seen_text:
-                continue
-            seen_text.add(d.text_hash)
-            per_doc.append(np.unique(fp.line_hashes))
-        n = len(per_doc)
-        need = max(BOILERPLATE_MIN_DOCS, math.ceil(share * n))
-        if n < BOILERPLATE_MIN_DOCS or not per_doc:
+        n_docs = len(docs)
+        strong = pairs.score >= BOILERPLATE_SAME
+        graph = coo_matrix((np.ones(int(strong.sum()), np.int8),
+                            (pairs.a[strong], pairs.b[strong])), shape=(n_docs, n_docs))
+        n_clusters, label = connected_components(graph, directed=False)
+        if n_clusters < BOILERPLATE_MIN_DOCS:
             return fps
-        allv = np.concatenate(per_doc)
+        need = max(BOILERPLATE_MIN_DOCS, math.ceil(share * n_clusters))
+        lines = [np.unique(fp.line_hashes) for fp in fps]
+        cl = np.concatenate([np.full(x.size, label[i], np.int64) for i, x in enumerate(lines)])
+        allv = np.concatenate(lines)
         if allv.size == 0:
             return fps
-        vals, counts = np.unique(allv, return_counts=True)
+        # one vote per (cluster, line)
+        pairs_cl = np.unique(np.stack([allv, cl.astype(np.uint64)], axis=1), axis=0)
+        vals, counts = np.unique(pairs_cl[:, 0], return_counts=True)
         boiler = vals[counts >= need]
         self.stats["boilerplate_lines"] = int(boiler.size)
         if boiler.size == 0:
             return fps
         affected = [i for i, fp in enumerate(fps) if np.isin(fp.line_hashes, boiler).any()]
-        self.notes.append(f"{boiler.size} lines found in at least {need} of {n} documents were "
-                          f"treated as boilerplate and left out of the comparison of "
-                          f"{len(affected)} documents.")
-        todo = [entries[docs[i].path] for i in affected]
-        redo = self._run_batches(todo, boiler, Stage.READ, 0, len(todo), "Re-reading")
+        self.notes.append(f"{boiler.size} lines found in at least {need} of {n_clusters} "
+                          f"distinct documents were treated as boilerplate and left out of the "
+                          f"comparison of {len(affected)} documents.")
+        key = f"{self.settings_key}:{hash128_hex(np.sort(boiler).tobytes().hex())}"
         out = list(fps)
+        todo: list[FileEntry] = []
+        for i in affected:
+            row = self._rows.get(docs[i].path)
+            if row is not None and row.boiler_key == key and row.text_hash == fps[i].text_hash \
+                    and row.boiler_minhash is not None and row.boiler_simhash is not None:
+                out[i] = dataclasses.replace(fps[i], simhash=row.boiler_simhash,
+                                             minhash=row.boiler_minhash)
+            else:
+                todo.append(entries[docs[i].path])
+        self.stats["boilerplate_reread"] = len(todo)
+        if not todo:
+            return out
+        self.emit(Stage.READ, 0, len(todo), "Setting boilerplate aside")
+        redo = self._run_batches(todo, boiler, Stage.READ, 0, len(todo), "Re-reading")
+        updated: list[CacheEntry] = []
         for i in affected:
             o = redo.get(docs[i].path)
             if o is not None and o.fingerprint is not None and \
                     o.fingerprint.text_hash == fps[i].text_hash:
                 out[i] = o.fingerprint
+                row = self._rows.get(docs[i].path)
+                if row is not None:
+                    updated.append(dataclasses.replace(
+                        row, boiler_key=key, boiler_simhash=o.fingerprint.simhash,
+                        boiler_minhash=o.fingerprint.minhash))
             # else: changed, vanished or cancelled since the first read: keep the full fingerprint
+        if self.cache is not None and updated:
+            try:
+                self.cache.put_many(updated)
+            except CacheError as exc:
+                self._cache_failed(exc)
         return out
 
     # -- pairs and groups ----------------------------------------------------------------------
-    def _finish(self, docs: list[Document], fps: list[DocFingerprint]) -> ScanResult:
-        opt = self.opt
-        n = len(docs)
+    def _arrays(self, fps: list[DocFingerprint]) -> tuple[np.ndarray, np.ndarray]:
+        n = len(fps)
         simh = np.fromiter((fp.simhash for fp in fps), dtype=np.uint64, count=n)
-        k = opt.num_perm if opt.method != Method.SIMHASH else 0
+        k = self.opt.num_perm if self.opt.method != Method.SIMHASH else 0
         minh = np.zeros((n, k), dtype=np.uint32)
         if k:
             for i, fp in enumerate(fps):
                 minh[i] = fp.minhash
+        return simh, minh
+
+    def _finish(self, docs: list[Document], fps: list[DocFingerprint],
+                entries: dict[str, FileEntry]) -> ScanResult:
+        opt = self.opt
+        simh, minh = self._arrays(fps)
         floor = opt.floor
         if opt.method == Method.SIMHASH:
             floor = max(floor, float(simhash_similarity(opt.max_distance)))
@@ -432,6 +470,11 @@ class _Run:
         self.stats["floor"] = floor
         threshold = max(opt.threshold, floor)
         pairs = self._pairs(docs, simh, minh, floor)
+        if not self.partial and opt.boilerplate is not None and len(docs) >= BOILERPLATE_MIN_DOCS:
+            new_fps = self._boilerplate(docs, fps, entries, pairs)
+            if new_fps is not fps:
+                simh, minh = self._arrays(new_fps)
+                pairs = self._pairs(docs, simh, minh, floor)
         result = ScanResult(options=opt, roots=self.roots, documents=tuple(docs),
                             problems=tuple(self.problems), simhash=simh, minhash=minh,
                             pairs=pairs, threshold=threshold, group_mode=opt.group_mode,

@@ -1,0 +1,90 @@
+"""The neardup command line: reports, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import textgen as tg
+
+from neardup_core.cli import main
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "in"
+    root.mkdir()
+    a = tg.en_doc(21, 25)
+    (root / "a.txt").write_text(a, encoding="utf-8")
+    (root / "a (1).txt").write_text(tg.typos(a, 1, 4), encoding="utf-8")
+    z = tg.zh_doc(22, 25)
+    (root / "甲.txt").write_bytes(z.encode("gbk"))
+    (root / "甲 - 副本.txt").write_bytes(tg.fullwidth(z).encode("utf-16"))
+    (root / "other.txt").write_text(tg.en_doc(23, 25), encoding="utf-8")
+    return root
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_json_report(folder: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    code, _, err = run_cli("scan", str(folder), "--no-cache", "-j", "1", "-o", str(out))
+    assert code == 0, err
+    data = json.loads(out.read_text("utf-8"))
+    assert data["format"] == "neardup-report" and data["version"] == 1
+    assert data["summary"]["groups"] == 2
+    assert data["summary"]["files"] == 5
+    refs = {Path(g["reference"]).name for g in data["groups"]}
+    assert refs == {"a.txt", "甲.txt"}
+    assert "2 groups" in err
+
+
+def test_csv_report_has_bom_and_chinese(folder: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.csv"
+    code, _, _ = run_cli("scan", str(folder), "--no-cache", "-j", "1", "-o", str(out), "-q")
+    assert code == 0
+    raw = out.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))
+    assert any("甲 - 副本.txt" in cell for row in rows for cell in row)
+
+
+def test_text_output_to_stdout(folder: Path) -> None:
+    code, out, _ = run_cli("scan", str(folder), "--no-cache", "-j", "1", "-q")
+    assert code == 0
+    assert out.count("Group ") == 2
+
+
+def test_bad_path_is_one_line(tmp_path: Path) -> None:
+    code, out, err = run_cli("scan", str(tmp_path / "nope"), "--no-cache")
+    assert code == 2
+    assert err.count("\n") == 1 and "nope" in err and "Traceback" not in err
+
+
+def test_bad_option_is_one_line(folder: Path) -> None:
+    code, _, err = run_cli("scan", str(folder), "--threshold", "150%", "--no-cache")
+    assert code == 2
+    assert "threshold" in err and err.count("\n") == 1
+
+
+def test_compare(folder: Path) -> None:
+    code, out, _ = run_cli("compare", str(folder / "a.txt"), str(folder / "a (1).txt"))
+    assert code == 0
+    assert "Jaccard" in out
+
+
+def test_entry_point_runs_as_module(folder: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "neardup_core.cli", "scan", str(folder),
+                           "--no-cache", "-j", "1", "--format", "json"],
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert json.loads(proc.stdout.decode("utf-8"))["summary"]["groups"] == 2

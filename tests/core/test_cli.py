@@ -65,7 +65,7 @@ def test_text_output_to_stdout(folder: Path) -> None:
 
 
 def test_bad_path_is_one_line(tmp_path: Path) -> None:
-    code, out, err = run_cli("scan", str(tmp_path / "nope"), "--no-cache")
+    code, _, err = run_cli("scan", str(tmp_path / "nope"), "--no-cache")
     assert code == 2
     assert err.count("\n") == 1 and "nope" in err and "Traceback" not in err
 

@@ -1,0 +1,461 @@
+"""Safe file actions: plans refuse what must not happen, execute does only what was confirmed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _actions_factory import doc_index, group_names, make_result
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from neardup_core.actions import (
+    ActionLog,
+    ActionPlan,
+    execute,
+    free_name,
+    plan_move,
+    plan_trash,
+    remove_documents,
+)
+from neardup_core.errors import ActionError
+from neardup_core.models import ScanResult
+
+REPORT = "季度报告：本季度销售额增长百分之十二，主要来自华东地区。\nSales grew 12% this quarter."
+NOTES = "会议纪要：讨论了新产品的发布时间和市场推广计划。"
+UNIQUE = "这是一份独一无二的文件，没有任何副本。"
+
+
+class FakeTrash:
+    """Stands in for send2trash: moves files into a folder under tmp_path and records calls."""
+
+    def __init__(self, folder: Path, fail: set[str] = frozenset()) -> None:
+        self.folder = folder
+        self.folder.mkdir(exist_ok=True)
+        self.calls: list[str] = []
+        self.fail = fail
+
+    def __call__(self, path: str) -> None:
+        self.calls.append(path)
+        if path in self.fail:
+            raise PermissionError(13, "Permission denied", path)
+        shutil.move(path, free_name(str(self.folder), os.path.basename(path)))
+
+
+@pytest.fixture
+def result(tmp_path: Path) -> ScanResult:
+    files = {
+        "docs/季度报告.txt": REPORT,
+        "docs/季度报告 (副本).txt": REPORT,
+        "backup/季度报告 - Copy.txt": REPORT,
+        "docs/会议纪要.txt": NOTES,
+        "docs/会议纪要_修改.txt": NOTES + "另外补充了预算。",
+        "docs/独一份.txt": UNIQUE,
+    }
+    return make_result(tmp_path / "scan", files,
+                       near=[("docs/会议纪要.txt", "docs/会议纪要_修改.txt", 0.8)])
+
+
+@pytest.fixture
+def trash(tmp_path: Path) -> FakeTrash:
+    return FakeTrash(tmp_path / "trash")
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> ActionLog:
+    return ActionLog(tmp_path / "logs" / "actions.log")
+
+
+def group_of(result: ScanResult, name: str):
+    i = doc_index(result, name)
+    return next(g for g in result.groups if any(m.doc == i for m in g.members))
+
+
+def non_references(result: ScanResult, name: str) -> list[int]:
+    g = group_of(result, name)
+    return [m.doc for m in g.members[1:]]
+
+
+def read_log(log: ActionLog) -> list[list[str]]:
+    with open(log.path, encoding="utf-8") as fh:
+        return [line.rstrip("\n").split("\t") for line in fh]
+
+
+# -- trash ----------------------------------------------------------------------------------
+
+
+def test_groups_as_expected(result: ScanResult) -> None:
+    names = group_names(result)
+    assert {"季度报告.txt", "季度报告 (副本).txt", "季度报告 - Copy.txt"} in names
+    assert {"会议纪要.txt", "会议纪要_修改.txt"} in names
+    assert all("独一份.txt" not in g for g in names)
+
+
+def test_unconfirmed_raises_and_touches_nothing(result, trash, log) -> None:
+    plan = plan_trash(result, non_references(result, "季度报告.txt"))
+    with pytest.raises(ActionError):
+        execute(plan, confirmed=False, trash=trash, log=log)
+    assert trash.calls == []
+    assert all(os.path.exists(d.path) for d in result.documents)
+    assert not os.path.exists(log.path)
+
+
+def test_trash_calls_the_injected_trash_on_exactly_the_planned_files(result, trash, log
+                                                                     ) -> None:
+    docs = non_references(result, "季度报告.txt")
+    plan = plan_trash(result, docs)
+    assert plan.action == "trash"
+    assert [it.doc for it in plan.items] == docs
+    assert plan.refused == ()
+    assert not any(it.changed for it in plan.items)
+    report = execute(plan, confirmed=True, trash=trash, log=log)
+    paths = [result.documents[d].path for d in docs]
+    assert trash.calls == paths
+    assert report.done == tuple(paths)
+    assert report.failed == () and report.skipped == ()
+    assert report.ok
+    ref = result.documents[group_of(result, "季度报告.txt").reference].path
+    assert os.path.exists(ref)
+    assert not any(os.path.exists(p) for p in paths)
+    assert sorted(os.listdir(trash.folder)) == sorted(os.path.basename(p) for p in paths)
+
+
+def test_never_the_last_copy_of_a_group(result, trash, log) -> None:
+    g = group_of(result, "季度报告.txt")
+    every = [m.doc for m in g.members]
+    plan = plan_trash(result, every)
+    assert g.reference not in [it.doc for it in plan.items]
+    assert len(plan.items) == len(every) - 1
+    (refusal,) = plan.refused
+    assert refusal.doc == g.reference
+    assert f"last copy of group {g.id}" in refusal.reason
+    doc, path, reason = refusal  # refusals unpack like tuples
+    assert (doc, reason) == (refusal.doc, refusal.reason)
+    assert path == result.documents[g.reference].path
+    assert any("every copy" in w for w in plan.warnings)
+    execute(plan, confirmed=True, trash=trash, log=log)
+    assert os.path.exists(result.documents[g.reference].path)
+    assert result.documents[g.reference].path not in trash.calls
+
+
+def test_marking_the_reference_keeps_another_and_says_so(result, trash, log) -> None:
+    g = group_of(result, "季度报告.txt")
+    plan = plan_trash(result, [g.reference])
+    assert [it.doc for it in plan.items] == [g.reference]
+    assert any("reference" in w for w in plan.warnings)
+    kept = set(plan.items[0].kept)
+    assert kept == {result.documents[m.doc].path for m in g.members[1:]}
+
+
+def test_last_copy_when_the_others_are_missing(result, trash, log) -> None:
+    g = group_of(result, "季度报告.txt")
+    dupes = [m.doc for m in g.members[1:]]
+    os.remove(result.documents[g.reference].path)  # the copy that would stay is gone
+    plan = plan_trash(result, dupes)
+    assert len(plan.items) == len(dupes) - 1
+    assert any(f"last copy of group {g.id}" in r.reason for r in plan.refused)
+
+
+def test_missing_and_unique_files_are_refused(result, trash) -> None:
+    dupes = non_references(result, "季度报告.txt")
+    os.remove(result.documents[dupes[0]].path)
+    unique = doc_index(result, "独一份.txt")
+    plan = plan_trash(result, [dupes[0], unique])
+    assert plan.items == ()
+    reasons = {r.doc: r.reason for r in plan.refused}
+    assert reasons[dupes[0]].startswith("missing")
+    assert "only copy" in reasons[unique]
+
+
+def test_similar_group_warns(result) -> None:
+    g = group_of(result, "会议纪要.txt")
+    assert not g.exact
+    plan = plan_trash(result, [m.doc for m in g.members[1:]])
+    assert any(f"group {g.id} is similar, not identical" in w for w in plan.warnings)
+    exact = plan_trash(result, non_references(result, "季度报告.txt"))
+    assert not any("similar" in w for w in exact.warnings)
+
+
+def test_bad_index_raises(result) -> None:
+    with pytest.raises(ValueError):
+        plan_trash(result, [len(result.documents)])
+
+
+def touch_changed(path: str, extra: str = "改了一个字") -> None:
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(extra)
+
+
+def test_file_changed_since_the_scan_is_skipped_unless_allowed(result, trash, log) -> None:
+    docs = non_references(result, "季度报告.txt")
+    changed = result.documents[docs[0]].path
+    touch_changed(changed)
+    plan = plan_trash(result, docs)
+    (item,) = [it for it in plan.items if it.path == changed]
+    assert item.changed and "changed since the scan" in (item.reason or "")
+    assert plan.changed == (item,)
+
+    report = execute(plan, confirmed=True, trash=trash, log=log)
+    assert changed not in trash.calls
+    assert [s.path for s in report.skipped] == [changed]
+    assert os.path.exists(changed)
+    assert not report.ok
+
+    again = plan_trash(result, [docs[0]])
+    report = execute(again, confirmed=True, allow_changed=True, trash=trash, log=log)
+    assert report.done == (changed,)
+
+
+def test_change_between_plan_and_execute_is_caught(result, trash, log) -> None:
+    docs = non_references(result, "季度报告.txt")
+    plan = plan_trash(result, docs)
+    assert not any(it.changed for it in plan.items)
+    touch_changed(plan.items[0].path)
+    report = execute(plan, confirmed=True, allow_changed=False, trash=trash, log=log)
+    assert trash.calls == [plan.items[1].path]
+    assert report.skipped[0].path == plan.items[0].path
+
+
+def test_allowed_change_must_match_what_was_confirmed(result, trash, log) -> None:
+    docs = non_references(result, "季度报告.txt")
+    touch_changed(result.documents[docs[0]].path)
+    plan = plan_trash(result, docs[:1])
+    touch_changed(plan.items[0].path, "又改了")  # changed again after the user confirmed
+    report = execute(plan, confirmed=True, allow_changed=True, trash=trash, log=log)
+    assert trash.calls == []
+    assert "again" in report.skipped[0].message
+
+
+def test_keepers_vanishing_before_execute_stop_the_last_copy(result, trash, log) -> None:
+    g = group_of(result, "季度报告.txt")
+    plan = plan_trash(result, [m.doc for m in g.members[1:]])
+    os.remove(result.documents[g.reference].path)
+    report = execute(plan, confirmed=True, trash=trash, log=log)
+    # the first trashed copy is fine (the other duplicate still stands), the last is kept
+    assert len(report.done) == len(plan.items) - 1
+    assert "last copy" in report.skipped[-1].message
+    assert os.path.exists(report.skipped[-1].path)
+
+
+def test_errors_per_file_are_reported_not_raised(result, tmp_path, log) -> None:
+    docs = non_references(result, "季度报告.txt")
+    bad = result.documents[docs[0]].path
+    trash = FakeTrash(tmp_path / "trash", fail={bad})
+    report = execute(plan_trash(result, docs), confirmed=True, trash=trash, log=log)
+    assert [f.path for f in report.failed] == [bad]
+    assert "denied" in report.failed[0].message
+    assert report.done == (result.documents[docs[1]].path,)
+
+
+def test_log_has_one_readable_line_per_file(result, trash, log) -> None:
+    docs = non_references(result, "季度报告.txt")
+    touch_changed(result.documents[docs[1]].path)
+    execute(plan_trash(result, docs), confirmed=True, trash=trash, log=log)
+    lines = read_log(log)
+    assert len(lines) == 2
+    for fields in lines:
+        assert len(fields) == 5
+        datetime.fromisoformat(fields[0])
+        assert fields[1] == "trash"
+        assert fields[3] == "-"
+    assert lines[0][2] == result.documents[docs[0]].path and lines[0][4] == "ok"
+    assert lines[1][4].startswith("skipped: changed since the scan")
+
+
+def test_log_escapes_tabs_and_newlines(tmp_path) -> None:
+    log = ActionLog(tmp_path / "a" / "b.log")
+    log.append("move", "/x/odd\tname\n.txt", "/y/z.txt", "ok")
+    (fields,) = read_log(log)
+    assert fields[2] == "/x/odd\\tname\\n.txt"
+    assert len(fields) == 5
+
+
+def test_unwritable_log_is_noted_not_fatal(result, trash, tmp_path) -> None:
+    blocker = tmp_path / "file-not-folder"
+    blocker.write_text("x")
+    report = execute(plan_trash(result, non_references(result, "季度报告.txt")),
+                     confirmed=True, trash=trash, log=ActionLog(blocker / "actions.log"))
+    assert len(report.done) == 2
+    assert report.notes and "could not be written" in report.notes[0]
+
+
+def test_default_log_path_is_in_the_user_log_folder() -> None:
+    path = ActionLog().path
+    assert os.path.basename(path) == "actions.log"
+    assert "neardup" in path
+    assert not os.path.exists(path) or os.path.isfile(path)  # making the object wrote nothing
+
+
+# -- move -----------------------------------------------------------------------------------
+
+
+def test_move_never_overwrites(result, tmp_path, log) -> None:
+    dest = tmp_path / "moved"
+    dest.mkdir()
+    (dest / "季度报告 (副本).txt").write_text("已经存在的文件", encoding="utf-8")
+    g = group_of(result, "季度报告.txt")
+    every = [m.doc for m in g.members]
+    plan = plan_move(result, every, dest)
+    assert len(plan.items) == len(every)  # moving loses nothing: whole groups may move
+    assert any("every copy moves" in w for w in plan.warnings)
+    targets = [it.target for it in plan.items]
+    assert len(set(targets)) == len(targets)
+    assert str(dest / "季度报告 (副本) (2).txt") in targets
+    report = execute(plan, confirmed=True, log=log)
+    assert report.ok
+    assert (dest / "季度报告 (副本).txt").read_text(encoding="utf-8") == "已经存在的文件"
+    assert (dest / "季度报告 (副本) (2).txt").read_text(encoding="utf-8") == REPORT
+    assert all(not os.path.exists(result.documents[d].path) for d in every)
+    assert dict(report.moved) == {it.path: it.target for it in plan.items}
+    lines = read_log(log)
+    assert [f[1] for f in lines] == ["move"] * len(every)
+    assert {f[3] for f in lines} == set(targets)
+
+
+def test_same_names_from_two_folders_get_distinct_targets(tmp_path, log) -> None:
+    res = make_result(tmp_path / "scan", {"a/同名.txt": NOTES, "b/同名.txt": NOTES})
+    dest = tmp_path / "out"
+    dest.mkdir()
+    plan = plan_move(res, [0, 1], dest)
+    assert [os.path.basename(it.target) for it in plan.items] == ["同名.txt", "同名 (2).txt"]
+    execute(plan, confirmed=True, log=log)
+    assert sorted(os.listdir(dest)) == ["同名 (2).txt", "同名.txt"]
+
+
+def test_file_appearing_at_the_target_after_planning_is_not_clobbered(result, tmp_path, log
+                                                                      ) -> None:
+    dest = tmp_path / "moved"
+    dest.mkdir()
+    i = doc_index(result, "会议纪要.txt")
+    plan = plan_move(result, [i], dest)
+    (dest / "会议纪要.txt").write_text("后来出现的", encoding="utf-8")
+    report = execute(plan, confirmed=True, log=log)
+    assert report.ok
+    assert (dest / "会议纪要.txt").read_text(encoding="utf-8") == "后来出现的"
+    assert report.moved[0][1] == str(dest / "会议纪要 (2).txt")
+    assert read_log(log)[0][3] == str(dest / "会议纪要 (2).txt")
+
+
+def test_move_refuses_missing_folder_and_files_already_there(result, tmp_path) -> None:
+    with pytest.raises(ActionError):
+        plan_move(result, [0], tmp_path / "no-such-folder")
+    here = os.path.dirname(result.documents[0].path)
+    plan = plan_move(result, [0], here)
+    assert plan.items == () and "already" in plan.refused[0].reason
+
+
+def test_move_failure_leaves_the_source_and_no_placeholder(result, tmp_path, log,
+                                                          monkeypatch) -> None:
+    dest = tmp_path / "moved"
+    dest.mkdir()
+    i = doc_index(result, "会议纪要.txt")
+    plan = plan_move(result, [i], dest)
+
+    def broken(src, dst):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", broken)
+    report = execute(plan, confirmed=True, log=log)
+    assert report.failed and report.done == ()
+    assert os.path.exists(result.documents[i].path)
+    assert os.listdir(dest) == []
+
+
+# -- remove_documents -----------------------------------------------------------------------
+
+
+def test_remove_documents_keeps_groups_consistent(result) -> None:
+    gone = [result.documents[d].path for d in non_references(result, "季度报告.txt")[:1]]
+    new = remove_documents(result, gone)
+    assert len(new.documents) == len(result.documents) - 1
+    assert new.simhash.shape == (len(new.documents),)
+    assert new.minhash.shape == (len(new.documents), result.minhash.shape[1])
+    assert all(d.path not in gone for d in new.documents)
+    assert int(new.pairs.a.max()) < len(new.documents)
+    assert int(new.pairs.b.max()) < len(new.documents)
+    assert np.all(new.pairs.a < new.pairs.b)
+    expected = [g - {os.path.basename(p) for p in gone} for g in group_names(result)]
+    assert sorted(map(sorted, group_names(new))) == sorted(map(sorted, expected))
+    # regrouping works on the new result
+    again = new.regroup(0.9)
+    assert {"会议纪要.txt", "会议纪要_修改.txt"} not in group_names(again)
+    report_left = next(g for g in expected if "季度报告.txt" in g)
+    assert len(report_left) == 2
+    assert report_left in group_names(new.regroup(mode="strict"))
+    assert remove_documents(result, ["/not/scanned.txt"]) is result
+
+
+def test_removing_the_hub_of_exact_copies_keeps_the_rest_grouped(result) -> None:
+    first = result.documents[doc_index(result, "季度报告.txt")].path
+    new = remove_documents(result, [first])
+    assert {"季度报告 (副本).txt", "季度报告 - Copy.txt"} in group_names(new)
+
+
+def test_remove_documents_remaps_references_and_ignored(result) -> None:
+    a, b = doc_index(result, "会议纪要.txt"), doc_index(result, "会议纪要_修改.txt")
+    pa, pb = result.documents[a].path, result.documents[b].path
+    dup = non_references(result, "季度报告.txt")[0]
+    res = result.regroup(references=((b,),), ignored=[(pa, pb)])
+    new = remove_documents(res, [result.documents[dup].path])
+    nb = new.document_index()[pb]
+    assert new.references == ((nb,),)
+    assert new.ignored == frozenset({(pa, pb)})
+    gone_b = remove_documents(res, [pb])
+    assert gone_b.references == () and gone_b.ignored == frozenset()
+
+
+@st.composite
+def scenario(draw):
+    n_texts = draw(st.integers(1, 5))
+    copies = draw(st.lists(st.integers(1, 3), min_size=n_texts, max_size=n_texts))
+    near = draw(st.sets(st.tuples(st.integers(0, n_texts - 1), st.integers(0, n_texts - 1))
+                        .filter(lambda t: t[0] < t[1]), max_size=4))
+    total = sum(copies)
+    gone = draw(st.sets(st.integers(0, total - 1), max_size=total))
+    return copies, sorted(near), gone
+
+
+@settings(max_examples=60, deadline=None)
+@given(scenario())
+@example(([3], [], {0}))                  # the first of three copies leaves
+@example(([2, 3], [(0, 1)], {0, 2}))      # both hubs of a near pair leave
+def test_remove_documents_matches_a_fresh_result_without_them(case) -> None:
+    """Removing files gives the groups a scan of the remaining files would have given."""
+    copies, near, gone = case
+    names, files, text_of = [], {}, []
+    for t, k in enumerate(copies):
+        for c in range(k):
+            name = f"t{t}_c{c}.txt"
+            names.append(name)
+            files[name] = f"文本{t}：" + "内容" * (t + 1)
+            text_of.append(t)
+
+    def near_pairs(present: list[str]) -> list[tuple[str, str, float]]:
+        # the scan pairs near texts through the first copy of each text only
+        hub = {}
+        for nm in present:
+            hub.setdefault(text_of[names.index(nm)], nm)
+        return [(hub[x], hub[y], 0.8) for x, y in near if x in hub and y in hub]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        full = make_result(Path(tmp) / "full", files, near_pairs(names))
+        gone_paths = [full.documents[i].path for i in gone]
+        reduced = remove_documents(full, gone_paths)
+        present = [n for i, n in enumerate(names) if i not in gone]
+        fresh = make_result(Path(tmp) / "fresh", {n: files[n] for n in present},
+                            near_pairs(present))
+        assert sorted(map(sorted, group_names(reduced))) == \
+            sorted(map(sorted, group_names(fresh)))
+        assert [d.name for d in reduced.documents] == present
+
+
+def test_plan_is_immutable(result) -> None:
+    plan = plan_trash(result, non_references(result, "季度报告.txt"))
+    assert isinstance(plan, ActionPlan)
+    with pytest.raises(AttributeError):
+        plan.items = ()  # type: ignore[misc]

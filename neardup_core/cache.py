@@ -1,0 +1,424 @@
+"""SQLite fingerprint cache: a rescan of an unchanged folder reads no file contents.
+
+An entry is found by ``(path, size, mtime_ns, settings_key)``; ``settings_key`` is
+:meth:`ScanOptions.fingerprint_key`, so changing the shingle size or the number of permutations
+misses instead of returning stale fingerprints. Each entry also carries ``content_hash``
+(:func:`content_hash`, xxh3-128 of the raw bytes) so a renamed or copied file is recognised by
+its bytes without being extracted again (:meth:`FingerprintCache.find_by_content`).
+
+Files that failed are cached too, so a corrupt .docx is not parsed again on every scan; such an
+entry has ``problem_kind`` set and empty arrays. Failures that depend on the moment rather than
+on the bytes (:data:`TRANSIENT_PROBLEMS`: permissions, a file that vanished, a worker that died)
+are never stored: ``chmod`` does not change the mtime, and a cached "unreadable" would outlive
+the fix.
+
+Threads: one cache object belongs to the thread that opened it (sqlite3's own check enforces it)
+and is the only writer in the scan; worker processes never touch it. Several processes (two
+neardup windows) may open the same file: WAL mode lets readers go on while one writes, and a
+writer that waits longer than the busy timeout gets :class:`CacheUnavailable`.
+
+Faults never surface as sqlite3 errors. A damaged file ("not a database", "malformed", a foreign
+schema) is moved aside to ``<name>.corrupt-<timestamp>`` and rebuilt by :meth:`open`, which says
+so in ``recovered_from``; a locked, read-only or unreachable database raises
+:class:`CacheUnavailable` from :meth:`open` or from any method. Callers turn the cache off and
+scan on.
+
+Layout: table ``meta(key, value)`` holds ``schema_version``; table ``entries`` has one row per
+``(settings_key, path)``. Paths are stored as BLOBs of UTF-8 with ``surrogatepass`` so names that
+are not valid UTF-8 (surrogate-escaped on Linux, lone surrogates on Windows) round-trip exactly.
+SimHash values are stored as signed 64-bit integers (SQLite has no unsigned type) and converted
+back losslessly; arrays are little-endian BLOBs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import xxhash
+
+from .errors import CacheUnavailable
+
+SCHEMA_VERSION = 1
+FILE_NAME = "fingerprints-v1.sqlite"
+#: Problems that say nothing about the file's bytes; :meth:`FingerprintCache.put_many` skips them.
+TRANSIENT_PROBLEMS = frozenset({"unreadable", "vanished", "lost"})
+#: Paths per ``IN (...)`` query; well under SQLite's variable limit on every build.
+_CHUNK = 500
+_U64 = 1 << 64
+_I64_MAX = (1 << 63) - 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entries (
+    settings_key TEXT NOT NULL,
+    path BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    content_hash TEXT,
+    format TEXT NOT NULL,
+    encoding TEXT,
+    confidence REAL,
+    replaced INTEGER NOT NULL,
+    chars INTEGER NOT NULL,
+    units INTEGER NOT NULL,
+    text_hash TEXT NOT NULL,
+    simhash INTEGER NOT NULL,
+    minhash BLOB NOT NULL,
+    line_hashes BLOB NOT NULL,
+    problem_kind TEXT,
+    problem_message TEXT,
+    boiler_key TEXT,
+    boiler_simhash INTEGER,
+    boiler_minhash BLOB,
+    stored REAL NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS entries_key ON entries (settings_key, path);
+CREATE INDEX IF NOT EXISTS entries_content ON entries (content_hash, settings_key);
+"""
+_COLUMNS = ("settings_key, path, size, mtime_ns, content_hash, format, encoding, confidence, "
+            "replaced, chars, units, text_hash, simhash, minhash, line_hashes, problem_kind, "
+            "problem_message, boiler_key, boiler_simhash, boiler_minhash")
+_INSERT = (f"INSERT OR REPLACE INTO entries ({_COLUMNS}, stored) "
+           f"VALUES ({', '.join('?' * 21)})")
+
+# Primary SQLite result codes (extended codes carry them in the low byte).
+_SQLITE_CORRUPT = 11
+_SQLITE_NOTADB = 26
+_CORRUPT_CODES = frozenset({_SQLITE_CORRUPT, _SQLITE_NOTADB})
+
+
+def content_hash(data: bytes) -> str:
+    """The hash that recognises a file by its bytes: xxh3-128, hex."""
+    return xxhash.xxh3_128_hexdigest(data)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str | None
+    settings_key: str
+    format: str
+    encoding: str | None
+    confidence: float | None
+    replaced: int
+    chars: int
+    units: int
+    text_hash: str
+    simhash: int              # unsigned 64-bit
+    minhash: np.ndarray       # uint32; empty for a problem or a SimHash-only scan
+    line_hashes: np.ndarray   # uint64; empty for a problem
+    problem_kind: str | None
+    problem_message: str | None
+    boiler_key: str | None = None           # which boilerplate set the boiler_* values exclude
+    boiler_simhash: int | None = None
+    boiler_minhash: np.ndarray | None = None
+
+
+class _Corrupt(Exception):
+    """Internal: the file is not a usable cache database and should be rebuilt."""
+
+
+def default_path() -> str:
+    import platformdirs
+
+    return str(Path(platformdirs.user_cache_dir("neardup")) / FILE_NAME)
+
+
+def _connect(path: str, busy_timeout: float) -> sqlite3.Connection:
+    return sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
+
+
+class FingerprintCache:
+    """An open cache database. Build with :meth:`open`; the constructor only wraps a connection."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str, *,
+                 recovered_from: str | None = None) -> None:
+        self._conn: sqlite3.Connection | None = conn
+        self.path = path
+        #: Where a damaged database was moved before this one was built, else None.
+        self.recovered_from = recovered_from
+
+    # -- opening ----------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | None = None, *, busy_timeout: float = 5.0,
+             connect: Callable[[str, float], sqlite3.Connection] = _connect
+             ) -> FingerprintCache:
+        """Open (creating if needed) the cache at ``path``; the user's cache folder by default.
+
+        ``connect(path, busy_timeout)`` opens the SQLite connection; tests pass their own to
+        simulate read-only media. Raises :class:`CacheUnavailable`.
+        """
+        path = os.path.abspath(path if path is not None else default_path())
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        except OSError as exc:
+            raise CacheUnavailable(f"cannot create the cache folder for {path}: "
+                                   f"{exc.strerror or exc}") from None
+        recovered = None
+        try:
+            conn = cls._open_checked(path, busy_timeout, connect)
+        except _Corrupt:
+            recovered = _move_aside(path)
+            try:
+                conn = cls._open_checked(path, busy_timeout, connect)
+            except _Corrupt as exc:
+                raise CacheUnavailable(f"the cache database {path} could not be rebuilt: "
+                                       f"{exc}") from None
+        return cls(conn, path, recovered_from=recovered)
+
+    @staticmethod
+    def _open_checked(path: str, busy_timeout: float,
+                      connect: Callable[[str, float], sqlite3.Connection]) -> sqlite3.Connection:
+        try:
+            conn = connect(path, busy_timeout)
+        except sqlite3.Error as exc:
+            raise _unavailable(exc, path, "open") from None
+        try:
+            _prepare(conn, busy_timeout)
+        except _Corrupt:
+            conn.close()
+            raise
+        except sqlite3.Error as exc:
+            conn.close()
+            if _code(exc) in _CORRUPT_CODES:
+                raise _Corrupt(str(exc)) from None
+            raise _unavailable(exc, path, "open") from None
+        return conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            with contextlib.suppress(sqlite3.Error):
+                conn.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._conn is None
+
+    def __enter__(self) -> FingerprintCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- queries ----------------------------------------------------------------------------
+    def get_many(self, keys: Sequence[tuple[str, int, int]], settings_key: str
+                 ) -> dict[str, CacheEntry]:
+        """Entries whose path, size and mtime_ns all match, by path. Misses are simply absent."""
+        want = {p: (s, m) for p, s, m in keys}
+        out: dict[str, CacheEntry] = {}
+        paths = list(want)
+        with self._guard("read") as conn:
+            for i in range(0, len(paths), _CHUNK):
+                chunk = paths[i:i + _CHUNK]
+                sql = (f"SELECT {_COLUMNS} FROM entries WHERE settings_key = ? "
+                       f"AND path IN ({', '.join('?' * len(chunk))})")
+                for row in conn.execute(sql, [settings_key, *(_pkey(p) for p in chunk)]):
+                    path = _unpkey(row[1])
+                    if want.get(path) == (row[2], row[3]):
+                        out[path] = _entry(row, path)
+        return out
+
+    def find_by_content(self, content_hash: str, settings_key: str) -> CacheEntry | None:
+        """Any entry with these bytes (a renamed or copied file), preferring one without problem.
+
+        The entry keeps the path, size and mtime it was stored under; the caller stores a copy
+        under the new path.
+        """
+        with self._guard("read") as conn:
+            row = conn.execute(f"SELECT {_COLUMNS} FROM entries WHERE content_hash = ? AND "
+                               f"settings_key = ? ORDER BY problem_kind IS NOT NULL LIMIT 1",
+                               (content_hash, settings_key)).fetchone()
+        return None if row is None else _entry(row)
+
+    def put_many(self, entries: Iterable[CacheEntry]) -> int:
+        """Store entries in one transaction (replacing older ones of the same path and settings).
+
+        Entries with a :data:`TRANSIENT_PROBLEMS` kind are skipped; returns how many were stored.
+        """
+        now = time.time()
+        rows = [_row(e, now) for e in entries if e.problem_kind not in TRANSIENT_PROBLEMS]
+        if not rows:
+            return 0
+        with self._guard("write") as conn, _transaction(conn):
+            conn.executemany(_INSERT, rows)
+        return len(rows)
+
+    def prune(self, existing_paths: Collection[str] | None = None) -> int:
+        """Drop entries of files that are gone; returns how many rows were deleted.
+
+        With ``existing_paths``, every entry whose path is not in it goes (callers pass the
+        complete set of files they care about). Without, each cached path is checked on disk.
+        """
+        with self._guard("read") as conn:
+            stored = [_unpkey(r[0]) for r in conn.execute("SELECT DISTINCT path FROM entries")]
+        if existing_paths is None:
+            gone = [p for p in stored if not os.path.lexists(p)]
+        else:
+            keep = existing_paths if isinstance(existing_paths, set | frozenset) \
+                else set(existing_paths)
+            gone = [p for p in stored if p not in keep]
+        if not gone:
+            return 0
+        with self._guard("write") as conn, _transaction(conn):
+            cur = conn.executemany("DELETE FROM entries WHERE path = ?",
+                                   [(_pkey(p),) for p in gone])
+        return int(cur.rowcount)
+
+    def clear(self) -> None:
+        """Forget every entry (the schema stays)."""
+        with self._guard("write") as conn, _transaction(conn):
+            conn.execute("DELETE FROM entries")
+
+    def __len__(self) -> int:
+        with self._guard("read") as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+
+    # -- errors -----------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _guard(self, action: str) -> Iterator[sqlite3.Connection]:
+        if self._conn is None:
+            raise CacheUnavailable(f"the fingerprint cache {self.path} is closed")
+        try:
+            yield self._conn
+        except sqlite3.Error as exc:
+            raise _unavailable(exc, self.path, action) from None
+
+
+def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
+    """Check the file is ours and intact, then set it up; raises _Corrupt or sqlite3.Error."""
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+    # Reading the schema is the first access to the file: "not a database" shows up here.
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if tables and not {"meta", "entries"} <= tables:
+        raise _Corrupt(f"a database with other tables ({', '.join(sorted(tables))})")
+    if tables:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row is None or row[0] != str(SCHEMA_VERSION):
+            raise _Corrupt(f"unknown schema version {row[0] if row else None!r}")
+        # A truncated or damaged file can pass the checks above; this walks every page once.
+        problems = [r[0] for r in conn.execute("PRAGMA quick_check(5)")]
+        if problems != ["ok"]:
+            raise _Corrupt("; ".join(problems))
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        # e.g. a file system without shared memory: still usable, only without concurrent readers
+        conn.execute("PRAGMA journal_mode = DELETE")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    if not tables:
+        with _transaction(conn):
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                         (str(SCHEMA_VERSION),))
+
+
+@contextlib.contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _move_aside(path: str) -> str:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = f"{path}.corrupt-{stamp}"
+    n = 1
+    while os.path.lexists(target):
+        n += 1
+        target = f"{path}.corrupt-{stamp}-{n}"
+    try:
+        os.replace(path, target)
+        for suffix in ("-wal", "-shm", "-journal"):
+            if os.path.lexists(path + suffix):
+                os.replace(path + suffix, target + suffix)
+    except OSError as exc:
+        raise CacheUnavailable(f"the cache database {path} is damaged and could not be moved "
+                               f"aside: {exc.strerror or exc}") from None
+    return target
+
+
+def _code(exc: sqlite3.Error) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return None if code is None else code & 0xFF
+
+
+def _unavailable(exc: sqlite3.Error, path: str, action: str) -> CacheUnavailable:
+    name = getattr(exc, "sqlite_errorname", None) or type(exc).__name__
+    code = _code(exc)
+    if code in (5, 6):  # BUSY, LOCKED
+        why = "it is locked by another program (is another neardup scan running?)"
+    elif code == 8:  # READONLY
+        why = "it is read-only"
+    elif code in (3, 14, 23):  # PERM, CANTOPEN, AUTH
+        why = "it cannot be opened (check the folder's permissions)"
+    elif code == 13:  # FULL
+        why = "the disk is full"
+    elif code in _CORRUPT_CODES:
+        why = "the database is damaged; it will be rebuilt when it is next opened"
+    else:
+        why = str(exc)
+    return CacheUnavailable(f"cannot {action} the fingerprint cache {path}: {why} [{name}]")
+
+
+def _pkey(path: str) -> bytes:
+    return path.encode("utf-8", "surrogatepass")
+
+
+def _unpkey(blob: bytes) -> str:
+    return bytes(blob).decode("utf-8", "surrogatepass")
+
+
+def _to_i64(v: int) -> int:
+    v = int(v) % _U64
+    return v - _U64 if v > _I64_MAX else v
+
+
+def _blob(a: np.ndarray | None, dtype: str) -> bytes | None:
+    if a is None:
+        return None
+    return np.ascontiguousarray(a, dtype=dtype).tobytes()
+
+
+def _array(b: bytes | None, dtype: str, out: type) -> np.ndarray | None:
+    if b is None:
+        return None
+    a = np.frombuffer(b, dtype=dtype)  # read-only, which suits values shared from a cache
+    return a if a.dtype == out else a.astype(out)
+
+
+def _row(e: CacheEntry, now: float) -> tuple:
+    return (e.settings_key, _pkey(e.path), int(e.size), int(e.mtime_ns), e.content_hash,
+            e.format, e.encoding, e.confidence, int(e.replaced), int(e.chars), int(e.units),
+            e.text_hash, _to_i64(e.simhash), _blob(e.minhash, "<u4"), _blob(e.line_hashes, "<u8"),
+            e.problem_kind, e.problem_message, e.boiler_key,
+            None if e.boiler_simhash is None else _to_i64(e.boiler_simhash),
+            _blob(e.boiler_minhash, "<u4"), now)
+
+
+def _entry(r: tuple, path: str | None = None) -> CacheEntry:
+    # positional, in field order: this runs 100,000 times on a rescan
+    return CacheEntry(
+        _unpkey(r[1]) if path is None else path, r[2], r[3], r[4], r[0], r[5], r[6], r[7], r[8],
+        r[9], r[10], r[11], r[12] % _U64, _array(r[13], "<u4", np.uint32),
+        _array(r[14], "<u8", np.uint64), r[15], r[16], r[17],
+        None if r[18] is None else r[18] % _U64, _array(r[19], "<u4", np.uint32))
+
+
+__all__ = ["TRANSIENT_PROBLEMS", "CacheEntry", "FingerprintCache", "content_hash",
+           "default_path"]

@@ -1,0 +1,535 @@
+"""Reports of a scan: JSON for programs, CSV for spreadsheets, HTML for people.
+
+JSON (``write_json``, ``report_dict``), version 1. Keys are stable; new keys may be added, and a
+change to existing ones bumps ``version``::
+
+    {
+      "format": "neardup-report",
+      "version": 1,
+      "settings": {...ScanOptions.to_dict(), "threshold": 0.6, "group_mode": "connected"},
+                      # threshold and group_mode are the ones the groups were made with
+      "roots": ["/abs/folder", ...],
+      "summary": {
+        "files": 120,          # documents compared (files that yielded text)
+        "groups": 7,
+        "duplicates": 9,       # files in a group that are not its reference
+        "problems": 3,         # files that could not be compared, listed under "problems"
+        "seconds": 4.2,
+        "partial": false       # true when the scan was cancelled or cut short (see "notes")
+      },
+      "groups": [{
+        "id": 1,
+        "reference": "/abs/original.txt",   # the file to keep
+        "weakest": 0.83,       # lowest pair score holding the group together
+        "exact": false,        # every member has the same normalised text
+        "members": [{          # the reference first
+          "path": "/abs/original.txt", "size": 2048,
+          "modified": "2024-05-01T12:30:00+08:00",   # ISO 8601, local time with offset
+          "format": "txt",     # "txt" or "docx"
+          "encoding": "gb18030",   # null for .docx
+          "similarity": 1.0,   # score against the reference, 0..1
+          "distance": 0,       # SimHash Hamming distance to the reference, bits (0..64)
+          "jaccard": 1.0,      # MinHash Jaccard estimate, null when MinHash was not computed
+          "reference": true
+        }, ...]
+      }, ...],
+      "problems": [{"path": "/abs/broken.docx", "kind": "corrupt", "message": "..."}],
+      "notes": ["..."]
+    }
+
+All paths are absolute. Text is UTF-8. A file name that is not valid UTF-8 (Linux keeps such
+names as surrogate escapes) is written with U+FFFD in place of each undecodable byte, in every
+format: such a path is for display and cannot be used to open the file.
+
+CSV (``write_csv``) has one row per group member and the columns group, reference (yes/no),
+path, name, folder, size (bytes), modified (local ``YYYY-MM-DD HH:MM:SS``), format, encoding,
+similarity (%), distance, jaccard; problems go to a second file (``write_problems_csv``) so each
+table stays rectangular. Files written by path start with a UTF-8 BOM so Excel shows Chinese.
+Cells that start with ``= + - @`` (or a tab / carriage return) get a leading apostrophe so a
+spreadsheet never runs a crafted file name as a formula.
+
+HTML (``write_html``) is one self-contained file, without scripts or external assets, that
+collapses with ``<details>`` and shows each member's differences from its reference.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import html
+import io
+import json
+import os
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import IO, Any, TextIO
+
+from . import diff as _diff
+from .errors import ReportError
+from .models import Document, Group, ScanResult
+
+REPORT_FORMAT = "neardup-report"
+REPORT_VERSION = 1
+CSV_COLUMNS = ("group", "reference", "path", "name", "folder", "size", "modified", "format",
+               "encoding", "similarity (%)", "distance", "jaccard")
+PROBLEM_COLUMNS = ("path", "name", "folder", "kind", "message")
+
+Destination = str | os.PathLike[str] | TextIO
+TextOf = Callable[[str], str | None]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def display(s: str) -> str:
+    """``s`` safe to encode as UTF-8: surrogates (undecodable bytes of a name) become U+FFFD."""
+    return _SURROGATE.sub("\ufffd", s)
+
+
+def _clean(obj: Any) -> Any:
+    if isinstance(obj, str):
+        return display(obj)
+    if isinstance(obj, dict):
+        return {display(str(k)): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_clean(v) for v in obj]
+    return obj
+
+
+def _iso(mtime: float) -> str | None:
+    try:
+        return datetime.fromtimestamp(mtime).astimezone().isoformat(timespec="seconds")
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _local(mtime: float) -> str:
+    try:
+        return datetime.fromtimestamp(mtime).strftime("%Y-%m-%d %H:%M:%S")
+    except (OverflowError, OSError, ValueError):
+        return ""
+
+
+def _r(x: float) -> float:
+    return round(float(x), 4)
+
+
+# -- JSON ------------------------------------------------------------------------------------
+
+def report_dict(result: ScanResult) -> dict[str, Any]:
+    """The JSON report as plain Python values (see the module docstring for the schema)."""
+    docs = result.documents
+    settings = result.options.to_dict()
+    settings["threshold"] = result.threshold
+    settings["group_mode"] = str(result.group_mode)
+    groups = []
+    for g in result.groups:
+        members = []
+        for k, m in enumerate(g.members):
+            d = docs[m.doc]
+            members.append({
+                "path": display(d.path), "size": d.size, "modified": _iso(d.mtime),
+                "format": d.format, "encoding": d.encoding, "similarity": _r(m.similarity),
+                "distance": m.distance, "jaccard": None if m.jaccard is None else _r(m.jaccard),
+                "reference": k == 0,
+            })
+        groups.append({"id": g.id, "reference": display(docs[g.reference].path),
+                       "weakest": _r(g.weakest), "exact": g.exact, "members": members})
+    return {
+        "format": REPORT_FORMAT,
+        "version": REPORT_VERSION,
+        "settings": _clean(settings),
+        "roots": [display(r) for r in result.roots],
+        "summary": {"files": len(docs), "groups": len(result.groups),
+                    "duplicates": result.duplicate_count, "problems": len(result.problems),
+                    "seconds": round(float(result.seconds), 3), "partial": result.partial},
+        "groups": groups,
+        "problems": [{"path": display(p.path), "kind": str(p.kind), "message": display(p.message)}
+                     for p in result.problems],
+        "notes": [display(n) for n in result.notes],
+    }
+
+
+def write_json(result: ScanResult, fp_or_path: Destination) -> None:
+    """Write the JSON report (UTF-8, indented, keys in schema order)."""
+    data = report_dict(result)
+    with _output(fp_or_path) as fp:
+        json.dump(data, fp, ensure_ascii=False, indent=2)
+        fp.write("\n")
+
+
+# -- CSV -------------------------------------------------------------------------------------
+
+def _cell(s: str | None) -> str:
+    if s is None:
+        return ""
+    s = display(s)
+    return "'" + s if s.startswith(_FORMULA_START) else s
+
+
+def write_csv(result: ScanResult, fp_or_path: Destination, *, bom: bool | None = None) -> None:
+    """One row per group member. ``bom`` defaults to True for paths, False for open streams."""
+    docs = result.documents
+    with _output(fp_or_path, newline="") as fp:
+        if _want_bom(bom, fp_or_path):
+            fp.write("\ufeff")
+        w = csv.writer(fp)
+        w.writerow(CSV_COLUMNS)
+        for g in result.groups:
+            for k, m in enumerate(g.members):
+                d = docs[m.doc]
+                w.writerow([g.id, "yes" if k == 0 else "no", _cell(d.path), _cell(d.name),
+                            _cell(d.folder), d.size, _local(d.mtime), _cell(d.format),
+                            _cell(d.encoding), f"{m.similarity * 100:.1f}", m.distance,
+                            "" if m.jaccard is None else f"{m.jaccard:.3f}"])
+
+
+def write_problems_csv(result: ScanResult, fp_or_path: Destination, *,
+                       bom: bool | None = None) -> None:
+    """The files that could not be compared, one row each: path, name, folder, kind, message."""
+    with _output(fp_or_path, newline="") as fp:
+        if _want_bom(bom, fp_or_path):
+            fp.write("\ufeff")
+        w = csv.writer(fp)
+        w.writerow(PROBLEM_COLUMNS)
+        for p in result.problems:
+            w.writerow([_cell(p.path), _cell(os.path.basename(p.path)),
+                        _cell(os.path.dirname(p.path)), str(p.kind), _cell(p.message)])
+
+
+def _want_bom(bom: bool | None, dest: Destination) -> bool:
+    return isinstance(dest, str | os.PathLike) if bom is None else bom
+
+
+# -- HTML ------------------------------------------------------------------------------------
+
+_CSS = """
+:root { --fg:#1d2330; --muted:#5b6475; --line:#d9dde5; --ref:#1c5fb8; --del:#ffe3e3;
+  --delc:#f7a8a8; --ins:#e2f6e2; --insc:#9bd99b; --rep:#fff6db; }
+body { font-family: system-ui, -apple-system, "Segoe UI", "PingFang SC", "Hiragino Sans GB",
+  "Microsoft YaHei", "Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Micro Hei",
+  sans-serif; color: var(--fg); margin: 2em auto; max-width: 1400px; padding: 0 1em;
+  line-height: 1.45; }
+h1 { font-size: 1.6em; margin-bottom: .2em; } h2 { margin-top: 1.6em; font-size: 1.25em; }
+.muted { color: var(--muted); }
+.banner { background: #fff1cc; border: 1px solid #e6c15c; padding: .6em 1em; border-radius: 6px; }
+table { border-collapse: collapse; }
+table.kv td, table.kv th { text-align: left; padding: .15em 1em .15em 0; vertical-align: top; }
+table.members, table.problems { width: 100%; margin: .4em 0; }
+table.members th, table.members td, table.problems th, table.problems td {
+  border-bottom: 1px solid var(--line); padding: .3em .5em; text-align: left; vertical-align: top; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.ref td.name { color: var(--ref); font-weight: 600; }
+.badge { font-size: .8em; background: var(--ref); color: #fff; border-radius: 3px;
+  padding: 0 .35em; margin-left: .4em; font-weight: normal; }
+details.group { border: 1px solid var(--line); border-radius: 6px; margin: .8em 0;
+  padding: .4em .8em; }
+details.group > summary { cursor: pointer; font-weight: 600; }
+details.cmp { margin: .4em 0 .8em 0; } details.cmp > summary { cursor: pointer; }
+.path { word-break: break-all; }
+table.diff { width: 100%; table-layout: fixed; font-family: ui-monospace, "SFMono-Regular",
+  Consolas, "Noto Sans Mono CJK SC", "Sarasa Mono SC", "Microsoft YaHei", monospace;
+  font-size: .86em; }
+table.diff col.no { width: 3.5em; }
+table.diff td { padding: 0 .4em; white-space: pre-wrap; word-break: break-all;
+  vertical-align: top; }
+table.diff td.n { color: var(--muted); text-align: right; user-select: none; }
+tr.delete td.l, tr.replace td.l { background: var(--del); }
+tr.insert td.r, tr.replace td.r { background: var(--ins); }
+tr.replace td.l .c { background: var(--delc); } tr.replace td.r .c { background: var(--insc); }
+tr.skip td { color: var(--muted); text-align: center; background: #f4f5f7; font-style: italic; }
+"""
+
+
+def _default_text_of(max_bytes: int) -> TextOf:
+    """Re-extract a file's text for the diffs; any failure means "no text", never an error."""
+    try:
+        from .extract import extract  # type: ignore[attr-defined]
+    except ImportError:
+        return lambda path: None
+
+    def text_of(path: str) -> str | None:
+        try:
+            got = extract(path, max_bytes=max_bytes)
+        except Exception:  # a report must not fail because one file changed since the scan
+            return None
+        text = getattr(got, "text", None)
+        return text if isinstance(text, str) else None
+
+    return text_of
+
+
+def _e(s: object) -> str:
+    return html.escape(display(str(s)), quote=True)
+
+
+def _size(n: int) -> str:
+    v = float(n)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if v < 1024 or unit == "GB":
+            return f"{int(v)} {unit}" if unit == "bytes" else f"{v:.1f} {unit}"
+        v /= 1024
+    return f"{n} bytes"
+
+
+def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf | None = None,
+               max_diff_chars: int = 200_000, max_diffs: int = 1_000, context: int = 3) -> None:
+    """One self-contained HTML page: summary, settings, groups with scores and diffs, problems.
+
+    ``text_of(path)`` returns a document's text for the diffs (None when it cannot); by default
+    files are extracted again. Each text is cut at ``max_diff_chars`` characters, unchanged
+    stretches are folded to ``context`` rows around each change, and diffs stop after
+    ``max_diffs`` members; each cut is said in the page.
+    """
+    if text_of is None:
+        text_of = _default_text_of(result.options.max_size)
+    with _output(fp_or_path) as fp:
+        _Html(result, fp, text_of, max_diff_chars, max_diffs, context).write()
+
+
+class _Html:
+    def __init__(self, result: ScanResult, fp: IO[str], text_of: TextOf, max_chars: int,
+                 max_diffs: int, context: int) -> None:
+        self.r = result
+        self.w = fp.write
+        self.text_of = text_of
+        self.max_chars = max_chars
+        self.diffs_left = max_diffs
+        self.max_diffs = max_diffs
+        self.context = context
+
+    def write(self) -> None:
+        r = self.r
+        w = self.w
+        w('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+          '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+          '<title>neardup report</title>\n<style>')
+        w(_CSS)
+        w("</style>\n</head>\n<body>\n<h1>neardup report</h1>\n")
+        roots = ", ".join(f'<span class="path">{_e(x)}</span>' for x in r.roots)
+        w(f'<p class="muted">Written {_e(time.strftime("%Y-%m-%d %H:%M:%S"))} · '
+          f'{len(r.roots)} folder{"s" if len(r.roots) != 1 else ""}: {roots}</p>\n')
+        if r.partial:
+            w('<p class="banner">This scan was cut short: the results are incomplete '
+              '(see the notes below).</p>\n')
+        self.summary()
+        self.notes()
+        self.settings()
+        self.groups()
+        self.problems()
+        w("</body>\n</html>\n")
+
+    def summary(self) -> None:
+        r = self.r
+        rows = [("Files compared", f"{len(r.documents):,}"), ("Groups", f"{len(r.groups):,}"),
+                ("Duplicates (not references)", f"{r.duplicate_count:,}"),
+                ("Problems", f"{len(r.problems):,}"),
+                ("Threshold", f"{r.threshold:.0%} ({r.group_mode} groups)"),
+                ("Time", f"{r.seconds:.1f} s")]
+        self.w('<h2 id="summary">Summary</h2>\n<table class="kv">\n')
+        for k, v in rows:
+            self.w(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>\n")
+        self.w("</table>\n")
+
+    def notes(self) -> None:
+        if not self.r.notes:
+            return
+        self.w('<h2 id="notes">Notes</h2>\n<ul>\n')
+        for n in self.r.notes:
+            self.w(f"<li>{_e(n)}</li>\n")
+        self.w("</ul>\n")
+
+    def settings(self) -> None:
+        self.w('<details><summary>Settings</summary>\n<table class="kv">\n')
+        for k, v in self.r.options.to_dict().items():
+            shown = ", ".join(map(str, v)) if isinstance(v, list) else ("–" if v is None else v)
+            self.w(f"<tr><th>{_e(k)}</th><td>{_e(shown)}</td></tr>\n")
+        self.w("</table>\n</details>\n")
+
+    def groups(self) -> None:
+        groups = self.r.groups
+        self.w(f'<h2 id="groups">Groups ({len(groups):,})</h2>\n')
+        if not groups:
+            self.w('<p class="muted">No near-duplicates at this threshold.</p>\n')
+        for g in groups:
+            self.group(g)
+        if self.diffs_left < 0:
+            self.w(f'<p class="banner">Differences are shown for the first {self.max_diffs:,} '
+                   f"files only.</p>\n")
+
+    def group(self, g: Group) -> None:
+        docs = self.r.documents
+        ref = docs[g.reference]
+        tag = "exact copies" if g.exact else f"weakest link {g.weakest:.0%}"
+        self.w(f'<details class="group" open id="g{g.id}"><summary>Group {g.id} · {len(g)} '
+               f"files · {_e(tag)} · {_e(ref.name)}</summary>\n")
+        self.w('<table class="members"><tr><th>Name</th><th>Folder</th><th>Size</th>'
+               "<th>Modified</th><th>Format</th><th>Encoding</th><th>Similarity</th>"
+               "<th>Distance</th><th>Jaccard</th></tr>\n")
+        for k, m in enumerate(g.members):
+            d = docs[m.doc]
+            badge = '<span class="badge">reference</span>' if k == 0 else ""
+            jac = "–" if m.jaccard is None else f"{m.jaccard:.1%}"
+            self.w(f'<tr class="{"ref" if k == 0 else "dup"}"><td class="name path">'
+                   f'{_e(d.name)}{badge}</td><td class="path">{_e(d.folder)}</td>'
+                   f'<td class="num">{_e(_size(d.size))}</td><td>{_e(_local(d.mtime))}</td>'
+                   f"<td>{_e(d.format)}</td><td>{_e(d.encoding or '–')}</td>"
+                   f'<td class="num">{m.similarity:.1%}</td><td class="num">{m.distance}</td>'
+                   f'<td class="num">{_e(jac)}</td></tr>\n')
+        self.w("</table>\n")
+        ref_text: str | None = None
+        fetched = False
+        for m in g.members[1:]:
+            d = docs[m.doc]
+            label = f"Differences: {_e(d.name)} against the reference"
+            if d.text_hash == ref.text_hash:
+                self.w(f'<p class="muted">{_e(d.name)}: same text as the reference after '
+                       "normalisation (spacing, width, punctuation).</p>\n")
+                continue
+            self.diffs_left -= 1
+            if self.diffs_left < 0:
+                continue
+            if not fetched:
+                ref_text, fetched = self.text_of(ref.path), True
+            other = self.text_of(d.path)
+            self.w(f'<details class="cmp"><summary>{label}</summary>\n')
+            if ref_text is None or other is None:
+                who = ref.name if ref_text is None else d.name
+                self.w(f'<p class="muted">The text of {_e(who)} could not be read again '
+                       "(changed, moved or unreadable since the scan).</p>\n")
+            else:
+                self.diff(ref, d, ref_text, other)
+            self.w("</details>\n")
+        self.w("</details>\n")
+
+    def diff(self, ref: Document, doc: Document, left: str, right: str) -> None:
+        cut = len(left) > self.max_chars or len(right) > self.max_chars
+        res = _diff.aligned_diff(left[:self.max_chars], right[:self.max_chars])
+        notes = []
+        if cut:
+            notes.append(f"Only the first {self.max_chars:,} characters of each text are "
+                         "compared.")
+        if res.message:
+            notes.append(res.message)
+        s = res.stats
+        counts = f"{s.changed} changed, {s.added} added, {s.removed} removed rows."
+        self.w(f'<p class="muted">{_e(" ".join([counts, *notes]))}</p>\n')
+        if s.identical:
+            self.w('<p class="muted">No differences line by line (the texts differ only in '
+                   "what the comparison ignores).</p>\n")
+            return
+        w = self.w
+        w('<table class="diff"><colgroup><col class="no"><col><col class="no"><col>'
+          f'</colgroup>\n<tr><th></th><th class="path">{_e(ref.name)}</th><th></th>'
+          f'<th class="path">{_e(doc.name)}</th></tr>\n')
+        rows = res.rows
+        show = _shown(rows, self.context)
+        k = 0
+        while k < len(rows):
+            if not show[k]:
+                j = k
+                while j < len(rows) and not show[j]:
+                    j += 1
+                w(f'<tr class="skip"><td colspan="4">⋯ {j - k:,} unchanged '
+                  f'row{"s" if j - k != 1 else ""} ⋯</td></tr>\n')
+                k = j
+                continue
+            row = rows[k]
+            w(f'<tr class="{row.kind}"><td class="n">{row.left_no or ""}</td>'
+              f'<td class="l">{_marked(row.left, row.left_spans)}</td>'
+              f'<td class="n">{row.right_no or ""}</td>'
+              f'<td class="r">{_marked(row.right, row.right_spans)}</td></tr>\n')
+            k += 1
+        w("</table>\n")
+
+    def problems(self) -> None:
+        probs = self.r.problems
+        self.w(f'<h2 id="problems">Problems ({len(probs):,})</h2>\n')
+        if not probs:
+            self.w('<p class="muted">Every file could be read.</p>\n')
+            return
+        self.w('<table class="problems"><tr><th>File</th><th>Kind</th><th>Message</th></tr>\n')
+        for p in probs:
+            self.w(f'<tr><td class="path">{_e(p.path)}</td><td>{_e(p.kind)}</td>'
+                   f"<td>{_e(p.message)}</td></tr>\n")
+        self.w("</table>\n")
+
+
+def _shown(rows: tuple[_diff.DiffRow, ...], context: int) -> list[bool]:
+    show = [False] * len(rows)
+    for k, row in enumerate(rows):
+        if row.kind != "equal":
+            for j in range(max(0, k - context), min(len(rows), k + context + 1)):
+                show[j] = True
+    return show
+
+
+def _marked(text: str | None, spans: tuple[_diff.Span, ...]) -> str:
+    if text is None:
+        return ""
+    out = []
+    pos = 0
+    for s in spans:
+        out.append(_e(text[pos:s.start]))
+        out.append(f'<span class="c">{_e(text[s.start:s.end])}</span>')
+        pos = s.end
+    out.append(_e(text[pos:]))
+    return "".join(out)
+
+
+# -- output ----------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kw: Any) -> Iterator[IO]:
+    """Open a temporary file beside ``path`` and rename it over ``path`` once it is complete.
+
+    A crash or a full disk never leaves half a report (or a damaged saved session) in place of
+    a good one. OS errors are raised as they are; the temporary file is removed on any failure.
+    """
+    path = os.fspath(path)
+    folder, name = os.path.split(os.path.abspath(path))
+    tmp = os.path.join(folder, f".{name}.{uuid.uuid4().hex[:12]}.tmp")
+    f = open(tmp, mode.replace("w", "x"), **kw)  # noqa: SIM115 - closed below, then renamed
+    try:
+        with f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def _output(dest: Destination, *, newline: str | None = None) -> Iterator[IO[str]]:
+    """A text stream for ``dest``: an open stream as it is, a path through :func:`atomic_open`.
+    Write failures become :class:`ReportError`."""
+    if not isinstance(dest, str | os.PathLike):
+        try:
+            yield dest
+        except (OSError, UnicodeError) as exc:
+            raise ReportError(f"could not write the report: {exc}") from exc
+        return
+    try:
+        with atomic_open(dest, "w", encoding="utf-8", newline=newline) as fp:
+            yield fp
+    except (OSError, UnicodeError) as exc:
+        why = getattr(exc, "strerror", None) or exc
+        raise ReportError(f"cannot write {display(os.fspath(dest))}: {why}") from exc
+
+
+def render(writer: Callable[..., None], result: ScanResult, **kw: Any) -> str:
+    """A report as a string (tests, previews): ``render(write_html, result)``."""
+    buf = io.StringIO()
+    writer(result, buf, **kw)
+    return buf.getvalue()
+
+
+__all__ = ["CSV_COLUMNS", "PROBLEM_COLUMNS", "REPORT_FORMAT", "REPORT_VERSION", "atomic_open",
+           "display", "render", "report_dict", "write_csv", "write_html", "write_json",
+           "write_problems_csv"]

@@ -214,7 +214,10 @@ class _Run:
         self.emit(Stage.WALK, len(entries), len(entries), "")
         self.stats["walk"] = {k: getattr(stats, k) for k in
                               ("files", "skipped_hidden", "skipped_excluded", "skipped_small",
-                               "skipped_type", "duplicates")}
+                               "skipped_type", "duplicates", "skipped_symlinks")}
+        if stats.skipped_symlinks:
+            self.notes.append(f"{stats.skipped_symlinks} symbolic links were not followed "
+                              f"(turn on following links to include them).")
         if stats.skipped_small:
             self.notes.append(f"{stats.skipped_small} files smaller than {self.opt.min_size} "
                               f"bytes (empty files) were skipped.")

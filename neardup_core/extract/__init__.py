@@ -1,0 +1,140 @@
+"""From a path to text: the one entry point the scan uses, and the pieces behind it.
+
+:func:`extract` never raises for a problem with the file itself: whatever goes wrong becomes a
+:class:`~neardup_core.models.Problem` with one sentence for the user, so one bad file never
+ends a scan (and a bug in a reader shows up as a "corrupt" problem naming the error, not as a
+crash).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import xxhash
+
+from ..models import DOCX_SUFFIXES, TEXT_SUFFIXES, Problem, ProblemKind
+from .common import (
+    BinaryContent,
+    CorruptDocx,
+    EncryptedDocx,
+    ExtractError,
+    TooLarge,
+    UnsupportedDocx,
+    human_size,
+)
+from .docx import DocxLimits, read_docx
+from .encoding import Decoded, decode_bytes
+from .txt import read_txt
+from .walk import FileEntry, WalkStats, check_roots, walk
+
+__all__ = [
+    "BinaryContent",
+    "CorruptDocx",
+    "Decoded",
+    "DocxLimits",
+    "EncryptedDocx",
+    "ExtractError",
+    "Extracted",
+    "FileEntry",
+    "TooLarge",
+    "UnsupportedDocx",
+    "WalkStats",
+    "check_roots",
+    "content_hash",
+    "decode_bytes",
+    "extract",
+    "human_size",
+    "read_docx",
+    "read_txt",
+    "walk",
+]
+
+_CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    text: str
+    format: str                # "txt" or "docx"
+    encoding: str | None       # codec of a .txt; None for .docx
+    confidence: float | None   # detector confidence for a .txt; None for .docx
+    replaced: int              # U+FFFD introduced while decoding
+
+
+_KINDS: tuple[tuple[type[ExtractError], ProblemKind], ...] = (
+    (TooLarge, ProblemKind.TOO_LARGE),
+    (BinaryContent, ProblemKind.BINARY),
+    (EncryptedDocx, ProblemKind.ENCRYPTED),
+    (UnsupportedDocx, ProblemKind.UNSUPPORTED),
+    (CorruptDocx, ProblemKind.CORRUPT),
+)
+
+
+def extract(path: str, *, max_bytes: int, encoding: str | None = None) -> Extracted | Problem:
+    """The text of ``path`` (dispatched on its suffix), or the Problem that prevented it.
+
+    ``max_bytes`` bounds what is read: the size of a text file, the size of a .docx file.
+    ``encoding`` overrides detection for text files (the user's manual choice).
+    """
+    suffix = os.path.splitext(path)[1].lower()
+    try:
+        if suffix in DOCX_SUFFIXES:
+            return _docx(path, max_bytes)
+        if suffix in TEXT_SUFFIXES:
+            return _txt(path, max_bytes, encoding)
+        return Problem(path, ProblemKind.UNSUPPORTED,
+                       f"neardup does not read {suffix or 'extension-less'} files")
+    except ExtractError as exc:
+        kind = next(k for cls, k in _KINDS if isinstance(exc, cls))
+        return Problem(path, kind, exc.message)
+    except FileNotFoundError:
+        return Problem(path, ProblemKind.VANISHED, "the file was deleted or moved during the scan")
+    except PermissionError:
+        return Problem(path, ProblemKind.UNREADABLE, "the file cannot be read (permission denied)")
+    except IsADirectoryError:
+        return Problem(path, ProblemKind.UNREADABLE, "it is a folder, not a file")
+    except LookupError:
+        return Problem(path, ProblemKind.ENCODING, f"the encoding {encoding!r} is not known")
+    except OSError as exc:
+        return Problem(path, ProblemKind.UNREADABLE,
+                       f"the file cannot be read ({exc.strerror or exc})")
+    except Exception as exc:  # last resort: a reader bug must not end the scan
+        return Problem(path, ProblemKind.CORRUPT,
+                       f"unexpected error: {type(exc).__name__}: {exc}")
+
+
+def _txt(path: str, max_bytes: int, encoding: str | None) -> Extracted | Problem:
+    decoded = read_txt(path, max_bytes=max_bytes, encoding=encoding)
+    if not decoded.text.strip():
+        message = "the file is empty" if not decoded.text else "the file holds only whitespace"
+        return Problem(path, ProblemKind.EMPTY, message)
+    return Extracted(decoded.text, "txt", decoded.encoding, decoded.confidence, decoded.replaced)
+
+
+def _docx(path: str, max_bytes: int) -> Extracted | Problem:
+    size = os.stat(path).st_size
+    if size > max_bytes:
+        raise TooLarge(f"{human_size(size)} is over the {human_size(max_bytes)} size limit")
+    text = read_docx(path)
+    if not text.strip():
+        return Problem(path, ProblemKind.EMPTY, "the document has no text")
+    return Extracted(text, "docx", None, None, 0)
+
+
+def content_hash(path: str, max_bytes: int) -> str:
+    """xxh3-128 hex digest of the file's first ``max_bytes`` bytes, read in 1 MiB chunks.
+
+    Lets the cache recognise a renamed or moved file without reading more than a scan would.
+    Raises OSError when the file cannot be read.
+    """
+    h = xxhash.xxh3_128()
+    left = max_bytes
+    with open(path, "rb") as f:
+        while left > 0:
+            chunk = f.read(min(_CHUNK, left))
+            if not chunk:
+                break
+            h.update(chunk)
+            left -= len(chunk)
+    return h.hexdigest()

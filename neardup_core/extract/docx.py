@@ -1,0 +1,424 @@
+"""Text of Word .docx files, read safely.
+
+A .docx is a zip of XML parts, which makes it a vehicle for zip bombs and XML entity attacks.
+So before python-docx sees a file, the archive is checked: entry count, each part's declared
+size, the sum of sizes and the compression ratio (:class:`DocxLimits`), and every XML part is
+refused if it declares a DTD or entities. Python's zipfile never inflates a part past its
+declared size (it stops and reports a CRC error), so declared sizes bound memory even when they
+lie; the parts parsed here are also read with a bounded read.
+
+What the text is:
+
+* the body in reading order: paragraphs and tables (nested tables too) as they come, content
+  controls and tracked insertions included, deletions left out; text boxes right after the
+  paragraph that anchors them;
+* tables cell by cell, row by row, **each paragraph of a cell on its own line** ("\\n"): cells
+  hold paragraphs and tables of their own, so one line per row cannot represent them;
+* then the headers and footers of every section (first-page and even-page ones too), each
+  part once however many sections link to it;
+* then footnotes and endnotes.
+
+Paragraphs are joined with "\\n"; tabs and line breaks inside a paragraph become "\\t" and "\\n".
+
+Transitional documents are opened with python-docx. Strict Open XML (ISO 29500 Strict, namespace
+``http://purl.oclc.org/ooxml/wordprocessingml/main``), which python-docx cannot open, and packages
+python-docx rejects for a reason that does not touch the text (an image part missing, say) are
+read directly with lxml: the same walk over the same elements, in either namespace.
+"""
+
+from __future__ import annotations
+
+import io
+import posixpath
+import zipfile
+from dataclasses import dataclass
+from functools import cache
+
+import docx as python_docx
+from lxml import etree
+
+from .common import CorruptDocx, EncryptedDocx, TooLarge, UnsupportedDocx, human_size
+
+__all__ = ["DocxLimits", "read_docx"]
+
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class DocxLimits:
+    """Limits that stop a hostile or absurd archive before it is unpacked."""
+
+    max_total_uncompressed: int = 256 * MiB
+    max_part: int = 64 * MiB
+    max_ratio: float = 200.0     # uncompressed / compressed, for parts of at least RATIO_FLOOR
+    max_entries: int = 10000
+
+
+#: Parts smaller than this are not judged by their compression ratio (tiny XML parts of
+#: repeated markup compress very well and can do no harm).
+RATIO_FLOOR = 1 * MiB
+
+OLE_SIGNATURE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+W_TRANSITIONAL = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+W_STRICT = "http://purl.oclc.org/ooxml/wordprocessingml/main"
+MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+CONTENT_TYPES = "http://schemas.openxmlformats.org/package/2006/content-types"
+PACKAGE_RELS = "http://schemas.openxmlformats.org/package/2006/relationships"
+R_NAMESPACES = ("http://schemas.openxmlformats.org/officeDocument/2006/relationships",
+                "http://purl.oclc.org/ooxml/officeDocument/relationships")
+
+WORD_MAIN_TYPES = frozenset({
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml",
+    "application/vnd.ms-word.document.macroenabled.main+xml",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml",
+    "application/vnd.ms-word.template.macroenabledtemplate.main+xml",
+})
+
+_ENCRYPTION_MARKERS = ("EncryptionInfo".encode("utf-16-le"), b"EncryptionInfo")
+_DTD_MARKERS = tuple(marker.encode(codec) for marker in ("<!DOCTYPE", "<!ENTITY")
+                     for codec in ("ascii", "utf-16-le", "utf-16-be"))
+
+
+def read_docx(path: str, *, limits: DocxLimits = DocxLimits()) -> str:
+    """Text of the Word document at ``path``; see the module docstring for what is included.
+
+    Raises :class:`TooLarge`, :class:`CorruptDocx`, :class:`EncryptedDocx` or
+    :class:`UnsupportedDocx` with a message for the user; OSErrors propagate. An empty file
+    gives "" (it has no text, and nothing in it is damaged).
+    """
+    cap = limits.max_total_uncompressed + MiB  # a zip is never much larger than its contents
+    with open(path, "rb") as f:
+        data = f.read(cap + 1)
+    if len(data) > cap:
+        raise TooLarge(f"the file is over {human_size(cap)}, the limit for Word documents")
+    if not data:
+        return ""
+    if data.startswith(OLE_SIGNATURE):
+        if any(marker in data for marker in _ENCRYPTION_MARKERS):
+            raise EncryptedDocx("it is password-protected, so its text cannot be read")
+        raise UnsupportedDocx("it is an old Word 97-2003 (.doc) file named .docx; save it as "
+                              ".docx in Word to compare it")
+    if not data.startswith(b"PK"):
+        raise CorruptDocx("not a Word document: it is not a zip archive")
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
+        raise CorruptDocx("not a Word document: the zip archive is truncated or damaged") from None
+    with archive:
+        package = _Package(archive, limits)
+        main = package.main_part()
+        root_ns = package.root_namespace(main)
+        if root_ns == W_STRICT:
+            try:
+                return _read_own(package, main, W_STRICT)
+            except (CorruptDocx, etree.LxmlError, KeyError, ValueError) as exc:
+                reason = exc.message if isinstance(exc, CorruptDocx) else str(exc)
+                raise UnsupportedDocx(f"it is a Strict Open XML document whose text could not "
+                                      f"be read ({reason})") from exc
+        if root_ns != W_TRANSITIONAL:
+            raise CorruptDocx(f"not a Word document: its main part {main} is not "
+                              "WordprocessingML")
+        try:
+            return _read_python_docx(data)
+        except Exception as exc:  # python-docx rejects the package: read the text directly
+            try:
+                return _read_own(package, main, W_TRANSITIONAL)
+            except CorruptDocx:
+                raise
+            except (etree.LxmlError, KeyError, ValueError) as own:
+                raise CorruptDocx(f"the document is damaged: {own}") from exc
+
+
+# -- the package, checked -----------------------------------------------------------------
+
+class _Package:
+    """A zip archive checked against :class:`DocxLimits`, with bounded, DTD-free XML reads."""
+
+    def __init__(self, archive: zipfile.ZipFile, limits: DocxLimits) -> None:
+        self._zip = archive
+        self._limits = limits
+        infos = archive.infolist()
+        _check_archive(infos, limits)
+        self._infos = {i.filename: i for i in infos}
+        self._folded = {name.lower(): name for name in self._infos}
+        if self.find("[Content_Types].xml") is None:
+            raise CorruptDocx("not a Word document: it has no [Content_Types].xml part")
+        self._types = self._content_types()
+        for name in self._infos:
+            ctype = self.content_type(name)
+            if (name.lower().endswith((".xml", ".rels")) or ctype.endswith("+xml")
+                    or ctype in ("application/xml", "text/xml")):
+                _refuse_dtd(name, self.read(name))
+
+    def find(self, name: str) -> str | None:
+        """The archive's own spelling of part ``name`` (part names are case-insensitive)."""
+        name = name.lstrip("/")
+        return name if name in self._infos else self._folded.get(name.lower())
+
+    def read(self, name: str) -> bytes:
+        info = self._infos[name]
+        limit = self._limits.max_part
+        try:
+            with self._zip.open(info) as f:
+                data = f.read(limit + 1)
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError, RuntimeError) as exc:
+            raise CorruptDocx(f"not a Word document: its part {name} is damaged ({exc})") from exc
+        except NotImplementedError as exc:
+            raise UnsupportedDocx(f"its part {name} uses a compression method that cannot be "
+                                  "read") from exc
+        if len(data) > limit:
+            raise TooLarge(f"its part {name} unpacks to more than {human_size(limit)}, the "
+                           "limit for one part")
+        return data
+
+    def xml(self, name: str) -> etree._Element:
+        data = self.read(name)
+        _refuse_dtd(name, data)
+        try:
+            return etree.fromstring(data, _secure_parser())
+        except etree.XMLSyntaxError as exc:
+            raise CorruptDocx(f"the document is damaged: the XML of its part {name} is broken "
+                              f"({exc.msg})") from exc
+
+    def _content_types(self) -> tuple[dict[str, str], dict[str, str]]:
+        root = self.xml(self.find("[Content_Types].xml") or "")
+        defaults: dict[str, str] = {}
+        overrides: dict[str, str] = {}
+        for el in root:
+            if el.tag == f"{{{CONTENT_TYPES}}}Default":
+                defaults[(el.get("Extension") or "").lower()] = (el.get("ContentType") or "")
+            elif el.tag == f"{{{CONTENT_TYPES}}}Override":
+                overrides[(el.get("PartName") or "").lstrip("/").lower()] = (
+                    el.get("ContentType") or "")
+        return defaults, overrides
+
+    def content_type(self, name: str) -> str:
+        defaults, overrides = self._types
+        found = overrides.get(name.lower())
+        if found is None:
+            found = defaults.get(posixpath.splitext(name)[1].lstrip(".").lower(), "")
+        return found.lower()
+
+    def rels(self, source: str) -> dict[str, tuple[str, str]]:
+        """Relationships of part ``source`` ("" for the package): id -> (type, target part)."""
+        folder, base = posixpath.split(source)
+        rels_name = self.find(posixpath.join(folder, "_rels", base + ".rels"))
+        if rels_name is None:
+            return {}
+        out: dict[str, tuple[str, str]] = {}
+        for el in self.xml(rels_name):
+            if el.tag != f"{{{PACKAGE_RELS}}}Relationship" or el.get("TargetMode") == "External":
+                continue
+            target = (el.get("Target") or "").replace("\\", "/")
+            if target.startswith("/"):
+                part = target.lstrip("/")
+            else:
+                part = posixpath.normpath(posixpath.join(folder, target))
+            kind = (el.get("Type") or "").rsplit("/", 1)[-1]
+            out[el.get("Id") or ""] = (kind, part)
+        return out
+
+    def main_part(self) -> str:
+        targets = [part for kind, part in self.rels("").values() if kind == "officeDocument"]
+        candidates = [*targets, "word/document.xml"]
+        main = next((found for c in candidates if (found := self.find(c)) is not None), None)
+        if main is None:
+            raise CorruptDocx("not a Word document: it has no main document part "
+                              "(word/document.xml)")
+        ctype = self.content_type(main)
+        if ctype not in WORD_MAIN_TYPES:
+            if "spreadsheetml" in ctype:
+                raise CorruptDocx("not a Word document: it is an Excel workbook")
+            if "presentationml" in ctype:
+                raise CorruptDocx("not a Word document: it is a PowerPoint presentation")
+            raise CorruptDocx(f"not a Word document: its main part {main} has the content type "
+                              f"{ctype or 'none'!r}")
+        return main
+
+    def root_namespace(self, name: str) -> str:
+        data = self.read(name)
+        try:
+            for _event, el in etree.iterparse(io.BytesIO(data), events=("start",),
+                                              resolve_entities=False, no_network=True,
+                                              huge_tree=False, load_dtd=False):
+                tag = el.tag if isinstance(el.tag, str) else ""
+                return tag[1:].partition("}")[0] if tag.startswith("{") else ""
+        except etree.XMLSyntaxError as exc:
+            raise CorruptDocx(f"the document is damaged: the XML of its part {name} is broken "
+                              f"({exc.msg})") from exc
+        raise CorruptDocx(f"the document is damaged: its part {name} is empty")
+
+
+def _check_archive(infos: list[zipfile.ZipInfo], limits: DocxLimits) -> None:
+    if len(infos) > limits.max_entries:
+        raise TooLarge(f"its zip archive has {len(infos):,} parts, over the limit of "
+                       f"{limits.max_entries:,}")
+    total = 0
+    for info in infos:
+        if info.flag_bits & 0x1:
+            raise EncryptedDocx("its zip archive is password-protected")
+        size = info.file_size
+        if size >= RATIO_FLOOR and size > limits.max_ratio * max(1, info.compress_size):
+            ratio = size / max(1, info.compress_size)
+            raise TooLarge(f"its part {info.filename} would unpack {ratio:,.0f} times larger "
+                           f"(to {human_size(size)}), which only a zip bomb does")
+        if size > limits.max_part:
+            raise TooLarge(f"its part {info.filename} would unpack to {human_size(size)}, over "
+                           f"the {human_size(limits.max_part)} limit for one part")
+        total += size
+    if total > limits.max_total_uncompressed:
+        raise TooLarge(f"it would unpack to {human_size(total)}, over the "
+                       f"{human_size(limits.max_total_uncompressed)} limit for Word documents")
+
+
+def _refuse_dtd(name: str, data: bytes) -> None:
+    if any(marker in data for marker in _DTD_MARKERS):
+        raise CorruptDocx(f"XML part {name} declares a DTD/entities; refused")
+
+
+def _secure_parser() -> etree.XMLParser:
+    # A parser per call: lxml parsers must not be shared between threads.
+    return etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False,
+                           load_dtd=False, dtd_validation=False)
+
+
+# -- reading text ------------------------------------------------------------------------
+
+def _read_python_docx(data: bytes) -> str:
+    document = python_docx.Document(io.BytesIO(data))
+    tags = _tags(W_TRANSITIONAL)
+    out: list[str] = []
+    _blocks(document.element.body, tags, out)
+    seen: set[str] = set()
+    for section in document.sections:
+        for story in (section.first_page_header, section.header, section.even_page_header,
+                      section.first_page_footer, section.footer, section.even_page_footer):
+            if story.is_linked_to_previous:
+                continue
+            part = story.part
+            if str(part.partname) not in seen:
+                seen.add(str(part.partname))
+                _blocks(part.element, tags, out)
+    for rel in document.part.rels.values():
+        if not rel.is_external and rel.reltype.rsplit("/", 1)[-1] in ("footnotes", "endnotes"):
+            blob = rel.target_part.blob
+            _refuse_dtd(str(rel.target_part.partname), blob)
+            _notes(etree.fromstring(blob, _secure_parser()), tags, out)
+    return "\n".join(out)
+
+
+def _read_own(package: _Package, main: str, namespace: str) -> str:
+    tags = _tags(namespace)
+    root = package.xml(main)
+    body = root.find(tags.body)
+    if body is None:
+        raise CorruptDocx(f"the document is damaged: its part {main} has no body")
+    out: list[str] = []
+    _blocks(body, tags, out)
+    rels = package.rels(main)
+    seen: set[str] = set()
+    for sect in root.iter(tags.sectPr):
+        refs = [el for el in sect if el.tag == tags.headerReference]
+        refs += [el for el in sect if el.tag == tags.footerReference]
+        for ref in refs:
+            rid = next((ref.get(f"{{{ns}}}id") for ns in R_NAMESPACES
+                        if ref.get(f"{{{ns}}}id")), None)
+            kind, target = rels.get(rid or "", ("", ""))
+            part = package.find(target) if kind in ("header", "footer") else None
+            if part is not None and part not in seen:
+                seen.add(part)
+                _blocks(package.xml(part), tags, out)
+    for kind, target in rels.values():
+        part = package.find(target) if kind in ("footnotes", "endnotes") else None
+        if part is not None:
+            _notes(package.xml(part), tags, out)
+    return "\n".join(out)
+
+
+@cache
+def _tags(namespace: str) -> _Walk:
+    return _Walk(namespace)
+
+
+class _Walk:
+    """Tag sets for one namespace, built once (the walk compares tags millions of times)."""
+
+    def __init__(self, w: str) -> None:
+        def q(local: str) -> str:
+            return f"{{{w}}}{local}"
+
+        self.body, self.sectPr = q("body"), q("sectPr")
+        self.headerReference, self.footerReference = q("headerReference"), q("footerReference")
+        self.p, self.t, self.tab, self.ptab = q("p"), q("t"), q("tab"), q("ptab")
+        self.breaks = frozenset({q("br"), q("cr")})
+        self.hyphen = q("noBreakHyphen")
+        self.txbx = q("txbxContent")
+        self.note_type = q("type")
+        self.notes = frozenset({q("footnote"), q("endnote")})
+        # Containers whose children are read as blocks: tables, rows, cells, content controls,
+        # custom XML, tracked insertions/moves, text boxes, header/footer/note roots.
+        self.containers = frozenset(q(x) for x in (
+            "tbl", "tr", "tc", "sdt", "sdtContent", "customXml", "ins", "moveTo", "smartTag",
+            "txbxContent", "hdr", "ftr", "footnote", "endnote", "body"))
+        # Inside a paragraph: never text (properties, deletions, field codes).
+        self.skip = frozenset({q("pPr"), q("rPr"), q("del"), q("moveFrom"), q("instrText"),
+                               q("delText"), q("sdtPr"), q("sdtEndPr"), q("fldData"),
+                               f"{{{MC}}}Fallback"})
+        self.alternate = f"{{{MC}}}AlternateContent"
+        self.choice, self.fallback = f"{{{MC}}}Choice", f"{{{MC}}}Fallback"
+
+
+def _blocks(container: etree._Element, tags: _Walk, out: list[str]) -> None:
+    """Append the text of the block-level content of ``container``, one line per paragraph."""
+    stack = [iter(container)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+            continue
+        tag = child.tag
+        if tag == tags.p:
+            text, boxes = _paragraph(child, tags)
+            out.append(text)
+            if boxes:
+                stack.append(iter(boxes))
+        elif tag in tags.containers:
+            stack.append(iter(child))
+        elif tag == tags.alternate:
+            chosen = child.find(tags.choice)
+            if chosen is None:
+                chosen = child.find(tags.fallback)
+            if chosen is not None:
+                stack.append(iter(chosen))
+
+
+def _paragraph(p: etree._Element, tags: _Walk) -> tuple[str, list[etree._Element]]:
+    """A paragraph's text, and the text boxes anchored in it (read after it as blocks)."""
+    parts: list[str] = []
+    boxes: list[etree._Element] = []
+    stack = [iter(p)]
+    while stack:
+        el = next(stack[-1], None)
+        if el is None:
+            stack.pop()
+            continue
+        tag = el.tag
+        if tag == tags.t:
+            parts.append(el.text or "")
+        elif tag == tags.tab or tag == tags.ptab:
+            parts.append("\t")
+        elif tag in tags.breaks:
+            parts.append("\n")
+        elif tag == tags.hyphen:
+            parts.append("-")
+        elif tag == tags.txbx:
+            boxes.append(el)
+        elif isinstance(tag, str) and tag not in tags.skip:
+            stack.append(iter(el))
+    return "".join(parts), boxes
+
+
+def _notes(root: etree._Element, tags: _Walk, out: list[str]) -> None:
+    for note in root:
+        if note.tag in tags.notes and note.get(tags.note_type) in (None, "normal"):
+            _blocks(note, tags, out)

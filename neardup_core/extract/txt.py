@@ -1,0 +1,36 @@
+"""Plain text files: a bounded read, then :func:`~.encoding.decode_bytes`."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from .common import TooLarge, human_size
+from .encoding import Decoded, decode_bytes
+
+__all__ = ["read_txt"]
+
+
+def read_txt(path: str, *, max_bytes: int, encoding: str | None = None) -> Decoded:
+    """Decode the file at ``path`` with line endings normalised to ``\\n``.
+
+    At most ``max_bytes + 1`` bytes are read, so a file that grew since it was listed (or a
+    special file that never ends) cannot exhaust memory: one byte over the limit raises
+    :class:`TooLarge`. OSErrors propagate for the caller to classify.
+    """
+    with open(path, "rb") as f:
+        data = f.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            try:
+                size = os.fstat(f.fileno()).st_size
+            except OSError:
+                size = 0
+            limit = human_size(max_bytes)
+            if size > max_bytes:
+                raise TooLarge(f"{human_size(size)} is over the {limit} limit for text files")
+            raise TooLarge(f"it holds more than {limit}, the limit for text files")
+    decoded = decode_bytes(data, encoding=encoding)
+    text = decoded.text
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return dataclasses.replace(decoded, text=text)

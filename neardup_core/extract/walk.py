@@ -1,0 +1,241 @@
+"""Listing the files a scan reads: several roots, filters, and everything odd a disk can hold.
+
+The walk is depth-first with an explicit stack (any depth, no recursion limit) and
+deterministic: roots in the order given; in each folder its files by name, then its subfolders
+by name. Each file is yielded once however it is reached (overlapping roots, hard links,
+followed symlinks), keyed by (st_dev, st_ino). Folders are keyed the same way, which makes
+following symlinked folders loop-safe.
+
+Nothing is skipped silently: filtered files are counted in :class:`WalkStats`, and files the
+walk cannot use (too large, unlistable folder, vanished) become :class:`Problem` values passed
+to ``on_problem``.
+
+Names that are not valid UTF-8 arrive as ``str`` with surrogate escapes (PEP 383) and round
+trip through ``open()``; nothing here encodes them.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import stat
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from ..errors import OptionsError, PathError
+from ..models import Problem, ProblemKind, ScanOptions
+from ..progress import CancelToken
+from .common import human_size
+
+__all__ = ["FileEntry", "WalkStats", "check_roots", "walk"]
+
+#: Entries handled between two looks at the cancel token.
+CANCEL_EVERY = 256
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    path: str       # absolute, normalised; symlinks in it are not resolved
+    size: int
+    mtime_ns: int
+
+
+@dataclass
+class WalkStats:
+    files: int = 0              # yielded
+    skipped_hidden: int = 0     # hidden files and folders (a folder counts once)
+    skipped_excluded: int = 0   # matched an exclude pattern (a folder counts once)
+    skipped_small: int = 0      # under min_size, empty files included
+    skipped_type: int = 0       # suffix not included
+    duplicates: int = 0         # the same file reached a second time
+    skipped_symlinks: int = 0   # symlinks not followed, or dangling
+    problems: int = 0           # reported through on_problem
+
+
+def check_roots(roots: Sequence[str]) -> tuple[str, ...]:
+    """Absolute, normalised roots without repeats; :class:`PathError` for one that is unusable."""
+    if isinstance(roots, str):
+        roots = [roots]
+    if not roots:
+        raise OptionsError("roots", "at least one folder to scan is needed")
+    out: list[str] = []
+    for root in roots:
+        path = os.path.abspath(os.fspath(root))
+        if not os.path.exists(path):
+            raise PathError(path, "no such folder")
+        if not os.path.isdir(path):
+            raise PathError(path, "not a folder")
+        try:
+            with os.scandir(path) as it:
+                next(it, None)
+        except PermissionError:
+            raise PathError(path, "the folder cannot be read (permission denied)") from None
+        except OSError as exc:
+            raise PathError(path, f"the folder cannot be read ({exc.strerror or exc})") from None
+        if path not in out:
+            out.append(path)
+    return tuple(out)
+
+
+class _Excluder:
+    """Exclude globs (``*.bak``, ``node_modules``, ``*/drafts/*``, ``drafts/*``).
+
+    Matched without regard to case against an entry's name, its absolute path and its path
+    relative to the root, both with "/" separators. A matching folder is not entered, which is
+    how a pattern naming a folder excludes everything in it.
+    """
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        cleaned = [p.replace("\\", "/").rstrip("/").lower() for p in patterns if p.strip()]
+        self._re = (re.compile("|".join(fnmatch.translate(p) for p in cleaned if p))
+                    if any(cleaned) else None)
+
+    def __call__(self, name: str, path: str, root: str) -> bool:
+        if self._re is None:
+            return False
+        if self._re.match(name.lower()):
+            return True
+        slashed = path.replace(os.sep, "/") if os.sep != "/" else path
+        if self._re.match(slashed.lower()):
+            return True
+        relative = slashed[len(root.rstrip(os.sep)) + 1:] if path.startswith(root) else ""
+        return bool(relative) and self._re.match(relative.lower()) is not None
+
+
+def _is_hidden(entry: os.DirEntry[str]) -> bool:
+    if entry.name.startswith("."):
+        return True
+    if sys.platform == "win32":
+        try:
+            attrs = entry.stat(follow_symlinks=False).st_file_attributes
+        except OSError:
+            return False
+        return bool(attrs & stat.FILE_ATTRIBUTE_HIDDEN)
+    return False
+
+
+def walk(roots: Sequence[str], options: ScanOptions, *, cancel: CancelToken | None = None,
+         on_problem: Callable[[Problem], None] | None = None,
+         stats: WalkStats | None = None) -> Iterator[FileEntry]:
+    """Yield the files under ``roots`` that ``options`` selects; see the module docstring."""
+    checked = check_roots(roots)
+    st = stats if stats is not None else WalkStats()
+    suffixes = tuple(s.lower() for s in options.include)
+    excluded = _Excluder(options.exclude)
+    seen_files: set[tuple[int, int]] = set()
+    seen_dirs: set[tuple[int, int]] = set()
+    counter = 0
+
+    def problem(path: str, kind: ProblemKind, message: str) -> None:
+        st.problems += 1
+        if on_problem is not None:
+            on_problem(Problem(path, kind, message))
+
+    def listing(folder: str) -> list[os.DirEntry[str]] | None:
+        try:
+            with os.scandir(folder) as it:
+                return sorted(it, key=lambda e: e.name)
+        except FileNotFoundError:
+            problem(folder, ProblemKind.VANISHED, "the folder was deleted or moved during the "
+                                                  "scan")
+        except PermissionError:
+            problem(folder, ProblemKind.UNREADABLE, "the folder cannot be listed (permission "
+                                                    "denied)")
+        except OSError as exc:
+            problem(folder, ProblemKind.UNREADABLE,
+                    f"the folder cannot be listed ({exc.strerror or exc})")
+        return None
+
+    def enter(path: str) -> bool:
+        """Mark a folder as visited; False when it was already (loop or overlapping root)."""
+        try:
+            s = os.stat(path)
+        except OSError:
+            return True  # cannot tell; listing it will report what is wrong
+        key = (s.st_dev, s.st_ino)
+        if s.st_ino and key in seen_dirs:
+            return False
+        seen_dirs.add(key)
+        return True
+
+    for root in checked:
+        if not enter(root):
+            continue
+        stack: list[Iterator[str]] = [iter((root,))]
+        while stack:
+            folder = next(stack[-1], None)
+            if folder is None:
+                stack.pop()
+                continue
+            entries = listing(folder)
+            if entries is None:
+                continue
+            subfolders: list[str] = []
+            for entry in entries:
+                counter += 1
+                if cancel is not None and counter % CANCEL_EVERY == 0:
+                    cancel.raise_if_cancelled()
+                found = _classify(entry, root, options, suffixes, excluded, st, problem)
+                if found is None:
+                    continue
+                if isinstance(found, str):
+                    if options.recursive and enter(found):
+                        subfolders.append(found)
+                    continue
+                key, item = found
+                if key[1] and key in seen_files:
+                    st.duplicates += 1
+                    continue
+                seen_files.add(key)
+                st.files += 1
+                yield item
+            if subfolders:
+                stack.append(iter(subfolders))
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+
+
+def _classify(entry: os.DirEntry[str], root: str, options: ScanOptions, suffixes: tuple[str, ...],
+              excluded: _Excluder, st: WalkStats,
+              problem: Callable[[str, ProblemKind, str], None],
+              ) -> str | tuple[tuple[int, int], FileEntry] | None:
+    """A subfolder's path, a file's (identity, entry), or None when the entry is not used."""
+    path = entry.path
+    if not options.include_hidden and _is_hidden(entry):
+        st.skipped_hidden += 1
+        return None
+    if excluded(entry.name, path, root):
+        st.skipped_excluded += 1
+        return None
+    try:
+        is_link = entry.is_symlink()
+        if is_link and not options.follow_symlinks:
+            st.skipped_symlinks += 1
+            return None
+        if entry.is_dir():  # follows a symlink here only when follow_symlinks
+            return path
+        if not entry.is_file():
+            if is_link:  # dangling
+                st.skipped_symlinks += 1
+            return None  # sockets, fifos, devices: never documents
+        if not entry.name.lower().endswith(suffixes):
+            st.skipped_type += 1
+            return None
+        s = entry.stat()
+    except FileNotFoundError:
+        problem(path, ProblemKind.VANISHED, "the file was deleted or moved during the scan")
+        return None
+    except OSError as exc:
+        problem(path, ProblemKind.UNREADABLE,
+                f"the file cannot be read ({exc.strerror or exc})")
+        return None
+    if s.st_size > options.max_size:
+        problem(path, ProblemKind.TOO_LARGE, f"{human_size(s.st_size)} is over the "
+                                             f"{human_size(options.max_size)} size limit")
+        return None
+    if s.st_size < options.min_size:
+        st.skipped_small += 1
+        return None
+    return (s.st_dev, s.st_ino), FileEntry(path, s.st_size, s.st_mtime_ns)

@@ -1,0 +1,1 @@
+"""Dialogs: confirming file actions, preferences, and the error report shown instead of a crash."""

@@ -1,0 +1,153 @@
+"""The confirmation shown before any file is trashed or moved: it names every file.
+
+Fuzzy matches are not copies, so when any affected group is not exact the dialog says so in
+plain words before the button (a complaint users of duplicate finders raise again and again).
+Cancel is the default button.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from neardup_core.actions import ActionPlan
+from neardup_core.models import ScanResult
+
+from ..widgets.icons import icon
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmation:
+    allow_changed: bool  # the user also confirmed the files that changed since the scan
+
+
+def similar_not_identical(plan: ActionPlan, result: ScanResult) -> bool:
+    """Whether any file in the plan belongs to a group whose members differ in text."""
+    docs = {it.doc for it in plan.items}
+    return any(not g.exact and any(m.doc in docs for m in g.members) for g in result.groups)
+
+
+class ConfirmActionDialog(QDialog):
+    def __init__(self, plan: ActionPlan, result: ScanResult, log_path: str,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plan = plan
+        trash = plan.action == "trash"
+        self.setWindowTitle(self.tr("Move to trash") if trash else self.tr("Move to folder"))
+        self.resize(760, 460)
+
+        n = len(plan.items)
+        heading = QLabel(
+            self.tr("Send these {n} files to the trash?").format(n=n) if trash else
+            self.tr("Move these {n} files to {folder}?").format(n=n, folder=plan.destination))
+        f = heading.font()
+        f.setPointSizeF(f.pointSizeF() * 1.15)
+        f.setBold(True)
+        heading.setFont(f)
+        heading.setWordWrap(True)
+
+        lay = QVBoxLayout(self)
+        lay.addWidget(heading)
+
+        self.fuzzy_warning: QLabel | None = None
+        if trash and similar_not_identical(plan, result):
+            box = QHBoxLayout()
+            sign = QLabel()
+            sign.setPixmap(icon("warning", "#b45f06").pixmap(28, 28))
+            self.fuzzy_warning = QLabel(self.tr(
+                "<b>These files are similar, not identical.</b> What goes to the trash differs "
+                "from the copy that stays. Compare them before you continue."))
+            self.fuzzy_warning.setWordWrap(True)
+            self.fuzzy_warning.setStyleSheet("color: #8a4500;")
+            box.addWidget(sign, 0, Qt.AlignmentFlag.AlignTop)
+            box.addWidget(self.fuzzy_warning, 1)
+            lay.addLayout(box)
+
+        self.files = QTreeWidget()
+        self.files.setRootIsDecorated(False)
+        self.files.setUniformRowHeights(True)
+        self.files.setHeaderLabels([self.tr("File"), self.tr("Folder"), self.tr("Note")])
+        for it in plan.items:
+            note = it.reason or ""
+            if not trash and it.target and os.path.basename(it.target) != os.path.basename(it.path):
+                note = self.tr("renamed to {name}").format(name=os.path.basename(it.target))
+            row = QTreeWidgetItem([os.path.basename(it.path), os.path.dirname(it.path), note])
+            row.setToolTip(0, it.path)
+            if it.changed:
+                row.setForeground(2, Qt.GlobalColor.darkRed)
+            self.files.addTopLevelItem(row)
+        header = self.files.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        lay.addWidget(self.files, 3)
+
+        if plan.refused:
+            lay.addWidget(QLabel(self.tr("These stay where they are:")))
+            self.refused = QTreeWidget()
+            self.refused.setRootIsDecorated(False)
+            self.refused.setHeaderLabels([self.tr("File"), self.tr("Why")])
+            for r in plan.refused:
+                row = QTreeWidgetItem([os.path.basename(r.path), r.reason])
+                row.setToolTip(0, r.path)
+                self.refused.addTopLevelItem(row)
+            self.refused.header().setSectionResizeMode(
+                0, QHeaderView.ResizeMode.ResizeToContents)
+            lay.addWidget(self.refused, 1)
+
+        if plan.warnings:
+            notes = QLabel("\n".join(f"• {w}" for w in plan.warnings))
+            notes.setWordWrap(True)
+            notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            lay.addWidget(notes)
+
+        self.include_changed = QCheckBox(self.tr(
+            "Also act on the {n} files that changed since the scan").format(n=len(plan.changed)))
+        self.include_changed.setVisible(bool(plan.changed))
+        lay.addWidget(self.include_changed)
+
+        log_label = QLabel(self.tr("Every file acted on is recorded in {log}").format(
+            log=log_path))
+        log_label.setWordWrap(True)
+        log_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        log_label.setEnabled(False)
+        lay.addWidget(log_label)
+
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.ok_button = buttons.addButton(
+            self.tr("Move to trash") if trash else self.tr("Move"),
+            QDialogButtonBox.ButtonRole.AcceptRole)
+        self.ok_button.setIcon(icon("trash" if trash else "move"))
+        self.ok_button.setEnabled(bool(plan.items))
+        cancel = buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        cancel.setDefault(True)
+        cancel.setFocus()
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+
+    def confirmation(self) -> Confirmation:
+        return Confirmation(allow_changed=self.include_changed.isChecked())
+
+
+def confirm_plan(parent: QWidget | None, plan: ActionPlan, result: ScanResult,
+                 log_path: str) -> Confirmation | None:
+    """Ask the user; None means "do nothing"."""
+    dialog = ConfirmActionDialog(plan, result, log_path, parent)
+    accepted = dialog.exec() == QDialog.DialogCode.Accepted
+    conf = dialog.confirmation() if accepted else None
+    dialog.deleteLater()
+    return conf

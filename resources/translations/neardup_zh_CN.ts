@@ -1,0 +1,1217 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>ConfirmActionDialog</name>
+    <message>
+        <location filename="../../app/dialogs/confirm.py" line="+50"/>
+        <location line="+81"/>
+        <source>Move to trash</source>
+        <translation>移到回收站</translation>
+    </message>
+    <message>
+        <location line="-81"/>
+        <source>Move to folder</source>
+        <translation>移到文件夹</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Send these {n} files to the trash?</source>
+        <translation>要将这 {n} 个文件移到回收站吗？</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Move these {n} files to {folder}?</source>
+        <translation>要将这 {n} 个文件移到 {folder} 吗？</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>&lt;b&gt;These files are similar, not identical.&lt;/b&gt; What goes to the trash differs from the copy that stays. Compare them before you continue.</source>
+        <translation>&lt;b&gt;这些文件只是相似，并不完全相同。&lt;/b&gt;移到回收站的文件与保留的副本内容有差异。继续之前请先对比。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <location line="+19"/>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <location line="-19"/>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Note</source>
+        <translation>说明</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>renamed to {name}</source>
+        <translation>重命名为 {name}</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>These stay where they are:</source>
+        <translation>以下文件保持不动：</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Also act on the {n} files that changed since the scan</source>
+        <translation>同时处理扫描后被修改过的 {n} 个文件</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Every file acted on is recorded in {log}</source>
+        <translation>每个被处理的文件都会记录在 {log}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Move</source>
+        <translation>移动</translation>
+    </message>
+</context>
+<context>
+    <name>DiffView</name>
+    <message>
+        <location filename="../../app/widgets/diff_view.py" line="+967"/>
+        <source>Previous change</source>
+        <translation>上一处差异</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Next change</source>
+        <translation>下一处差异</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Wrap lines</source>
+        <translation>自动换行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Wrap long lines; rows stay aligned</source>
+        <translation>长行自动换行，左右行保持对齐</translation>
+    </message>
+    <message>
+        <location line="+65"/>
+        <source>Showing the first {n} lines of each text; the rest was not compared.</source>
+        <translation>仅显示每个文本的前 {n} 行，其余部分未比较。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Some long changed lines are marked as a whole, without detail.</source>
+        <translation>部分较长的改动行整行标出，不显示细节。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{c} changed · {d} only left · {a} only right</source>
+        <translation>{c} 处修改 · {d} 处仅左侧有 · {a} 处仅右侧有</translation>
+    </message>
+    <message>
+        <location line="+111"/>
+        <source>No differences</source>
+        <translation>没有差异</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{n} changes</source>
+        <translation>{n} 处差异</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>change {i} of {n}</source>
+        <translation>第 {i} 处，共 {n} 处</translation>
+    </message>
+</context>
+<context>
+    <name>ErrorDialog</name>
+    <message>
+        <location filename="../../app/dialogs/error_dialog.py" line="+22"/>
+        <source>Unexpected error</source>
+        <translation>意外错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>neardup ran into an unexpected problem and stopped what it was doing. No file was changed by this error.</source>
+        <translation>neardup 遇到意外问题，已停止当前操作。此错误没有改动任何文件。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Show details</source>
+        <translation>显示详细信息</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>The details were written to {log}</source>
+        <translation>详细信息已写入 {log}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Copy details</source>
+        <translation>复制详细信息</translation>
+    </message>
+</context>
+<context>
+    <name>FolderList</name>
+    <message>
+        <location filename="../../app/widgets/scan_panel.py" line="+61"/>
+        <source>Add…</source>
+        <translation>添加…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location line="+39"/>
+        <source>{path}
+This folder does not exist</source>
+        <translation>{path}
+此文件夹不存在</translation>
+    </message>
+</context>
+<context>
+    <name>HistogramWidget</name>
+    <message>
+        <location filename="../../app/widgets/histogram.py" line="+40"/>
+        <source>How many pairs of files score at each similarity. Pairs right of the red line are grouped. Click to move it.</source>
+        <translation>各相似度上的文件对数量。红线右侧的文件对会被分组。点击图表可移动红线。</translation>
+    </message>
+    <message>
+        <location line="+121"/>
+        <source>log scale</source>
+        <translation>对数刻度</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>No pairs yet: scan some folders</source>
+        <translation>还没有文件对：请先扫描文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No similar pairs above the floor</source>
+        <translation>下限以上没有相似的文件对</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>+ {n} exact-copy pairs</source>
+        <translation>另有 {n} 对完全相同的副本</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../../app/main_window.py" line="+180"/>
+        <source>Filter by name or folder…</source>
+        <translation>按文件名或文件夹筛选…</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Groups</source>
+        <translation>分组</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+343"/>
+        <source>Problems</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <location line="-293"/>
+        <source>Start scan</source>
+        <translation>开始扫描</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Scan the folders for near-duplicates</source>
+        <translation>扫描文件夹，查找近似重复的文档</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cancel scan</source>
+        <translation>取消扫描</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop the scan and keep what was found so far</source>
+        <translation>停止扫描并保留已找到的结果</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open results…</source>
+        <translation>打开结果…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Save results…</source>
+        <translation>保存结果…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Export as CSV…</source>
+        <translation>导出为 CSV…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Export as JSON…</source>
+        <translation>导出为 JSON…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Export as HTML…</source>
+        <translation>导出为 HTML…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Mark / unmark</source>
+        <translation>标记/取消标记</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Mark or unmark the selected files (Space)</source>
+        <translation>标记或取消标记所选文件（空格键）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Mark all but reference</source>
+        <translation>标记除基准外的全部文件</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Mark every file except each group&apos;s reference</source>
+        <translation>标记每组中除基准文件以外的所有文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Mark all but reference in selected groups</source>
+        <translation>在所选分组中标记除基准外的文件</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Mark in folder…</source>
+        <translation>标记某文件夹中的文件…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Unmark all</source>
+        <translation>全部取消标记</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Open file</source>
+        <translation>打开文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reveal in folder</source>
+        <translation>在文件夹中显示</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compare two selected</source>
+        <translation>比较所选的两个文件</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Show the differences between the two selected files</source>
+        <translation>显示所选两个文件之间的差异</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Make reference</source>
+        <translation>设为基准</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Keep this file: it becomes its group&apos;s reference</source>
+        <translation>保留此文件：将其设为所在分组的基准</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ignore pair</source>
+        <translation>忽略这一对</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>This file and its reference are not duplicates</source>
+        <translation>此文件与其基准文件不算重复</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ignore group</source>
+        <translation>忽略整组</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>None of the files in this group are duplicates</source>
+        <translation>此分组中的文件互不重复</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Move to trash…</source>
+        <translation>移到回收站…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Send the marked files to the trash (asks first)</source>
+        <translation>将已标记的文件移到回收站（会先确认）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Move to folder…</source>
+        <translation>移到文件夹…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Move the marked files into a folder (asks first)</source>
+        <translation>将已标记的文件移到某个文件夹（会先确认）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Scan set-up panel</source>
+        <translation>扫描设置面板</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Preferences…</source>
+        <translation>首选项…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Open the action log folder</source>
+        <translation>打开操作日志所在文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+668"/>
+        <source>About neardup</source>
+        <translation>关于 neardup</translation>
+    </message>
+    <message>
+        <location line="-661"/>
+        <source>Main</source>
+        <translation>主工具栏</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>&amp;Scan</source>
+        <translation>扫描(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&amp;Mark</source>
+        <translation>标记(&amp;M)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>&amp;Actions</source>
+        <translation>操作(&amp;A)</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <location line="+63"/>
+        <source>Added {n} folders</source>
+        <translation>已添加 {n} 个文件夹</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Nothing to scan</source>
+        <translation>没有可扫描的内容</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Add at least one folder to scan: use “Add…” or drop folders on the window.</source>
+        <translation>请至少添加一个要扫描的文件夹：点击“添加…”，或把文件夹拖放到窗口上。</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Scanning…</source>
+        <translation>正在扫描…</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Scan cancelled — showing what was found so far.</source>
+        <translation>扫描已取消——显示目前已找到的结果。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The scan was cut short — showing what was found so far.</source>
+        <translation>扫描未能完成——显示目前已找到的结果。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Scan finished in {s} s</source>
+        <translation>扫描完成，用时 {s} 秒</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>The scan failed: {err}</source>
+        <translation>扫描失败：{err}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Cannot start the scan</source>
+        <translation>无法开始扫描</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The option “{option}” is not valid: {message}</source>
+        <translation>选项“{option}”无效：{message}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Folder not found</source>
+        <translation>找不到文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>This folder does not exist or is not a folder:
+{path}</source>
+        <translation>此文件夹不存在，或者不是文件夹：
+{path}</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>Problems ({n})</source>
+        <translation>问题 ({n})</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>No results yet</source>
+        <translation>尚无结果</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Files scanned: {files}  ·  Groups: {groups}  ·  Duplicates: {dupes}  ·  Marked: {marked}  ·  Problems: {problems}</source>
+        <translation>已扫描文件：{files}  ·  分组：{groups}  ·  重复：{dupes}  ·  已标记：{marked}  ·  问题：{problems}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{groups} groups, {dupes} duplicates at {t}</source>
+        <translation>阈值 {t} 时：{groups} 个分组，{dupes} 个重复文件</translation>
+    </message>
+    <message>
+        <location line="+101"/>
+        <source>Select exactly two files to compare</source>
+        <translation>请恰好选择两个文件进行比较</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>Mark the duplicates inside this folder</source>
+        <translation>标记此文件夹中的重复文件</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Marked {n} files in {folder}</source>
+        <translation>已在 {folder} 中标记 {n} 个文件</translation>
+    </message>
+    <message>
+        <location line="+66"/>
+        <source>Nothing marked</source>
+        <translation>没有标记任何文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Mark the files first: tick their boxes, press Space, or use the Mark menu.</source>
+        <translation>请先标记文件：勾选复选框、按空格键，或使用“标记”菜单。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Move the marked files into</source>
+        <translation>将已标记的文件移到</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Cannot do that</source>
+        <translation>无法执行此操作</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Nothing to do</source>
+        <translation>无需处理</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>None of the marked files can be acted on:
+{why}</source>
+        <translation>已标记的文件都不能处理：
+{why}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Nothing was changed</source>
+        <translation>没有做任何改动</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Moving files…</source>
+        <translation>正在移动文件…</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>{n} files done. Log: {log}</source>
+        <translation>已处理 {n} 个文件。日志：{log}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Some files were not changed</source>
+        <translation>部分文件未被处理</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{done} done, {failed} failed, {skipped} skipped.</source>
+        <translation>完成 {done} 个，失败 {failed} 个，跳过 {skipped} 个。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>The file action failed: {err}</source>
+        <translation>文件操作失败：{err}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>CSV spreadsheet (*.csv)</source>
+        <translation>CSV 表格 (*.csv)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>HTML report (*.html)</source>
+        <translation>HTML 报告 (*.html)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Export results</source>
+        <translation>导出结果</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Exporting…</source>
+        <translation>正在导出…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Exported to {path}</source>
+        <translation>已导出到 {path}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Save results</source>
+        <translation>保存结果</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>neardup results (*{suffix})</source>
+        <translation>neardup 结果 (*{suffix})</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Saving…</source>
+        <translation>正在保存…</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Saved to {path}</source>
+        <translation>已保存到 {path}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Open results</source>
+        <translation>打开结果</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>neardup results (*{suffix});;All files (*)</source>
+        <translation>neardup 结果 (*{suffix});;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Opening…</source>
+        <translation>正在打开…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Results loaded from {path}. Files may have changed since that scan.</source>
+        <translation>结果已从 {path} 载入。自那次扫描以来，文件可能已有变化。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Opened {path}</source>
+        <translation>已打开 {path}</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Could not read or write the file</source>
+        <translation>无法读取或写入文件</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>&lt;h3&gt;neardup {v}&lt;/h3&gt;&lt;p&gt;Finds near-duplicate documents — plain text in any encoding and Word files — in Chinese and English alike.&lt;/p&gt;&lt;p&gt;Action log: {log}&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;neardup {v}&lt;/h3&gt;&lt;p&gt;查找近似重复的文档——任意编码的纯文本文件和 Word 文件，中文与英文同样支持。&lt;/p&gt;&lt;p&gt;操作日志：{log}&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>PreferencesDialog</name>
+    <message>
+        <location filename="../../app/dialogs/preferences.py" line="+24"/>
+        <source>Preferences</source>
+        <translation>首选项</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>A new language takes effect when neardup is started again.</source>
+        <translation>新的界面语言将在重新启动 neardup 后生效。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Settings: {settings}
+Action log: {log}</source>
+        <translation>设置文件：{settings}
+操作日志：{log}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Language:</source>
+        <translation>界面语言：</translation>
+    </message>
+</context>
+<context>
+    <name>PreviewPane</name>
+    <message>
+        <location filename="../../app/widgets/preview.py" line="+31"/>
+        <source>Select a file to compare it with its group&apos;s reference, or select two files and choose “Compare two selected”.</source>
+        <translation>选择一个文件，将其与所在分组的基准文件对比；或选择两个文件，然后点击“比较所选的两个文件”。</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>Reading {a} and {b}…</source>
+        <translation>正在读取 {a} 和 {b}…</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Similarity {p}</source>
+        <translation>相似度 {p}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>SimHash distance {d} of 64 bits</source>
+        <translation>SimHash 距离 {d}/64 位</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Jaccard estimate {j}</source>
+        <translation>Jaccard 估计值 {j}</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>could not read</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Could not read the files: {err}</source>
+        <translation>无法读取文件：{err}</translation>
+    </message>
+</context>
+<context>
+    <name>ProblemKind</name>
+    <message>
+        <location filename="../../app/models/problems_model.py" line="+23"/>
+        <source>Unreadable</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Vanished</source>
+        <translation>已消失</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Not text</source>
+        <translation>不是文本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Encoding</source>
+        <translation>编码问题</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Damaged</source>
+        <translation>已损坏</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Encrypted</source>
+        <translation>已加密</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Unsupported</source>
+        <translation>不支持</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Too large</source>
+        <translation>文件过大</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No text</source>
+        <translation>没有文本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Lost</source>
+        <translation>处理中断</translation>
+    </message>
+</context>
+<context>
+    <name>ProblemsModel</name>
+    <message>
+        <location line="+14"/>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Problem</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+</context>
+<context>
+    <name>ProgressPanel</name>
+    <message>
+        <location filename="../../app/widgets/progress_panel.py" line="+39"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop the scan and show what was found so far</source>
+        <translation>停止扫描并显示目前已找到的结果</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>{done} / {total} files</source>
+        <translation>{done} / {total} 个文件</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>{done} files found</source>
+        <translation>已找到 {done} 个文件</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>about {t} left</source>
+        <translation>约剩 {t}</translation>
+    </message>
+</context>
+<context>
+    <name>ResultsModel</name>
+    <message>
+        <location filename="../../app/models/results_model.py" line="+100"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Modified</source>
+        <translation>修改时间</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Format / encoding</source>
+        <translation>格式 / 编码</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Similarity</source>
+        <translation>相似度</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>SimHash distance</source>
+        <translation>SimHash 距离</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>For a group: the space its duplicates take</source>
+        <translation>分组行：该组重复文件占用的空间</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>File format, and for text files the encoding it was decoded with</source>
+        <translation>文件格式；文本文件还显示解码所用的编码</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Estimated share of shared text (Jaccard) with the group&apos;s reference</source>
+        <translation>与分组基准文件共有文本的估计比例（Jaccard）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Bits that differ between the 64-bit SimHash fingerprints (0 = same text)</source>
+        <translation>两个 64 位 SimHash 指纹之间不同的位数（0 表示文本相同）</translation>
+    </message>
+    <message>
+        <location line="+244"/>
+        <source>Group {id} · {n} files</source>
+        <translation>第 {id} 组 · {n} 个文件</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>same text</source>
+        <translation>文本相同</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>≥ {p}</source>
+        <translation>≥ {p}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Every file in this group has the same text</source>
+        <translation>此分组中所有文件的文本完全相同</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The weakest link holding this group together scores {p}</source>
+        <translation>维系此分组的最弱一环的相似度为 {p}</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>reference</source>
+        <translation>基准</translation>
+    </message>
+    <message>
+        <location line="+34"/>
+        <source>Word document</source>
+        <translation>Word 文档</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Decoded as {enc} (detector confidence {conf})</source>
+        <translation>按 {enc} 解码（检测置信度 {conf}）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{n} characters could not be decoded and were replaced</source>
+        <translation>有 {n} 个字符无法解码，已被替换</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The reference: the copy to keep. Others are compared with it.</source>
+        <translation>基准：要保留的副本，其他文件都与它比较。</translation>
+    </message>
+</context>
+<context>
+    <name>ScanPanel</name>
+    <message>
+        <location filename="../../app/widgets/scan_panel.py" line="+26"/>
+        <source>Add a folder to scan</source>
+        <translation>添加要扫描的文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Folders to scan. You can also drop folders on the window.</source>
+        <translation>要扫描的文件夹。也可以把文件夹拖放到窗口上。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Add a reference folder</source>
+        <translation>添加基准文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Files in these folders are always kept: they become their group&apos;s reference</source>
+        <translation>这些文件夹中的文件总会被保留：它们将成为所在分组的基准</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Text (.txt)</source>
+        <translation>文本 (.txt)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Word (.docx)</source>
+        <translation>Word (.docx)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Markdown (.md)</source>
+        <translation>Markdown (.md)</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Include subfolders</source>
+        <translation>包括子文件夹</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>e.g. *.bak; ~$*; */node_modules/*</source>
+        <translation>例如 *.bak; ~$*; */node_modules/*</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Glob patterns matched against the file name or path, separated by semicolons</source>
+        <translation>与文件名或路径匹配的通配符模式，用分号分隔</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Both (recommended)</source>
+        <translation>两者结合（推荐）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MinHash</source>
+        <translation>MinHash</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>SimHash</source>
+        <translation>SimHash</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>MinHash estimates shared text precisely; SimHash is faster on very large collections; Both finds candidates with each and scores with MinHash</source>
+        <translation>MinHash 能精确估计共有文本；SimHash 在海量文件上更快；两者结合会用两种方法查找候选对，并用 MinHash 打分</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Connected</source>
+        <translation>连通</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Strict</source>
+        <translation>严格</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Connected: chains of similar files form one group. Strict: every member is similar to the group&apos;s reference</source>
+        <translation>连通：相似文件串成的链归为一组。严格：组内每个文件都与该组基准相似</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Start scan</source>
+        <translation>开始扫描</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Folders to scan</source>
+        <translation>要扫描的文件夹</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Reference folders (files there are kept)</source>
+        <translation>基准文件夹（其中的文件会被保留）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>What to compare</source>
+        <translation>比较内容</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>File types:</source>
+        <translation>文件类型：</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Exclude:</source>
+        <translation>排除：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Method:</source>
+        <translation>方法：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Grouping:</source>
+        <translation>分组方式：</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Tip: drop folders anywhere on the window to add them.</source>
+        <translation>提示：把文件夹拖放到窗口任意位置即可添加。</translation>
+    </message>
+</context>
+<context>
+    <name>Stage</name>
+    <message>
+        <location filename="../../app/widgets/progress_panel.py" line="-67"/>
+        <source>Listing files</source>
+        <translation>正在列出文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reading and fingerprinting</source>
+        <translation>正在读取并计算指纹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Finding similar pairs</source>
+        <translation>正在查找相似文件对</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Grouping</source>
+        <translation>正在分组</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+</context>
+<context>
+    <name>ThresholdPanel</name>
+    <message>
+        <location filename="../../app/widgets/threshold_panel.py" line="+42"/>
+        <source>Similarity threshold</source>
+        <translation>相似度阈值</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Files whose similarity is at least this are grouped</source>
+        <translation>相似度不低于此值的文件会被分为一组</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Connected</source>
+        <translation>连通</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Strict</source>
+        <translation>严格</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A file joins a group when it is similar to any member (chains of similar files form one group)</source>
+        <translation>文件与组内任一成员相似即加入该组（相似文件串成的链归为一组）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>A file joins a group only when it is similar to the group&apos;s reference</source>
+        <translation>文件只有与该组的基准相似才会加入该组</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>How pairs above the threshold form groups</source>
+        <translation>阈值以上的文件对如何组成分组</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Log scale</source>
+        <translation>对数刻度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Show the histogram&apos;s counts on a logarithmic scale</source>
+        <translation>直方图的数量用对数刻度显示</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Grouping:</source>
+        <translation>分组方式：</translation>
+    </message>
+</context>
+<context>
+    <name>_ChangeMap</name>
+    <message>
+        <location filename="../../app/widgets/diff_view.py" line="-368"/>
+        <source>Changes in the whole text; click to go there</source>
+        <translation>全文中的差异位置；点击可跳转</translation>
+    </message>
+</context>
+<context>
+    <name>_DiffCanvas</name>
+    <message>
+        <location line="-50"/>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Select all on the left</source>
+        <translation>全选左侧</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Select all on the right</source>
+        <translation>全选右侧</translation>
+    </message>
+</context>
+</TS>

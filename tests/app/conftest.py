@@ -1,0 +1,18 @@
+"""App tests run offscreen: the platform is chosen before anything imports Qt."""
+
+from __future__ import annotations
+
+import os
+
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+
+import pytest
+
+from app.settings import Settings
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    """Settings in a throw-away INI file, never the user's."""
+    return Settings.from_file(str(tmp_path / "settings.ini"))

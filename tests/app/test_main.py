@@ -1,0 +1,101 @@
+"""Start-up: arguments, the error hook, and the translations."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QTranslator
+from PySide6.QtWidgets import QApplication
+
+import app.__main__ as entry
+from app import i18n
+from app.dialogs.error_dialog import ErrorDialog
+from app.dialogs.preferences import PreferencesDialog
+from app.main_window import MainWindow
+
+
+def test_parse_args():
+    args = entry.parse_args(["/a", "/b", "--settings", "x.ini"])
+    assert args.paths == ["/a", "/b"] and args.settings == "x.ini"
+
+
+def test_main_prefills_folders_and_runs(qtbot, tmp_path, monkeypatch):
+    shown: list[MainWindow] = []
+    monkeypatch.setattr(MainWindow, "show", lambda self: shown.append(self))
+    monkeypatch.setattr(QApplication, "exec", lambda self=None: 0)
+    monkeypatch.setattr(entry, "setup_logging", lambda: None)
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)   # restored after the test
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    assert entry.main([str(folder), "--settings", str(tmp_path / "s.ini")]) == 0
+    assert shown[0].scan_panel.folders.folders() == [str(folder)]
+    assert sys.excepthook is entry.excepthook
+    qtbot.addWidget(shown[0])
+
+
+def test_excepthook_logs_and_shows_a_dialog(qtbot, monkeypatch, caplog):
+    shown: list[str] = []
+    monkeypatch.setattr(ErrorDialog, "exec", lambda self: shown.append(self.details.toPlainText())
+                        or 0)
+    try:
+        raise ValueError("something broke")
+    except ValueError:
+        entry.excepthook(*sys.exc_info())
+    assert shown and "something broke" in shown[0]
+    assert "something broke" in caplog.text
+
+
+def test_pick_language_follows_the_system_unless_set():
+    assert i18n.pick_language("", ["zh-Hans-CN", "en-US"]) == "zh_CN"
+    assert i18n.pick_language("", ["zh-TW"]) == "zh_CN"
+    assert i18n.pick_language("", ["de-DE", "en-GB"]) == "en"
+    assert i18n.pick_language("", ["fr-FR"]) == "en"
+    assert i18n.pick_language("en", ["zh-CN"]) == "en"
+    assert i18n.pick_language("zh_CN", ["en-US"]) == "zh_CN"
+
+
+@pytest.fixture
+def chinese(qapp):
+    translators = i18n.install_translators(qapp, "zh_CN")
+    yield translators
+    for t in translators:
+        qapp.removeTranslator(t)
+    from PySide6.QtCore import QLocale
+
+    QLocale.setDefault(QLocale.system())
+
+
+def test_the_chinese_translation_loads_and_translates(chinese, qtbot, settings):
+    assert chinese, "neardup_zh_CN.qm was not found or did not load"
+    assert QCoreApplication.translate("MainWindow", "Start scan") == "开始扫描"
+    assert QCoreApplication.translate("Stage", "Finding similar pairs") != "Finding similar pairs"
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    assert w.act_trash.text() == "移到回收站…"
+    assert w.model.headerData(0, __import__("PySide6.QtCore").QtCore.Qt.Orientation.Horizontal) \
+        == "名称"
+
+
+def test_every_message_is_translated():
+    import xml.etree.ElementTree as ET
+
+    tree = ET.parse(i18n.resource_path("translations", "neardup_zh_CN.ts"))
+    missing = [m.findtext("source") for m in tree.iter("message")
+               if (m.find("translation").get("type") in ("unfinished",)
+                   or not (m.findtext("translation") or "").strip())
+               and m.find("translation").get("type") not in ("obsolete", "vanished")]
+    assert missing == []
+
+
+def test_qt_ships_its_own_chinese_strings():
+    qt = QTranslator()
+    assert qt.load("qtbase_zh_CN", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath))
+
+
+def test_preferences_store_the_language(qtbot, settings, monkeypatch):
+    d = PreferencesDialog(settings, "/tmp/actions.log")
+    qtbot.addWidget(d)
+    d.language.setCurrentIndex(d.language.findData("zh_CN"))
+    d.accept()
+    assert settings.language == "zh_CN"

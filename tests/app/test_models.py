@@ -1,0 +1,207 @@
+"""The group tree, its proxy and the problems table, driven directly (no window)."""
+
+from __future__ import annotations
+
+import time
+
+import _app_factory as factory
+import pytest
+from PySide6.QtCore import QModelIndex, Qt
+
+from app.models import Col, ProblemsModel, ResultsModel, Role
+from app.models.presentation import (
+    EtaEstimator,
+    format_eta,
+    format_percent,
+    format_size,
+    is_inside,
+)
+from neardup_core.models import Problem, ProblemKind
+
+FILES = {
+    "notes/report.txt": "quarterly report text",
+    "backup/report copy.txt": "quarterly report text",      # exact copy of the first
+    "drafts/report-v2.txt": "quarterly report text, edited",
+    "other/plan.txt": "project plan",
+    "other/plan-old.txt": "project plan (old)",
+    "alone.txt": "nothing like it",
+}
+NEAR = [("notes/report.txt", "drafts/report-v2.txt", 0.8),
+        ("other/plan.txt", "other/plan-old.txt", 0.65)]
+
+
+@pytest.fixture
+def result(tmp_path):
+    return factory.on_disk(tmp_path, FILES, NEAR)
+
+
+def names(model: ResultsModel, row: int) -> list[str]:
+    parent = model.index(row, 0)
+    return [model.index(r, Col.NAME, parent).data() for r in range(model.rowCount(parent))]
+
+
+def test_presentation_helpers():
+    assert format_size(900) == "900 B"
+    assert format_size(12_700) == "12.4 KB"
+    assert format_size(3 * 1024 * 1024) == "3.00 MB"
+    assert format_percent(1.0) == "100%"
+    assert format_percent(0.875) == "87.5%"
+    assert format_percent(None) == ""
+    assert format_eta(42) == "42 s"
+    assert format_eta(200) == "3 min 20 s"
+    assert format_eta(3 * 3600 + 300) == "3 h 05 min"
+    assert is_inside("/a/b/c.txt", "/a/b")
+    assert not is_inside("/a/bc/c.txt", "/a/b")
+
+
+def test_eta_estimator_uses_the_current_stage_rate():
+    eta = EtaEstimator()
+    assert eta.update("read", 0, 100, 0.0) is None
+    assert eta.update("read", 50, 100, 5.0) == pytest.approx(5.0)
+    assert eta.update("pairs", 0, 10, 6.0) is None  # a new stage starts over
+
+
+def test_models_pass_qt_model_tester(qtmodeltester, result):
+    model = ResultsModel()
+    model.set_result(result)
+    qtmodeltester.check(model, force_py=True)
+    # the tester stays connected: every change below is checked as it happens
+    model.sort(Col.SIZE, Qt.SortOrder.DescendingOrder)
+    model.set_text_filter("plan")
+    model.mark_all_but_reference()
+    model.set_text_filter("")
+    model.sort(Col.NAME, Qt.SortOrder.AscendingOrder)
+    model.set_result(result.regroup(threshold=0.7))
+    model.unmark_all()
+    problems = ProblemsModel()
+    problems.set_problems((Problem("/x/a.docx", ProblemKind.CORRUPT, "bad zip"),))
+    qtmodeltester.check(problems, force_py=True)
+
+
+def test_tree_shows_groups_with_reference_first(result):
+    model = ResultsModel()
+    model.set_result(result)
+    assert model.rowCount() == 2
+    report = names(model, 0)
+    assert report[0] == "report.txt"           # the original, not the copy, is the reference
+    assert set(report) == {"report.txt", "report copy.txt", "report-v2.txt"}
+    parent = model.index(0, 0)
+    ref = model.index(0, Col.NAME, parent)
+    assert ref.data(Role.IS_REFERENCE) is True
+    assert ref.data(Qt.ItemDataRole.FontRole).bold()
+    assert not model.flags(ref) & Qt.ItemFlag.ItemIsUserCheckable   # never marked
+    assert model.index(0, Col.SIMILARITY, parent).data() == "reference"
+    dup = model.index(2, Col.SIMILARITY, parent)
+    assert dup.data() in ("80%", "100%")
+    assert model.index(0, Col.NAME).data().startswith("Group 1")
+    assert model.index(0, Col.FORMAT, parent).data() == "txt · utf-8"
+
+
+def test_marking_by_checkbox_and_helpers(result, qtbot):
+    model = ResultsModel()
+    model.set_result(result)
+    parent = model.index(0, 0)
+    dup = model.index(1, Col.NAME, parent)
+    with qtbot.waitSignal(model.marksChanged):
+        assert model.setData(dup, Qt.CheckState.Checked.value, Qt.ItemDataRole.CheckStateRole)
+    assert dup.data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked
+    assert model.marked_count() == 1
+    # the reference refuses a mark
+    assert not model.setData(model.index(0, 0, parent), Qt.CheckState.Checked.value,
+                             Qt.ItemDataRole.CheckStateRole)
+    model.unmark_all()
+    assert model.marked_count() == 0
+    model.mark_all_but_reference()
+    assert model.marked_count() == 3
+    model.unmark_all()
+    model.mark_all_but_reference([1])
+    assert model.marked_count() == 1
+    model.unmark_all()
+    folder = str(result.documents[0].folder).replace("notes", "backup")
+    assert model.mark_in_folder(folder) == 1
+    marked = [result.documents[d].name for d in model.marked_docs()]
+    assert marked == ["report copy.txt"]
+    model.toggle(model.marked_docs())
+    assert model.marked_count() == 0
+
+
+def test_marks_survive_a_regroup_and_drop_when_ungrouped(result):
+    model = ResultsModel()
+    model.set_result(result)
+    model.mark_all_but_reference()
+    assert model.marked_count() == 3
+    model.set_result(result.regroup(threshold=0.7))   # the plan pair (0.65) falls apart
+    assert model.rowCount() == 1
+    assert model.marked_count() == 2
+
+
+def test_filter_keeps_whole_groups_and_sort_keeps_reference_on_top(result):
+    model = ResultsModel()
+    model.set_result(result)
+    model.set_text_filter("v2")
+    assert model.rowCount() == 1
+    assert model.rowCount(model.index(0, 0)) == 3     # the whole group stays for context
+    model.set_text_filter("")
+    assert model.rowCount() == 2
+    for col in Col:
+        for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+            model.sort(col, order)
+            for g in range(model.rowCount()):
+                first = model.index(0, 0, model.index(g, 0))
+                assert first.data(Role.IS_REFERENCE) is True
+    model.sort(Col.NAME, Qt.SortOrder.AscendingOrder)
+    assert model.index(0, 0).data().startswith("Group 2")   # plan.txt < report.txt
+    assert names(model, 1) == ["report.txt", "report copy.txt", "report-v2.txt"]
+    model.sort(Col.NAME, Qt.SortOrder.DescendingOrder)
+    assert names(model, 0) == ["report.txt", "report-v2.txt", "report copy.txt"]
+
+
+def test_sorting_keeps_selection_and_marks_on_the_same_files(result, qtbot):
+    from PySide6.QtCore import QPersistentModelIndex
+
+    model = ResultsModel()
+    model.set_result(result)
+    dup = model.index(2, 0, model.index(0, 0))
+    doc = model.doc_at(dup)
+    keep = QPersistentModelIndex(dup)
+    model.setData(dup, Qt.CheckState.Checked.value, Qt.ItemDataRole.CheckStateRole)
+    model.sort(Col.NAME, Qt.SortOrder.DescendingOrder)
+    assert model.doc_at(keep) == doc
+    assert keep.data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked
+    assert model.index_of_doc(doc) == QModelIndex(keep)
+
+
+def test_problems_model_lists_path_kind_and_message():
+    model = ProblemsModel()
+    model.set_problems((Problem("/x/a.docx", ProblemKind.ENCRYPTED, "password"),))
+    assert model.rowCount() == 1
+    assert [model.index(0, c).data() for c in range(3)] == ["/x/a.docx", "Encrypted",
+                                                             "password"]
+    assert model.rowCount(model.index(0, 0)) == 0
+
+
+def test_ten_thousand_groups_regroup_without_per_row_work():
+    result = factory.big(10_000)
+    model = ResultsModel()
+    t0 = time.perf_counter()
+    model.set_result(result)
+    assert model.rowCount() == 10_000
+    assert model.rowCount(model.index(9_999, 0)) == 3
+    model.set_result(result.regroup(threshold=0.88))   # only the 0.90 member stays
+    assert model.rowCount(model.index(0, 0)) == 2
+    model.mark_all_but_reference()
+    assert model.marked_count() == 10_000
+    # data is computed on demand only: an index far down answers immediately
+    assert model.index(0, Col.NAME, model.index(9_999, 0)).data() == "doc09999_0.txt"
+    print(f"10k groups: {time.perf_counter() - t0:.2f} s")  # shown with -s; not asserted
+
+
+def test_invalid_indexes_are_harmless(result):
+    model = ResultsModel()
+    model.set_result(result)
+    assert model.data(QModelIndex()) is None
+    assert not model.index(99, 0).isValid()
+    assert not model.index(0, 99).isValid()
+    assert model.doc_at(QModelIndex()) == -1
+    model.set_result(None)
+    assert model.rowCount() == 0

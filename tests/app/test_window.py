@@ -1,0 +1,480 @@
+"""The main window, driven as a user would: regroup, mark, act, export, compare, persist."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import _app_factory as factory
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QDialog, QMessageBox
+
+from app import settings as S
+from app.dialogs import confirm as confirm_module
+from app.dialogs.confirm import ConfirmActionDialog, Confirmation
+from app.dialogs.error_dialog import ErrorDialog
+from app.main_window import MainWindow
+from app.models import Col, Role
+from neardup_core.models import ScanOptions
+from neardup_core.progress import ProgressEvent, Stage
+
+FILES = {
+    "notes/report.txt": "quarterly report",
+    "backup/report copy.txt": "quarterly report",         # exact copy
+    "drafts/report-v2.txt": "quarterly report, edited",
+    "other/plan.txt": "project plan",
+    "other/plan-old.txt": "project plan (old)",
+    "alone.txt": "nothing like it",
+}
+NEAR = [("notes/report.txt", "drafts/report-v2.txt", 0.82),
+        ("other/plan.txt", "other/plan-old.txt", 0.65)]
+
+
+@pytest.fixture
+def messages(monkeypatch):
+    """Message boxes and error dialogs recorded instead of blocking the test."""
+    seen: list[tuple[str, str]] = []
+
+    def record(kind):
+        def box(parent, title, text, *args, **kwargs):
+            seen.append((kind, f"{title}: {text}"))
+            return QMessageBox.StandardButton.Ok
+        return box
+
+    for kind in ("information", "warning", "critical"):
+        monkeypatch.setattr(QMessageBox, kind, record(kind))
+    monkeypatch.setattr(ErrorDialog, "exec", lambda self: seen.append(("error", "")) or 0)
+    monkeypatch.setattr(QMessageBox, "open", lambda self: seen.append(("open", self.text())))
+    return seen
+
+
+@pytest.fixture
+def window(qtbot, settings, tmp_path, messages):
+    trash_bin = tmp_path / "trash-bin"
+    trash_bin.mkdir()
+    trashed: list[str] = []
+
+    def fake_trash(path: str) -> None:
+        trashed.append(path)
+        shutil.move(path, trash_bin / f"{len(trashed)}-{os.path.basename(path)}")
+
+    w = MainWindow(settings, trash=fake_trash, action_log=str(tmp_path / "logs" / "actions.log"))
+    w.trashed = trashed  # type: ignore[attr-defined]
+    qtbot.addWidget(w)
+    w.resize(1200, 800)
+    yield w
+    w.host.wait(20_000)
+
+
+@pytest.fixture
+def loaded(window, tmp_path):
+    window.set_result(factory.on_disk(tmp_path / "docs", FILES, NEAR), new_scan=True)
+    return window
+
+
+def group_names(window: MainWindow) -> list[set[str]]:
+    m = window.model
+    return [{m.result.documents[mm.doc].name for mm in m.group(g).members}
+            for g in range(m.group_count())]
+
+
+# -- regrouping -----------------------------------------------------------------------------
+
+def test_slider_regroups_and_updates_counts(loaded, qtbot):
+    w = loaded
+    assert w.model.group_count() == 2
+    assert "Groups: 2" in w.counts.text()
+    with qtbot.waitSignal(w.resultChanged, timeout=2000):
+        w.threshold.slider.setValue(700)          # 70 %: the 0.65 pair falls apart
+    assert w.result.threshold == pytest.approx(0.7)
+    assert w.model.group_count() == 1
+    assert "Groups: 1" in w.counts.text()
+    assert w.settings.threshold == pytest.approx(0.7)
+    with qtbot.waitSignal(w.resultChanged, timeout=2000):
+        w.threshold.spin.setValue(50.0)
+    assert w.model.group_count() == 2
+    assert w.threshold.histogram.threshold() == pytest.approx(0.5)
+
+
+def test_strict_and_connected_group_differently(window, tmp_path, qtbot):
+    files = {"a.txt": "alpha", "b.txt": "alpha beta", "c.txt": "beta"}
+    chain = [("a.txt", "b.txt", 0.7), ("b.txt", "c.txt", 0.7)]   # a and c share little
+    window.set_result(factory.on_disk(tmp_path / "chain", files, chain), new_scan=True)
+    assert group_names(window) == [{"a.txt", "b.txt", "c.txt"}]
+    with qtbot.waitSignal(window.resultChanged, timeout=2000):
+        window.threshold.mode.setCurrentIndex(window.threshold.mode.findData("strict"))
+    assert str(window.result.group_mode) == "strict"
+    assert all(len(g) < 3 for g in group_names(window))
+    assert window.scan_panel.group_mode.currentData() == "strict"   # both switches agree
+    with qtbot.waitSignal(window.resultChanged, timeout=2000):
+        window.scan_panel.group_mode.setCurrentIndex(0)
+    assert group_names(window) == [{"a.txt", "b.txt", "c.txt"}]
+
+
+def test_filter_box_keeps_matching_groups(loaded):
+    loaded.filter.setText("plan-old")
+    assert loaded.model.rowCount() == 1
+    assert "Groups: 2" in loaded.counts.text()      # counts are of the result, not the view
+    loaded.filter.clear()
+    assert loaded.model.rowCount() == 2
+
+
+def test_make_reference_and_ignore(loaded, qtbot):
+    w = loaded
+    w.select_member(0, 2)
+    doc = w.selected_docs()[0]
+    w.make_reference()
+    assert w.model.group(0).reference == doc
+    assert w.model.index(0, Col.NAME, w.model.index(0, 0)).data(Role.IS_REFERENCE)
+    w.select_member(1, 1)
+    w.ignore_pair()
+    assert w.model.group_count() == 1              # the plan pair is no longer a group
+    w.select_member(0, 1)
+    w.ignore_group()
+    assert w.model.group_count() == 0
+
+
+# -- marking --------------------------------------------------------------------------------
+
+def test_space_marks_and_mark_helpers(loaded, qtbot, monkeypatch):
+    w = loaded
+    w.select_member(0, 1)
+    w.tree.setFocus()
+    qtbot.keyClick(w.tree, Qt.Key.Key_Space)
+    assert w.model.marked_count() == 1
+    assert "Marked: 1" in w.counts.text()
+    qtbot.keyClick(w.tree, Qt.Key.Key_Space)
+    assert w.model.marked_count() == 0
+    w.mark_all_but_reference()
+    assert w.model.marked_count() == 3
+    w.unmark_all()
+    w.mark_selected_groups()                  # the selected 3-file group
+    assert w.model.marked_count() == 2
+    w.unmark_all()
+    w.ask_folder = lambda title: str(Path(w.result.documents[0].folder).parent / "backup")
+    w.mark_in_folder()
+    assert [w.result.documents[d].name for d in w.model.marked_docs()] == ["report copy.txt"]
+
+
+# -- acting ---------------------------------------------------------------------------------
+
+def test_trash_asks_first_and_a_refusal_changes_nothing(loaded):
+    w = loaded
+    w.mark_all_but_reference()
+    asked = []
+    w.confirm = lambda parent, plan, result, log: asked.append(plan) or None
+    w.trash_marked()
+    assert len(asked) == 1 and len(asked[0].items) == 3
+    assert w.trashed == []
+    assert all(os.path.exists(d.path) for d in w.result.documents)
+
+
+def test_declining_the_real_dialog_trashes_nothing(loaded, monkeypatch):
+    w = loaded
+    w.mark_all_but_reference()
+    monkeypatch.setattr(ConfirmActionDialog, "exec", lambda self: QDialog.DialogCode.Rejected)
+    w.trash_marked()
+    assert w.trashed == []
+    assert w.model.marked_count() == 3 and w.model.group_count() == 2
+
+
+def test_trash_moves_marked_files_and_updates_groups(loaded, qtbot, tmp_path):
+    w = loaded
+    w.mark_all_but_reference()
+    marked = {w.result.documents[d].path for d in w.model.marked_docs()}
+    refs = {w.result.documents[w.model.group(g).reference].path for g in range(2)}
+    w.confirm = lambda parent, plan, result, log: Confirmation(allow_changed=False)
+    with qtbot.waitSignal(w.actionFinished, timeout=10_000):
+        w.trash_marked()
+    assert set(w.trashed) == marked
+    assert all(os.path.exists(p) for p in refs)           # references stay
+    assert w.model.group_count() == 0                     # the groups are gone, no rescan
+    assert not any(d.path in marked for d in w.result.documents)
+    assert w.model.marked_count() == 0
+    log = (tmp_path / "logs" / "actions.log").read_text(encoding="utf-8")
+    assert all(p in log for p in marked)
+
+
+def test_confirmation_dialog_lists_files_and_warns_about_fuzzy_matches(loaded, qtbot,
+                                                                       monkeypatch):
+    w = loaded
+    w.mark_all_but_reference()
+    shown: list[tuple[set[str], str]] = []
+
+    def accept(dialog: ConfirmActionDialog):
+        files = dialog.files
+        listed = {files.topLevelItem(i).text(0) for i in range(files.topLevelItemCount())}
+        warning = dialog.fuzzy_warning.text() if dialog.fuzzy_warning is not None else ""
+        shown.append((listed, warning))
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(ConfirmActionDialog, "exec", accept)
+    assert w.confirm is confirm_module.confirm_plan
+    with qtbot.waitSignal(w.actionFinished, timeout=10_000):
+        w.trash_marked()
+    listed, warning = shown[0]
+    assert listed == {"report copy.txt", "report-v2.txt", "plan-old.txt"}
+    assert "similar, not identical" in warning
+    assert len(w.trashed) == 3
+
+
+def test_never_trashes_the_last_copy(loaded, qtbot, messages):
+    w = loaded
+    w.select_member(1, 1)
+    w.toggle_marks()                                     # plan-old.txt marked
+    ref = w.result.documents[w.model.group(1).reference].path
+    os.remove(ref)                                       # the copy that was to stay is gone
+    w.confirm = lambda parent, plan, result, log: Confirmation(False)
+    w.trash_marked()
+    assert w.trashed == []
+    assert any("Nothing to do" in text for _kind, text in messages)
+
+
+def test_move_to_folder(loaded, qtbot, tmp_path):
+    w = loaded
+    dest = tmp_path / "moved"
+    dest.mkdir()
+    w.select_member(0, 2)
+    w.toggle_marks()
+    name = w.result.documents[w.selected_docs()[0]].name
+    w.ask_folder = lambda title: str(dest)
+    w.confirm = lambda parent, plan, result, log: Confirmation(False)
+    with qtbot.waitSignal(w.actionFinished, timeout=10_000):
+        w.move_marked()
+    assert (dest / name).exists()
+    assert all(d.name != name or d.folder == str(dest) for d in w.result.documents)
+    assert w.model.group_count() == 2                    # the 3-file group keeps two files
+    assert len(w.model.group(0)) == 2 or len(w.model.group(1)) == 2
+
+
+# -- comparing ------------------------------------------------------------------------------
+
+def test_selecting_a_member_shows_its_diff_against_the_reference(loaded, qtbot):
+    w = loaded
+    with qtbot.waitSignal(w.preview.loaded, timeout=10_000):
+        w.select_member(0, 2)
+    assert w.preview.stack.currentWidget() is w.preview.diff
+    assert w.preview.diff.diff() is not None
+    assert "Similarity" in w.preview.header_text(w.model.group(0).members[2])
+    w.tree.selectionModel().clearSelection()
+    with qtbot.waitSignal(w.preview.loaded, timeout=10_000):
+        w.select_member(0, 1)
+        idx = w.model.member_index(1, 1)
+        w.tree.selectionModel().select(idx, w.tree.selectionModel().SelectionFlag.Select
+                                       | w.tree.selectionModel().SelectionFlag.Rows)
+        assert len(w.selected_docs()) == 2
+        assert w.act_compare.isEnabled()
+        w.compare_selected()
+
+
+# -- files ----------------------------------------------------------------------------------
+
+def test_export_csv_json_html(loaded, qtbot, tmp_path):
+    w = loaded
+    for fmt in ("csv", "json", "html"):
+        out = tmp_path / f"out.{fmt}"
+        w.ask_save_path = lambda title, name, filters, out=out: str(out)
+        with qtbot.waitSignal(w.actionFinished, timeout=20_000):
+            w.export(fmt)
+        assert out.exists(), fmt
+    data = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert data
+    with open(tmp_path / "out.csv", encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert len(rows) >= 1 + 5                     # a header and one row per grouped file
+    assert any("report-v2.txt" in cell for row in rows for cell in row)
+    assert "<html" in (tmp_path / "out.html").read_text(encoding="utf-8").lower()
+
+
+def test_save_and_open_results(loaded, qtbot, tmp_path):
+    w = loaded
+    path = tmp_path / "saved.neardup"
+    w.ask_save_path = lambda *a: str(path)
+    with qtbot.waitSignal(w.actionFinished, timeout=10_000):
+        w.save_results()
+    assert path.exists()
+    w.mark_all_but_reference()
+    w.ask_open_path = lambda *a: str(path)
+    with qtbot.waitSignal(w.actionFinished, timeout=10_000):
+        w.open_results()
+    assert w.model.group_count() == 2
+    assert w.model.marked_count() == 0         # loaded results start unmarked
+    assert "loaded from" in w.banner.text()
+
+
+def test_open_results_reports_a_damaged_file(window, qtbot, tmp_path, messages):
+    bad = tmp_path / "bad.neardup"
+    bad.write_bytes(b"not a zip")
+    window.ask_open_path = lambda *a: str(bad)
+    with qtbot.waitSignal(window.actionFinished, timeout=10_000):
+        window.open_results()
+    assert messages and messages[-1][0] == "warning"
+
+
+# -- scanning -------------------------------------------------------------------------------
+
+class BlockingSession:
+    """Reports progress, then waits for cancel and returns a partial result."""
+
+    def __init__(self, result) -> None:
+        self.result = result
+
+    def __call__(self, options: ScanOptions) -> BlockingSession:
+        return self
+
+    def run(self, paths, progress, cancel):
+        import dataclasses
+
+        progress(ProgressEvent(Stage.READ, 3, 10, "reading", 1.0))
+        cancel.wait(30)
+        return dataclasses.replace(self.result, partial=True, notes=("cut short",))
+
+
+def test_cancel_shows_what_was_found(qtbot, settings, tmp_path, messages):
+    result = factory.on_disk(tmp_path / "docs", FILES, NEAR)
+    w = MainWindow(settings, folders=[str(tmp_path / "docs")],
+                   session_factory=BlockingSession(result))
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.busyChanged, timeout=5000):
+        w.start_scan()
+    assert w.scan_worker is not None
+    assert not w.act_scan.isEnabled() and w.act_cancel.isEnabled()
+    qtbot.waitUntil(lambda: w.progress.last_event is not None, timeout=5000)
+    assert "3 / 10" in w.progress.counts.text()
+    with qtbot.waitSignal(w.scanFinished, timeout=10_000):
+        w.progress.cancel_button.click()
+    assert "Scan cancelled" in w.banner.text()
+    assert w.model.group_count() == 2
+    assert w.act_scan.isEnabled()
+    w.host.wait(5000)
+
+
+def test_start_reports_bad_options_and_missing_folders(window, tmp_path, messages):
+    window.start_scan()
+    assert "Nothing to scan" in messages[-1][1]
+    window.scan_panel.folders.set_folders([str(tmp_path / "missing")])
+    window.start_scan()
+    assert "Folder not found" in messages[-1][1]
+    window.scan_panel.folders.set_folders([str(tmp_path)])
+    window.scan_panel.set_suffixes([])
+    window.start_scan()
+    assert "Cannot start the scan" in messages[-1][1]
+    assert window.scan_worker is None
+
+
+def test_an_unexpected_scan_error_shows_the_error_dialog(qtbot, settings, tmp_path, messages):
+    class Broken:
+        def __call__(self, options):
+            return self
+
+        def run(self, paths, progress, cancel):
+            raise RuntimeError("boom")
+
+    w = MainWindow(settings, folders=[str(tmp_path)], session_factory=Broken())
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.scanFinished, timeout=10_000):
+        w.start_scan()
+    assert ("error", "") in messages
+    assert w.act_scan.isEnabled()
+    w.host.wait(5000)
+
+
+def write_corpus(root: Path) -> None:
+    """Chinese and English near-duplicates in several encodings, one unrelated file and a broken
+    .docx."""
+    zh = ("城市公共交通的发展关系到每一位市民的日常出行。近年来，地铁线路不断延伸，公交站点"
+          "更加密集，换乘也越来越方便。与此同时，共享单车解决了最后一公里的问题，"
+          "但也带来了停放秩序的挑战。管理部门需要在便利与秩序之间找到平衡。")
+    zh_edit = zh.replace("近年来", "过去五年").replace("挑战", "新的挑战") + "市民对此评价积极。"
+    en = ("The river that runs through the old town has shaped its history for centuries. "
+          "Mills were built along its banks, bridges connected the markets on either side, "
+          "and floods every spring reminded people of its power. Today the river is quieter, "
+          "lined with walking paths, cafes and a small museum about the mills. ") * 2
+    en_edit = en.replace("centuries", "many centuries").replace("Today", "Nowadays")
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "交通.txt").write_text(zh * 3, encoding="utf-8")
+    (root / "交通 (副本).txt").write_bytes((zh * 3).encode("gb18030"))
+    (root / "交通-修改.txt").write_text(zh_edit * 3, encoding="utf-8")
+    (root / "river.txt").write_text(en, encoding="utf-8")
+    (root / "river-edited.txt").write_bytes(en_edit.encode("utf-16"))
+    (root / "unrelated.txt").write_text("A completely different note about gardening tools, "
+                                        "seeds and the weather in April." * 3, encoding="utf-8")
+    (root / "broken.docx").write_bytes(b"PK\x03\x04 not really a zip")
+
+
+def test_real_scan_of_generated_folder_fills_the_tree(qtbot, settings, tmp_path, messages):
+    root = tmp_path / "corpus"
+    write_corpus(root)
+    w = MainWindow(settings, folders=[str(root)])
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.scanFinished, timeout=120_000):
+        w.start_scan()
+    assert not messages, messages
+    names = sorted(sorted(g) for g in group_names(w))
+    assert names == [["river-edited.txt", "river.txt"],
+                     ["交通 (副本).txt", "交通-修改.txt", "交通.txt"]]
+    zh_group = next(g for g in range(w.model.group_count())
+                    if len(w.model.group(g)) == 3)
+    ref = w.model.group(zh_group).reference
+    assert w.result.documents[ref].name == "交通.txt"        # the copy is not the reference
+    assert w.problems_model.rowCount() == 1
+    assert "Problems (1)" in w.tabs.tabText(1)
+    assert "Files scanned: 6" in w.counts.text()
+    w.host.wait(5000)
+
+
+# -- window state ---------------------------------------------------------------------------
+
+def test_settings_persist_across_windows(qtbot, settings, tmp_path, messages):
+    w = MainWindow(settings, folders=[str(tmp_path)])
+    qtbot.addWidget(w)
+    w.scan_panel.references.set_folders([str(tmp_path / "keep")])
+    w.scan_panel.exclude.setText("*.bak; ~$*")
+    w.scan_panel.set_suffixes([".txt", ".md"])
+    w.scan_panel.recursive.setChecked(False)
+    w.scan_panel.method.setCurrentIndex(w.scan_panel.method.findData("simhash"))
+    w.threshold.set_threshold(0.75)
+    w.threshold.set_log_scale(True)
+    w.close()
+    again = MainWindow(settings)
+    qtbot.addWidget(again)
+    assert again.scan_panel.folders.folders() == [str(tmp_path)]
+    assert again.scan_panel.references.folders() == [str(tmp_path / "keep")]
+    assert again.scan_panel.suffixes() == [".txt", ".md"]
+    assert not again.scan_panel.recursive.isChecked()
+    assert again.scan_panel.method.currentData() == "simhash"
+    assert again.threshold.threshold() == pytest.approx(0.75)
+    assert again.threshold.log_box.isChecked()
+    assert settings.get(S.WINDOW_GEOMETRY)
+    options = again.scan_panel.build_options(again.threshold.threshold())
+    assert options.exclude == ("*.bak", "~$*") and options.method == "simhash"
+
+
+def test_dropping_folders_adds_them(window, tmp_path):
+    folder = tmp_path / "dropped"
+    folder.mkdir()
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(folder)), QUrl.fromLocalFile(str(tmp_path / "x.txt"))])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
+                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+    assert window.scan_panel.folders.folders() == [str(folder)]
+
+
+def test_close_during_a_scan_cancels_it(qtbot, settings, tmp_path, messages):
+    result = factory.on_disk(tmp_path / "docs", FILES, NEAR)
+    w = MainWindow(settings, folders=[str(tmp_path / "docs")],
+                   session_factory=BlockingSession(result))
+    qtbot.addWidget(w)
+    w.start_scan()
+    worker = w.scan_worker
+    w.close()
+    assert worker is not None and worker.cancelled
+    assert not w.host.busy()
+    assert threading.active_count() >= 1

@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import errno
 import os
+import re
 import shutil
 import stat
 from collections.abc import Callable, Iterable
@@ -112,8 +113,11 @@ class ActionLog:
     """An append-only, human-readable record of every file action, one tab-separated line each.
 
     Columns: ISO time, action, path, destination ("-" for the trash), result. Tabs, newlines and
-    backslashes inside paths are escaped so one line is always one file. The folder is created
-    on the first :meth:`append`, not here, so making a log object has no side effects.
+    backslashes inside paths are escaped so one line is always one file, and the bytes of a name
+    that is not valid UTF-8 (surrogate escapes on Linux) are written as ``\\xNN`` (lone UTF-16
+    surrogates from Windows as ``\\udNNN``), so such a file is logged like any other instead of
+    making the log unwritable. The folder is created on the first :meth:`append`, not here, so
+    making a log object has no side effects.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
@@ -138,9 +142,18 @@ def default_log_path() -> str:
     return os.path.join(platformdirs.user_log_dir("neardup", appauthor=False), "actions.log")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _surrogate(m: re.Match[str]) -> str:
+    cp = ord(m.group())
+    return f"\\x{cp - 0xDC00:02x}" if 0xDC80 <= cp <= 0xDCFF else f"\\u{cp:04x}"
+
+
 def _escape(s: str) -> str:
-    return (s.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
-            .replace("\r", "\\r"))
+    s = (s.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+         .replace("\r", "\\r"))
+    return _SURROGATE.sub(_surrogate, s)
 
 
 # -- planning -------------------------------------------------------------------------------
@@ -348,7 +361,7 @@ def execute(plan: ActionPlan, *, confirmed: bool, allow_changed: bool = False,
     def record(path: str, dest: str | None, outcome: str) -> None:
         try:
             log.append(plan.action, path, dest, outcome)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: text the log cannot encode
             note = f"the action log {log.path} could not be written: {exc}"
             if note not in notes:
                 notes.append(note)

@@ -258,6 +258,41 @@ class Group:
 
 
 @dataclass(frozen=True)
+class GroupTable:
+    """Groups as flat arrays (CSR layout): group ``g`` is ``members[offsets[g]:offsets[g+1]]``,
+    reference first. Regrouping 100k documents must take milliseconds, which building one
+    Python object per member does not; views index this directly."""
+
+    offsets: np.ndarray     # int64, groups + 1
+    members: np.ndarray     # int64 document indices
+    similarity: np.ndarray  # float32 score of each member against its group's reference
+    distance: np.ndarray    # uint8 SimHash distance to the reference
+    jaccard: np.ndarray     # float32 MinHash estimate against the reference (NaN if none)
+    weakest: np.ndarray     # float32 per group
+    exact: np.ndarray       # bool per group: all members have the same normalised text
+
+    def __len__(self) -> int:
+        return int(self.offsets.shape[0] - 1)
+
+    @cached_property
+    def group_of(self) -> np.ndarray:
+        """Per member position, its group number (0-based)."""
+        return np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.offsets))
+
+    def group(self, g: int) -> Group:
+        lo, hi = int(self.offsets[g]), int(self.offsets[g + 1])
+        ms = tuple(Member(int(i), float(sc), int(d), None if math.isnan(j) else float(j))
+                   for i, sc, d, j in zip(self.members[lo:hi].tolist(),
+                                          self.similarity[lo:hi].tolist(),
+                                          self.distance[lo:hi].tolist(),
+                                          self.jaccard[lo:hi].tolist(), strict=True))
+        return Group(g + 1, ms, float(self.weakest[g]), bool(self.exact[g]))
+
+    def duplicates(self) -> int:
+        return int(self.members.shape[0] - len(self))
+
+
+@dataclass(frozen=True)
 class ScanResult:
     """What a scan found. Immutable; :meth:`regroup` returns a new one in milliseconds."""
 
@@ -279,38 +314,63 @@ class ScanResult:
 
     # -- grouping -------------------------------------------------------------------------
     @cached_property
-    def _group_arrays(self) -> tuple[list[np.ndarray], np.ndarray]:
-        from .cluster import build_groups, reference_rank
+    def _text_class(self) -> np.ndarray:
+        """Per document, an integer that is equal exactly when the normalised texts are."""
+        _, inverse = np.unique(np.array([d.text_hash for d in self.documents], dtype=object),
+                               return_inverse=True)
+        return inverse.astype(np.int64)
 
-        keep = self.pairs.score >= self.threshold
+    def _ignored_mask(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        n = len(self.documents)
+        index = self.document_index()
+        keys = [min(index[x], index[y]) * n + max(index[x], index[y])
+                for x, y in self.ignored if x in index and y in index]
+        if not keys:
+            return np.zeros(a.shape[0], dtype=bool)
+        lo = np.minimum(a, b).astype(np.int64)
+        hi = np.maximum(a, b).astype(np.int64)
+        return np.isin(lo * n + hi, np.array(keys, dtype=np.int64))
+
+    @cached_property
+    def _auto_rank(self) -> np.ndarray:
+        from .cluster import reference_rank
+
+        return reference_rank(self.documents, self.options.reference_folders)
+
+    @cached_property
+    def group_table(self) -> GroupTable:
+        """The groups at this threshold and mode as flat arrays: fast to build and to index."""
+        from .cluster import build_groups
+
+        keep = self.pairs.score >= np.float32(self.threshold)
         a, b, s = self.pairs.a[keep], self.pairs.b[keep], self.pairs.score[keep]
         if self.ignored:
-            paths = [d.path for d in self.documents]
-            drop = np.fromiter(((paths[x], paths[y]) in self.ignored or (paths[y], paths[x])
-                                in self.ignored for x, y in zip(a.tolist(), b.tolist(),
-                                                                 strict=True)),
-                               dtype=bool, count=a.shape[0])
+            drop = self._ignored_mask(a, b)
             a, b, s = a[~drop], b[~drop], s[~drop]
-        rank = reference_rank(self.documents, self.options.reference_folders)
+        rank = self._auto_rank.copy()
         for pos, chosen in enumerate(self.references):
             # user-chosen references outrank every automatic preference, newest choice first
             rank[list(chosen)] = -1 - pos
-        return build_groups(len(self.documents), a, b, s, self.threshold, self.group_mode,
-                            self.pair_scores, rank)
+        members, weakest = build_groups(len(self.documents), a, b, s, self.threshold,
+                                        self.group_mode, self.pair_scores, rank)
+        sizes = np.fromiter((m.shape[0] for m in members), dtype=np.int64, count=len(members))
+        offsets = np.zeros(len(members) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        flat = np.concatenate(members).astype(np.int64) if members else np.empty(0, np.int64)
+        refs = np.repeat(flat[offsets[:-1]], sizes)
+        score, dist, jac = self._scores(refs, flat)
+        cls = self._text_class
+        same = cls[flat] == cls[refs]
+        exact = np.logical_and.reduceat(same, offsets[:-1]) if flat.size else \
+            np.zeros(0, dtype=bool)
+        return GroupTable(offsets=offsets, members=flat, similarity=score, distance=dist,
+                          jaccard=jac, weakest=np.asarray(weakest, dtype=np.float32),
+                          exact=exact)
 
     @cached_property
     def groups(self) -> tuple[Group, ...]:
-        members, weakest = self._group_arrays
-        out = []
-        for gid, (idx, weak) in enumerate(zip(members, weakest.tolist(), strict=True), start=1):
-            ref = int(idx[0])
-            score, dist, jac = self.pair_scores(ref, idx)
-            hashes = {self.documents[int(i)].text_hash for i in idx}
-            ms = tuple(Member(int(i), float(sc), int(d), None if math.isnan(j) else float(j))
-                       for i, sc, d, j in zip(idx.tolist(), score.tolist(), dist.tolist(),
-                                              jac.tolist(), strict=True))
-            out.append(Group(gid, ms, float(weak), len(hashes) == 1))
-        return tuple(out)
+        t = self.group_table
+        return tuple(t.group(i) for i in range(len(t)))
 
     def regroup(self, threshold: float | None = None, mode: GroupMode | str | None = None, *,
                 ignored: Iterable[tuple[str, str]] | None = None,
@@ -323,7 +383,12 @@ class ScanResult:
         m = self.group_mode if mode is None else _enum(GroupMode, mode, "group_mode")
         ig = self.ignored if ignored is None else frozenset(ignored)
         refs = self.references if references is None else references
-        return dataclasses.replace(self, threshold=t, group_mode=m, ignored=ig, references=refs)
+        new = dataclasses.replace(self, threshold=t, group_mode=m, ignored=ig, references=refs)
+        # Facts about the documents carry over (they cost more than the regrouping itself).
+        for name in _DOCUMENT_CACHES:
+            if name in self.__dict__:
+                new.__dict__[name] = self.__dict__[name]
+        return new
 
     @property
     def floor(self) -> float:
@@ -334,9 +399,14 @@ class ScanResult:
     def pair_scores(self, ref: int, others: np.ndarray) -> tuple[np.ndarray, np.ndarray,
                                                                   np.ndarray]:
         """(score, distance, jaccard) of ``ref`` against each of ``others``, vectorised."""
-        from .scoring import score_against
+        others = np.asarray(others, dtype=np.intp)
+        return self._scores(np.full(others.shape[0], ref, dtype=np.intp), others)
 
-        return score_against(self, ref, np.asarray(others, dtype=np.intp))
+    def _scores(self, left: np.ndarray, right: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        from .scoring import score_pairs
+
+        return score_pairs(self, left, right)
 
     def compare(self, i: int, j: int) -> Member:
         """How document ``j`` scores against document ``i`` (any two, paired or not)."""
@@ -353,7 +423,15 @@ class ScanResult:
     @property
     def duplicate_count(self) -> int:
         """Files that are in a group but are not its reference."""
-        return sum(len(g) - 1 for g in self.groups)
+        return self.group_table.duplicates()
 
     def document_index(self) -> dict[str, int]:
+        return self._document_index
+
+    @cached_property
+    def _document_index(self) -> dict[str, int]:
         return {d.path: i for i, d in enumerate(self.documents)}
+
+
+#: Cached properties of a ScanResult that depend only on its documents, not on the grouping.
+_DOCUMENT_CACHES = ("_text_class", "_auto_rank", "_document_index")

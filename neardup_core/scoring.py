@@ -45,19 +45,27 @@ def minhash_jaccard(sig: np.ndarray, others: np.ndarray) -> np.ndarray:
     return (others == sig[None, :]).mean(axis=1, dtype=np.float64).astype(np.float32)
 
 
-def score_against(result: ScanResult, ref: int, others: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(score, distance, jaccard) of document ``ref`` against ``others``."""
+def score_pairs(result: ScanResult, left: np.ndarray, right: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(score, distance, jaccard) of documents ``left[i]`` against ``right[i]``, vectorised."""
     from .models import Method
 
-    dist = hamming(result.simhash[others], result.simhash[ref])
-    jac = minhash_jaccard(result.minhash[ref], result.minhash[others])
-    if result.options.method == Method.SIMHASH or result.minhash.shape[1] == 0:
+    left = np.asarray(left, dtype=np.intp)
+    right = np.asarray(right, dtype=np.intp)
+    dist = hamming(result.simhash[left], result.simhash[right])
+    k = result.minhash.shape[1]
+    if k == 0:
+        jac = np.full(left.shape[0], np.nan, dtype=np.float32)
+    else:
+        jac = np.empty(left.shape[0], dtype=np.float32)
+        step = 32768
+        for s in range(0, left.shape[0], step):
+            jac[s:s + step] = (result.minhash[left[s:s + step]] ==
+                               result.minhash[right[s:s + step]]).mean(axis=1, dtype=np.float64)
+    if result.options.method == Method.SIMHASH or k == 0:
         score = simhash_similarity(dist)
     else:
         score = jac.copy()
-    ref_hash = result.documents[ref].text_hash
-    same = np.fromiter((result.documents[int(o)].text_hash == ref_hash for o in others),
-                       dtype=bool, count=others.shape[0])
-    score[same] = 1.0
+    cls = result._text_class
+    score[cls[left] == cls[right]] = 1.0
     return score, dist, jac

@@ -19,9 +19,11 @@ from .common import (
     CorruptDocx,
     EncryptedDocx,
     ExtractError,
+    NotRegularFile,
     TooLarge,
     UnsupportedDocx,
     human_size,
+    open_regular,
 )
 from .docx import DocxLimits, read_docx
 from .encoding import Decoded, decode_bytes
@@ -37,6 +39,7 @@ __all__ = [
     "ExtractError",
     "Extracted",
     "FileEntry",
+    "NotRegularFile",
     "TooLarge",
     "UnsupportedDocx",
     "WalkStats",
@@ -68,6 +71,7 @@ _KINDS: tuple[tuple[type[ExtractError], ProblemKind], ...] = (
     (EncryptedDocx, ProblemKind.ENCRYPTED),
     (UnsupportedDocx, ProblemKind.UNSUPPORTED),
     (CorruptDocx, ProblemKind.CORRUPT),
+    (NotRegularFile, ProblemKind.UNREADABLE),
 )
 
 
@@ -126,11 +130,12 @@ def content_hash(path: str, max_bytes: int) -> str:
     """xxh3-128 hex digest of the file's first ``max_bytes`` bytes, read in 1 MiB chunks.
 
     Lets the cache recognise a renamed or moved file without reading more than a scan would.
-    Raises OSError when the file cannot be read.
+    Raises OSError when the file cannot be read (:class:`NotRegularFile`, an OSError, for a pipe
+    or device, which is never read: it could block forever).
     """
     h = xxhash.xxh3_128()
     left = max_bytes
-    with open(path, "rb") as f:
+    with open_regular(path, open) as f:
         while left > 0:
             chunk = f.read(min(_CHUNK, left))
             if not chunk:

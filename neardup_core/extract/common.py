@@ -7,13 +7,19 @@
     ├── BinaryContent     named like text but holds binary data (raised by encoding.py)
     ├── CorruptDocx       not a Word document, or a damaged one
     ├── EncryptedDocx     password-protected
-    └── UnsupportedDocx   a Word file of a kind not read (legacy .doc, unreadable Strict OOXML)
+    ├── UnsupportedDocx   a Word file of a kind not read (legacy .doc, unreadable Strict OOXML)
+    └── NotRegularFile    a pipe, socket or device where a file was expected (also an OSError)
 
 Each carries one sentence for the user in ``message``; :func:`neardup_core.extract.extract`
 turns them into :class:`~neardup_core.models.Problem` values, so they never end a scan.
 """
 
 from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from typing import Any, BinaryIO
 
 
 class ExtractError(Exception):
@@ -46,6 +52,63 @@ class EncryptedDocx(ExtractError):
 
 class UnsupportedDocx(ExtractError):
     """A Word file of a kind neardup does not read."""
+
+
+class NotRegularFile(ExtractError, OSError):
+    """A pipe, socket or device where a file was expected: reading it could block forever.
+
+    Also an :class:`OSError`, so callers that only expect I/O errors (content hashing) treat it
+    as one.
+    """
+
+
+#: O_NONBLOCK where it exists: opening a FIFO for reading then returns at once instead of
+#: waiting for a writer that may never come.
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+def _opener(path: str, flags: int) -> int:
+    return os.open(path, flags | _NONBLOCK)
+
+
+def open_regular(path: str, open_file: Callable[..., Any] = open) -> BinaryIO:
+    """Open ``path`` for binary reading, refusing anything but a regular file.
+
+    The walk lists only regular files, but a file can be replaced by a FIFO between the walk and
+    the read (or a caller may pass any path), and a plain ``open()`` of a FIFO blocks until a
+    writer appears: a hung scan. The file is opened without blocking, checked with ``fstat``
+    and switched back to blocking reads. Raises :class:`NotRegularFile` or the OSError of
+    ``open()``. Readers pass their own module's ``open`` so a test can replace it there.
+    """
+    f = open_file(path, "rb", opener=_opener)
+    try:
+        mode = os.fstat(f.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile("it is not a regular file (a pipe, socket or device), so it "
+                                 "was not read")
+        if _NONBLOCK:
+            os.set_blocking(f.fileno(), True)
+    except BaseException:
+        f.close()
+        raise
+    return f  # type: ignore[return-value]
+
+
+def read_bounded(f: BinaryIO, limit: int) -> bytes:
+    """Up to ``limit + 1`` bytes of ``f`` (one more than allowed tells "over the limit").
+
+    ``f.read(n)`` allocates ``n`` bytes before it reads, so asking for the limit itself would
+    reserve 64 MB for every 2 KB note; the file's size is asked first and only a file that
+    grows while it is read (or a special file of size 0) is read on towards the limit.
+    """
+    try:
+        size = os.fstat(f.fileno()).st_size
+    except (OSError, AttributeError, ValueError):
+        size = limit
+    data = f.read(min(size, limit) + 1)
+    if size < len(data) <= limit:  # it grew since fstat, or it does not report a size
+        data += f.read(limit + 1 - len(data))
+    return data
 
 
 def human_size(n: int | float) -> str:

@@ -29,15 +29,26 @@ read directly with lxml: the same walk over the same elements, in either namespa
 from __future__ import annotations
 
 import io
+import lzma
+import os
 import posixpath
 import zipfile
+import zlib
 from dataclasses import dataclass
 from functools import cache
 
 import docx as python_docx
 from lxml import etree
 
-from .common import CorruptDocx, EncryptedDocx, TooLarge, UnsupportedDocx, human_size
+from .common import (
+    CorruptDocx,
+    EncryptedDocx,
+    TooLarge,
+    UnsupportedDocx,
+    human_size,
+    open_regular,
+    read_bounded,
+)
 
 __all__ = ["DocxLimits", "read_docx"]
 
@@ -83,14 +94,18 @@ def read_docx(path: str, *, limits: DocxLimits = DocxLimits()) -> str:
     """Text of the Word document at ``path``; see the module docstring for what is included.
 
     Raises :class:`TooLarge`, :class:`CorruptDocx`, :class:`EncryptedDocx` or
-    :class:`UnsupportedDocx` with a message for the user; OSErrors propagate. An empty file
+    :class:`UnsupportedDocx` with a message for the user; a pipe or device raises
+    :class:`NotRegularFile` instead of blocking; OSErrors propagate. An empty file
     gives "" (it has no text, and nothing in it is damaged).
     """
     cap = limits.max_total_uncompressed + MiB  # a zip is never much larger than its contents
-    with open(path, "rb") as f:
-        data = f.read(cap + 1)
+    too_large = f"the file is over {human_size(cap)}, the limit for Word documents"
+    with open_regular(path, open) as f:
+        if os.fstat(f.fileno()).st_size > cap:  # refused before anything is read
+            raise TooLarge(too_large)
+        data = read_bounded(f, cap)
     if len(data) > cap:
-        raise TooLarge(f"the file is over {human_size(cap)}, the limit for Word documents")
+        raise TooLarge(too_large)
     if not data:
         return ""
     if data.startswith(OLE_SIGNATURE):
@@ -104,6 +119,9 @@ def read_docx(path: str, *, limits: DocxLimits = DocxLimits()) -> str:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
         raise CorruptDocx("not a Word document: the zip archive is truncated or damaged") from None
+    except NotImplementedError as exc:  # "zip file version 13.7": a damaged central directory
+        raise CorruptDocx(f"not a Word document: the zip archive is damaged or of a kind that "
+                          f"cannot be read ({exc})") from None
     with archive:
         package = _Package(archive, limits)
         main = package.main_part()
@@ -161,11 +179,12 @@ class _Package:
         try:
             with self._zip.open(info) as f:
                 data = f.read(limit + 1)
-        except (zipfile.BadZipFile, EOFError, OSError, ValueError, RuntimeError) as exc:
-            raise CorruptDocx(f"not a Word document: its part {name} is damaged ({exc})") from exc
-        except NotImplementedError as exc:
+        except NotImplementedError as exc:  # before RuntimeError, its base class
             raise UnsupportedDocx(f"its part {name} uses a compression method that cannot be "
                                   "read") from exc
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError, RuntimeError, zlib.error,
+                lzma.LZMAError) as exc:  # zlib/lzma: a damaged compressed stream
+            raise CorruptDocx(f"not a Word document: its part {name} is damaged ({exc})") from exc
         if len(data) > limit:
             raise TooLarge(f"its part {name} unpacks to more than {human_size(limit)}, the "
                            "limit for one part")

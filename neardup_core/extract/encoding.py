@@ -7,7 +7,8 @@ Decisions, first match wins:
    UTF-32 LE's), UTF-16 LE/BE. Confidence 1.0.
 3. Data with NUL bytes: BOM-less UTF-32 / UTF-16 when the sample decodes strictly into
    plausible text (see :func:`plausibility`) in one of them.
-4. Binary: any other NUL byte, or more than 10 % control bytes, raises :class:`BinaryContent`.
+4. Binary: any other NUL byte, or more than 10 % control bytes, raises :class:`BinaryContent`
+   (unless the data decodes as plausible BOM-less UTF-16, as CJK text does without NULs).
 5. Strict UTF-8 (pure ASCII counts as UTF-8, except 7-bit ISO-2022 / HZ text, which is handed
    to the detector). UTF-8 with a few bad bytes among many good multi-byte characters is
    UTF-8 with replacements (confidence 0.5), not a legacy code page.
@@ -142,6 +143,11 @@ def decode_bytes(data: bytes, *, encoding: str | None = None,
             return wide
         raise BinaryContent("it contains NUL bytes, so it is binary data, not text")
     if sample and len(sample.translate(None, _NOT_CONTROL)) > MAX_CONTROL_SHARE * len(sample):
+        # BOM-less UTF-16 of CJK text has no NUL byte but many low bytes under 0x20 (U+5404
+        # is 04 54): it is text if it reads like text.
+        wide = _decode_wide(data, sample) if len(data) % 2 == 0 else None
+        if wide is not None:
+            return wide
         raise BinaryContent("it is mostly control characters, so it is binary data, not text")
     utf8 = _strict(data, "utf-8")
     if utf8 is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from .common import TooLarge, human_size
+from .common import TooLarge, human_size, open_regular, read_bounded
 from .encoding import Decoded, decode_bytes
 
 __all__ = ["read_txt"]
@@ -16,10 +16,11 @@ def read_txt(path: str, *, max_bytes: int, encoding: str | None = None) -> Decod
 
     At most ``max_bytes + 1`` bytes are read, so a file that grew since it was listed (or a
     special file that never ends) cannot exhaust memory: one byte over the limit raises
-    :class:`TooLarge`. OSErrors propagate for the caller to classify.
+    :class:`TooLarge`. A pipe or device raises :class:`NotRegularFile` instead of blocking.
+    OSErrors propagate for the caller to classify.
     """
-    with open(path, "rb") as f:
-        data = f.read(max_bytes + 1)
+    with open_regular(path, open) as f:
+        data = read_bounded(f, max_bytes)
         if len(data) > max_bytes:
             try:
                 size = os.fstat(f.fileno()).st_size

@@ -1,0 +1,460 @@
+"""Edges -> groups, and which file of each group is the reference (the one to keep).
+
+Two group semantics (``GroupMode``):
+
+* CONNECTED: the connected components of the pairs at or above the threshold. A chain
+  A-B-C is one group even when A and C are not alike; ``weakest`` is the smallest pair score
+  on a maximum spanning tree of the group -- the weakest link holding it together, which is
+  also the highest threshold at which the group would still be one piece.
+* STRICT: every member is at or above the threshold against the group's reference. Inside each
+  connected component the best-ranked remaining document becomes a reference and takes every
+  remaining document paired with it at or above the threshold; repeat until fewer than two are
+  left (singletons are dropped). ``weakest`` is the lowest member score against the reference.
+
+STRICT membership is read from the edges, not recomputed with ``pair_scores`` against every
+document of the component: the edges are exactly the pairs at or above the threshold that the
+scan found *and the user did not mark as "not duplicates"* (``ScanResult.ignored`` removes
+them before grouping; ``pair_scores`` knows nothing of that), and it keeps STRICT groups inside
+the CONNECTED ones. It also makes the rule vectorisable: walking documents best-ranked first,
+a document is a reference exactly when no better-ranked neighbour is one (the greedy
+independent set in rank order), which numpy finds for all components at once in a few rounds
+(see ``_references``); each other document then joins its best-ranked reference neighbour.
+No Python runs per component, so 10^5 pairs of two cost the same few passes as one big group.
+
+CONNECTED uses scipy: a maximum spanning forest (after cheaply dropping edges that are the
+weakest on a cycle) gives both the components and each one's weakest link. A member need not
+be linked to the reference; its score against the reference (for ordering) comes from the
+edge when there is one and from ``pair_scores`` otherwise, one call per group that needs it.
+
+The reference is the member with the lowest :func:`reference_rank` (ties: lowest index).
+Files under a reference folder come first; then files whose *name* carries no copy marker
+(:func:`is_copy_name`: 副本, 备份, 拷贝, " - Copy", "(1)", "Copy of", ...): a marker outranks age,
+because copying a file often gives the copy an older modification time than the original
+(copies keep mtimes; originals get edited). Then files in no copy-marked folder, older
+modification time, shorter name, and path order.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+
+from .models import GroupMode
+
+if TYPE_CHECKING:
+    from .models import Document
+
+PairScores = Callable[[int, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+#: STRICT picks references in vectorised rounds (see ``_references``); after this many rounds
+#: the rest is done one document at a time.
+STRICT_MAX_ROUNDS = 48
+#: Below this many edges the maximum spanning forest is computed without pre-filtering.
+MST_FILTER_MIN_EDGES = 65536
+
+# -- copy markers ---------------------------------------------------------------------------
+_SEP = r"[\s_\-.\u2013\u2014\u00b7]"
+_OPEN = r"[(\[\uff08\u3010]"
+_CLOSE = r"[)\]\uff09\u3011]"
+_ZH_STRONG = r"(?:副本|複本|复件|複件|拷贝|拷貝|备份|備份)"
+_ZH_ANY = r"(?:副本|複本|复件|複件|拷贝|拷貝|备份|備份|复制|複製)"
+_WORD = r"(?:copy|kopie|copie|copia|backup|bak|コピー)"
+_NUM_END = rf"(?:\s*{_OPEN}\s*\d{{1,3}}\s*{_CLOSE}|{_SEP}*\d{{1,3}})?"
+
+#: Matches the part of a file name *without its extension* that marks it as a copy. See
+#: :func:`is_copy_name` for the rules and the prefixes/extensions checked besides.
+COPY_MARKER_RE = re.compile(
+    "|".join([
+        # "(副本)", "（复件）", "[copy 2]", "(的副本)" anywhere
+        rf"{_OPEN}\s*的?(?:{_ZH_ANY}|{_WORD})\s*\d{{0,3}}\s*{_CLOSE}",
+        # "(1)", "（2）", "[3]" at the end
+        rf"{_OPEN}\s*\d{{1,3}}\s*{_CLOSE}\s*$",
+        # " - Copy", " copy 2", "_backup", " - 副本 (2)", "的副本", "-Kopie" at the end
+        rf"(?:^|{_SEP}|的)(?:{_ZH_ANY}|{_WORD}){_NUM_END}\s*$",
+        # Chinese markers glued to the end: "报告副本", "报告备份2"
+        rf"{_ZH_STRONG}{_NUM_END}\s*$",
+        # "Copy of x", "Copy (2) of x", "复件 x", "复件 (2) x", "副本-x"
+        r"^copy\s*(?:\(\d{1,3}\)\s*)?of\b",
+        rf"^(?:复件|複件|副本|複本|拷贝|拷貝)\s*(?:{_OPEN}\d{{1,3}}{_CLOSE})?{_SEP}",
+        # "report_1", "report_02" (not dates such as "2023_01")
+        r"(?<!\d)_\d{1,2}$",
+    ]),
+    re.IGNORECASE,
+)
+_COPY_SUFFIXES = frozenset({".bak", ".backup", ".orig", ".old"})
+#: Every marker the regex knows contains one of these, or ends in a digit or a bracket: a
+#: cheap test that spares most names the regex (which costs microseconds a name).
+_MARKER_WORDS = ("副本", "複本", "复件", "複件", "拷贝", "拷貝", "备份", "備份", "复制", "複製",
+                 "copy", "kopie", "copie", "copia", "backup", "bak", "コピー")
+_TAIL_CHARS = frozenset("0123456789)]）】")
+
+
+@functools.lru_cache(maxsize=1 << 17)  # regrouping ranks the same names again
+def is_copy_name(name: str) -> bool:
+    """Whether a file or folder name says it is a copy of another.
+
+    Markers count where they act as an affix, not inside a word: a trailing or bracketed
+    "copy"/"副本" ("report - Copy (2).docx", "季度报告 (副本).txt", "报告的副本.txt",
+    "报告副本.txt"), a leading "Copy of"/"复件 ", a trailing "(1)" or "_1", a ".bak" style
+    extension, or an Office temporary "~$" / "~" prefix. "copyright.txt", "Copy editing.docx",
+    "副本数量统计.txt" and "新建文本文档.txt" are not copies. Chinese 副本/备份 glued to the end
+    also count, so "数据备份.txt" is taken for a copy: a wrong guess only changes which file
+    is proposed as the one to keep, a missed copy marks the original for deletion.
+    """
+    name = name.strip()
+    if not name:
+        return False
+    if name.startswith("~") or name.endswith("~"):
+        return True
+    dot = name.rfind(".")
+    stem, ext = (name[:dot], name[dot:]) if dot > 0 else (name, "")
+    if ext.lower() in _COPY_SUFFIXES:
+        return True
+    low = stem.lower()
+    if stem[-1] not in _TAIL_CHARS and not any(w in low for w in _MARKER_WORDS):
+        return False
+    return COPY_MARKER_RE.search(stem) is not None
+
+
+@functools.lru_cache(maxsize=16384)
+def _folder_marks(folder: str) -> int:
+    """How many components of a folder path are named like copies ("备份", "Backup", ...)."""
+    parts = [p for p in re.split(r"[\\/]+", folder) if p]
+    return sum(is_copy_name(p) for p in parts)
+
+
+def _norm(path: str) -> str:
+    return os.path.normcase(os.path.normpath(path))
+
+
+def reference_rank(documents: Sequence[Document], reference_folders: Sequence[str] = ()
+                   ) -> np.ndarray:
+    """A rank per document, 0 = most preferred as the group's reference (the file to keep).
+
+    Order of preference: under one of ``reference_folders``; no copy marker in the name; no
+    copy-marked folder on the path; older modification time; shorter name; path order.
+    """
+    roots = [_norm(f).rstrip(os.sep) for f in reference_folders if f]
+    folders: dict[str, tuple[bool, int]] = {}  # folder -> (outside every root, copy marks)
+
+    def folder_key(folder: str) -> tuple[bool, int]:
+        key = folders.get(folder)
+        if key is None:
+            f = _norm(folder)
+            outside = not any(f == r or f.startswith(r + os.sep) for r in roots)
+            key = folders[folder] = (outside, _folder_marks(folder))
+        return key
+
+    n = len(documents)
+    paths = [d.path for d in documents]
+    outside, copy, marks, length = [], [], [], []
+    for path in paths:
+        folder, name = os.path.split(path)
+        out, fm = folder_key(folder)
+        outside.append(out)
+        copy.append(is_copy_name(name))
+        marks.append(fm)
+        length.append(len(name))
+    mtime = np.fromiter((d.mtime for d in documents), dtype=np.float64, count=n)
+    path_order = np.empty(n, dtype=np.int64)
+    path_order[sorted(range(n), key=paths.__getitem__)] = np.arange(n)
+    order = np.lexsort((path_order, np.array(length, dtype=np.int64), mtime,
+                        np.array(marks, dtype=np.int64), np.array(copy, dtype=bool),
+                        np.array(outside, dtype=bool)))
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n, dtype=np.int64)
+    return rank
+
+
+# -- grouping -------------------------------------------------------------------------------
+def _graph(n: int, a: np.ndarray, b: np.ndarray, data: np.ndarray) -> csr_matrix:
+    """One stored entry per edge (row a, column b); parallel edges are kept, not summed."""
+    if a.size and np.any(a[1:] < a[:-1]):
+        order = np.argsort(a, kind="stable")  # input is mostly sorted runs: cheap
+        a, b, data = a[order], b[order], data[order]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(a, minlength=n), out=indptr[1:])
+    idx_type = np.int32 if n < 2**31 and a.size < 2**31 else np.int64
+    return csr_matrix((data, b.astype(idx_type), indptr.astype(idx_type)), shape=(n, n))
+
+
+def _components(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
+    return connected_components(_graph(n, a, b, np.ones(a.size, dtype=np.int8)),
+                                directed=True, connection="weak")
+
+
+def _check(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray, rank: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    a = np.asarray(a).astype(np.int64, copy=False).ravel()
+    b = np.asarray(b).astype(np.int64, copy=False).ravel()
+    s = np.asarray(score).ravel()
+    r = np.asarray(rank).astype(np.int64, copy=False).ravel()
+    if not a.shape == b.shape == s.shape:
+        raise ValueError(f"a, b and score differ in length: {a.size}, {b.size}, {s.size}")
+    if r.shape[0] != n_docs:
+        raise ValueError(f"rank has {r.shape[0]} entries for {n_docs} documents")
+    if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= n_docs):
+        raise ValueError(f"pair indices must be in [0, {n_docs})")
+    loops = a == b
+    if loops.any():  # a document paired with itself says nothing about grouping
+        a, b, s = a[~loops], b[~loops], s[~loops]
+    return a, b, s, r
+
+
+def _sorted_unique(x: np.ndarray) -> np.ndarray:
+    """``np.unique`` for 1-D integers by sorting: numpy 2.3+ hashes instead, ~50x slower here."""
+    s = np.sort(x)
+    if s.size < 2:
+        return s
+    keep = np.ones(s.size, dtype=bool)
+    keep[1:] = s[1:] != s[:-1]
+    return s[keep]
+
+
+def _dense_rank(x: np.ndarray) -> tuple[int, np.ndarray]:
+    """(number of distinct values, rank of each value among them), by one argsort."""
+    order = np.argsort(x)
+    sx = x[order]
+    new = np.ones(x.size, dtype=bool)
+    new[1:] = sx[1:] != sx[:-1]
+    rank = np.empty(x.size, dtype=np.int64)
+    rank[order] = np.cumsum(new) - 1
+    return int(new.sum()), rank
+
+
+def _rank_order(rank: np.ndarray) -> np.ndarray:
+    """Documents by (rank, index), with one fast sort of a packed key when it fits."""
+    n = rank.shape[0]
+    if n == 0:
+        return np.empty(0, dtype=np.int64)
+    r = rank - rank.min()
+    if int(r.max()) < (2**62) // n:
+        return np.sort(r * n + np.arange(n)) % n
+    return np.lexsort((np.arange(n), rank))
+
+
+def build_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
+                 threshold: float, mode: GroupMode, pair_scores: PairScores,
+                 rank: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """Groups of document indices (reference first) and each group's weakest score.
+
+    ``a``/``b``/``score`` are the pairs already at or above ``threshold``. Groups hold at
+    least two documents and come largest first, then by reference index; inside a group the
+    reference is followed by the others by descending score against it, then index.
+    """
+    mode = GroupMode(mode)
+    a, b, s, rank = _check(n_docs, a, b, score, rank)
+    if a.size == 0:
+        return [], np.empty(0, dtype=np.float64)
+    order = _rank_order(rank)
+    pos = np.empty(n_docs, dtype=np.int64)  # place of each document in that order
+    pos[order] = np.arange(n_docs)
+    if mode == GroupMode.CONNECTED:
+        return _connected(n_docs, a, b, s, pair_scores, order, pos)
+    return _strict(n_docs, a, b, s, pos)
+
+
+def _by_component(docs: np.ndarray, label: np.ndarray, order: np.ndarray, pos: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(docs sorted by component, then rank order; mask of each component's first)."""
+    n = pos.shape[0]
+    key = np.sort(label[docs] * n + pos[docs])
+    lab = key // n
+    first = np.ones(key.shape[0], dtype=bool)
+    first[1:] = lab[1:] != lab[:-1]
+    return order[key % n], first
+
+
+def _assemble(n: int, docs: np.ndarray, comp: np.ndarray, is_ref: np.ndarray,
+              sref: np.ndarray, comp_size: np.ndarray, comp_ref: np.ndarray,
+              comp_weak: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """Order groups (size desc, reference) and members (reference, score desc, index)."""
+    gids = np.flatnonzero(comp_size >= 2)
+    biggest = int(comp_size[gids].max()) if gids.size else 0
+    gorder = gids[np.argsort((biggest - comp_size[gids]) * n + comp_ref[gids])]
+    gpos = np.empty(comp_size.shape[0], dtype=np.int64)
+    gpos[gorder] = np.arange(gorder.shape[0])
+    keep = comp_size[comp] >= 2
+    docs, comp, is_ref, sref = docs[keep], comp[keep], is_ref[keep], sref[keep]
+    sc = np.where(np.isnan(sref), -np.inf, sref)  # an unknown score sorts last
+    sc[is_ref] = 0.0
+    levels, inv = _dense_rank(-sc)  # descending score -> 0, 1, ...
+    major = gpos[comp] * 2 + ~is_ref  # group, then the reference before the others
+    if 2 * gorder.shape[0] * levels * n < 2**62:
+        flat = np.sort((major * levels + inv) * n + docs) % n
+    else:
+        flat = docs[np.lexsort((docs, inv, major))]
+    ends = np.cumsum(comp_size[gorder]).tolist()
+    groups = [flat[lo:hi] for lo, hi in zip([0, *ends[:-1]], ends, strict=True)]
+    return groups, comp_weak[gorder].astype(np.float64)
+
+
+def _scores_to_reference(n_docs: int, a: np.ndarray, b: np.ndarray, s: np.ndarray,
+                         ref_of: np.ndarray) -> np.ndarray:
+    """Per document, its edge score to its group's reference (NaN when not linked directly)."""
+    sref = np.full(n_docs, np.nan, dtype=np.float64)
+    sv = s.astype(np.float64)
+    m = ref_of[a] == a
+    np.fmax.at(sref, b[m], sv[m])  # a repeated pair counts with its strongest score
+    m = ref_of[b] == b
+    np.fmax.at(sref, a[m], sv[m])
+    return sref
+
+
+def _fill_missing(docs: np.ndarray, ref_doc: np.ndarray, sref: np.ndarray,
+                  pair_scores: PairScores) -> None:
+    """Ask ``pair_scores`` for members not linked to their reference: one call per group."""
+    missing = np.flatnonzero(np.isnan(sref[docs]) & (ref_doc != docs))
+    if not missing.size:
+        return
+    md = docs[missing]
+    refs = ref_doc[missing]
+    order = np.argsort(refs, kind="stable")
+    md, refs = md[order], refs[order]
+    cut = np.flatnonzero(refs[1:] != refs[:-1]) + 1
+    for lo, hi in zip(np.r_[0, cut].tolist(), np.r_[cut, md.size].tolist(), strict=True):
+        sc = np.asarray(pair_scores(int(refs[lo]), md[lo:hi])[0], dtype=np.float64)
+        sref[md[lo:hi]] = sc
+
+
+def _drop_cycle_edges(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Remove edges that no maximum spanning forest uses, cheaply, before the MST's own sort.
+
+    An edge whose ends are already joined by stronger edges is the weakest on a cycle, so no
+    maximum spanning forest needs it (the filter step of filter-Kruskal). The strongest ~2n
+    edges (average degree 4, enough to join most of a dense graph) are kept; of the others only
+    those between different pieces of them survive. On 10^6 pairs over 10^5 documents that
+    leaves about a quarter of the edges for the exact MST; sparse graphs skip the step.
+    """
+    if s.size < max(MST_FILTER_MIN_EDGES, 4 * n):
+        return a, b, s
+    kth = s.size - min(s.size // 2, 2 * n)
+    cut = np.partition(s, kth)[kth]
+    strong = np.flatnonzero(s > cut)  # strictly stronger: ties at the cut stay weak
+    if not strong.size:
+        return a, b, s
+    _, lab = _components(n, a[strong], b[strong])
+    cross = np.flatnonzero(lab[a] != lab[b])  # never a strong edge: those join one piece
+    keep = np.zeros(s.size, dtype=bool)
+    keep[strong] = True
+    keep[cross] = True
+    return a[keep], b[keep], s[keep]  # still in input order: rows stay sorted
+
+
+def _connected(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_scores: PairScores,
+               order: np.ndarray, pos: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    # Maximum spanning forest = minimum one over 2 - score (in [1, 2]: no weight is zero, which
+    # csgraph would read as "no edge"); its trees are the components, and the smallest score
+    # on each tree is the group's weakest link.
+    fa, fb, fs = _drop_cycle_edges(n, a, b, s)
+    forest = minimum_spanning_tree(_graph(n, fa, fb, 2.0 - fs.astype(np.float64)),
+                                   overwrite=True)
+    ncomp, label = connected_components(forest, directed=True, connection="weak")
+    forest = forest.tocoo()
+    ta = forest.row.astype(np.int64)
+    size = np.bincount(label, minlength=ncomp)
+    weak = np.full(ncomp, np.inf)
+    np.minimum.at(weak, label[ta], 2.0 - forest.data)
+    sd, first = _by_component(np.flatnonzero(size[label] >= 2), label, order, pos)
+    comp_ref = np.full(ncomp, -1, dtype=np.int64)
+    comp_ref[label[sd[first]]] = sd[first]
+    ref_of = np.full(n, -1, dtype=np.int64)
+    ref_of[sd] = comp_ref[label[sd]]
+    sref = _scores_to_reference(n, a, b, s, ref_of)
+    _fill_missing(sd, ref_of[sd], sref, pair_scores)
+    return _assemble(n, sd, label[sd], first, sref[sd], size, comp_ref, weak)
+
+
+def _unique_edges(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One edge per pair (lo, hi), keeping its strongest score; cheap for clean input."""
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    code = lo * n + hi
+    if code.size < 2 or bool((code[1:] > code[:-1]).all()):
+        return lo, hi, s
+    sc = np.sort(code)  # fast; only a real repeat needs the slower dedupe below
+    if bool((sc[1:] != sc[:-1]).all()):
+        return lo, hi, s
+    order = np.lexsort((-s.astype(np.float64), code))
+    code, s = code[order], s[order]
+    first = np.ones(code.size, dtype=bool)
+    first[1:] = code[1:] != code[:-1]
+    code, s = code[first], s[first]
+    return code // n, code % n, s
+
+
+def _references(n: int, a: np.ndarray, b: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Which documents STRICT makes references: the greedy independent set in rank order.
+
+    Walking documents best-ranked first, one becomes a reference unless a reference already
+    took it, and a reference takes all its neighbours: so a document is a reference exactly
+    when no better-ranked neighbour is one. In rounds, every document ranked before all its
+    undecided neighbours is one, and its neighbours are not; random-like ranks need a few
+    dozen rounds. A graph that needs more (a long path ranked end to end) finishes one
+    document at a time.
+    """
+    ref = np.zeros(n, dtype=bool)
+    out = np.zeros(n, dtype=bool)  # decided: not a reference
+    touched = np.r_[a, b]
+    rounds = 0
+    while a.size and rounds < STRICT_MAX_ROUNDS:
+        rounds += 1
+        nb_min = np.full(n, n, dtype=np.int64)
+        np.minimum.at(nb_min, a, pos[b])
+        np.minimum.at(nb_min, b, pos[a])
+        new = np.zeros(n, dtype=bool)
+        ends = np.r_[a, b]
+        new[ends[pos[ends] < nb_min[ends]]] = True
+        ref |= new
+        out[b[new[a]]] = True
+        out[a[new[b]]] = True
+        live = ~(new[a] | new[b] | out[a] | out[b])
+        a, b = a[live], b[live]
+    if a.size:
+        sym = _graph(n, np.r_[a, b], np.r_[b, a], np.ones(2 * a.size, dtype=np.int8))
+        nodes = _sorted_unique(np.r_[a, b])
+        for u in nodes[np.argsort(pos[nodes])].tolist():
+            if not out[u]:
+                ref[u] = True
+                out[sym.indices[sym.indptr[u]:sym.indptr[u + 1]]] = True
+    # whoever is left undecided lost all its links to documents that references took, so
+    # no reference reached it: it is one (taking nobody unless a later pass gives it members)
+    ref[touched[~out[touched]]] = True
+    return ref
+
+
+def _strict(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.ndarray
+            ) -> tuple[list[np.ndarray], np.ndarray]:
+    a, b, s = _unique_edges(n, a, b, s)
+    ref = _references(n, a, b, pos)
+    # Every other document linked to a reference joins its best-ranked one (the first to reach
+    # it in rank order), with that edge's score.
+    ra, rb = ref[a], ref[b]
+    claim = ra != rb  # two references are never linked
+    owner = np.where(ra, a, b)[claim]
+    member = np.where(ra, b, a)[claim]
+    score = s[claim].astype(np.float64)
+    best = np.full(n, n, dtype=np.int64)
+    np.minimum.at(best, member, pos[owner])
+    win = pos[owner] == best[member]
+    owner, member, score = owner[win], member[win], score[win]
+    if not member.size:
+        return [], np.empty(0, dtype=np.float64)
+    refs = _sorted_unique(owner)  # references that took at least one member
+    gid = np.searchsorted(refs, owner)
+    g_size = np.bincount(gid, minlength=refs.size) + 1
+    g_weak = np.full(refs.size, np.inf)
+    np.minimum.at(g_weak, gid, score)
+    docs = np.r_[refs, member]
+    comp = np.r_[np.arange(refs.size), gid]
+    is_ref = np.r_[np.ones(refs.size, dtype=bool), np.zeros(member.size, dtype=bool)]
+    sref = np.r_[np.full(refs.size, np.nan), score]
+    return _assemble(n, docs, comp, is_ref, sref, g_size, refs, g_weak)

@@ -1,0 +1,562 @@
+"""Permuted-table index over 64-bit SimHash fingerprints: who is within k bits of whom.
+
+Design (Manku, Jain & Das Sarma, "Detecting Near-Duplicates for Web Crawling", WWW 2007).
+Split the 64 bits into B contiguous blocks. Two fingerprints at Hamming distance <= k differ in
+at most k blocks, so (pigeonhole) at least B - k blocks are identical. For every choice of B - k
+blocks there is one *table*: the fingerprints keyed by those blocks put in front (the permuted
+prefix), sorted. Any pair within distance k shares the whole prefix in at least one table, so it
+is found by looking only inside equal-prefix runs and checking ``popcount(x ^ y) <= k`` there.
+
+Choosing B is the paper's trade-off. There are ``T = C(B, k)`` tables and their prefixes are at
+least ``p = (B - k) * floor(64 / B)`` bits wide. More tables cost memory and build time; a wider
+prefix means fewer false candidates: a random fingerprint shares a p-bit prefix with about
+``n / 2**p`` others per table. We take the smallest B whose prefix reaches ``log2(n)`` bits
+(about one false candidate per table and query: k=3 over 10^6 gives B=5, 10 tables of 25+
+bits, rather than the 4 tables of 16 bits that leave ~15 false candidates in each), unless a
+smaller B is clearly cheaper by a cost model (build ~ T * n, candidates ~ T * n**2 / 2**p),
+which happens when reaching log2(n) would take thousands of tables (k=10 over 10^5: B=13,
+286 tables of 14+ bits). When even that loses to comparing everything (small inputs, or radii
+past ~12 bits on up to ~10^5 fingerprints) a blockwise brute-force comparison is used instead;
+results are identical either way.
+
+Costs (m = distinct fingerprints). A table holds its rows' ids (int32) and fingerprints
+(uint64) in table order -- the paper's permuted copy, which lets a query test a candidate with
+one read -- and a bucket directory of ``2**bits`` int32 offsets, ``bits = min(bit_length(m),
+31)`` leading prefix bits: at most ``20 * m`` bytes per table (k=3 over 10^6: 10 tables,
+~160 MB; over 10^5: 4 tables, ~7 MB). Building one is a gather and an ``np.sort`` of
+``key << 32 | row``. Tables are built in ``__init__`` as long as they fit in
+``max_table_bytes``; past that, :meth:`HammingIndex.all_pairs` builds them one at a time and
+drops each (memory stays O(m) however many tables k needs), and :meth:`HammingIndex.query`
+builds and keeps them all on first use.
+
+A query is one generated function unrolled over the tables (plain int arithmetic for each
+directory slot, then each slot's few rows read through memoryviews): at 10^6 that is about ten
+slots and a dozen candidates, a few microseconds, where numpy's per-call overhead would cost
+more than the work. :meth:`HammingIndex.all_pairs` is vectorised per table: runs of
+equal keys are compared offset by offset (all runs at once), long runs as bounded dense
+blocks, and pairs found by several tables are merged by one sort.
+
+Identical fingerprints are collapsed before any table is built, so thousands of copies cost one
+row per table. :meth:`HammingIndex.all_pairs` still returns every pair between them (c copies
+give ``c * (c - 1) / 2`` pairs at distance 0): callers that can have many identical
+fingerprints should collapse identical texts first (the scan does), check
+:attr:`HammingIndex.duplicate_rows`, or pass ``max_pairs`` to fail early instead of allocating.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Literal
+
+import numpy as np
+
+#: At most this many permuted tables; beyond it a coarser table plan or brute force is cheaper.
+MAX_TABLES = 4096
+#: Tables are built up front while they fit in this many bytes (see the module docstring).
+DEFAULT_TABLE_BYTES = 256 * 1024 * 1024
+#: Equal-prefix runs longer than this are compared as dense blocks instead of offset by offset.
+DENSE_RUN = 192
+#: Cells (uint64) in one dense comparison block: bounds the memory of big runs (~32 MB).
+DENSE_CELLS = 1 << 22
+#: Rough seconds per fingerprint per table built, per candidate checked in a run, and per cell
+#: of a dense comparison (measured on a 2-core laptop-class machine; only ratios matter).
+_COST_BUILD = 60e-9
+_COST_PAIR = 12e-9
+_COST_DENSE = 4e-9
+_MASK64 = (1 << 64) - 1
+_BIG_ENDIAN = np.little_endian is False
+_EMPTY = np.empty(0, dtype=np.int64)
+
+
+@dataclass(frozen=True, slots=True)
+class _TableSpec:
+    """Which blocks lead in one table, and how many key bits its bucket directory uses."""
+
+    blocks: tuple[int, ...]  # block indices, most significant first
+    width: int               # prefix bits: sum of the blocks' widths
+    bits: int                # directory bits: the top ``bits`` of the prefix, <= width
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    starts: tuple[int, ...]  # lowest bit of each block, most significant block first
+    widths: tuple[int, ...]
+    tables: tuple[_TableSpec, ...]
+    brute: bool              # compare everything blockwise instead of using tables
+
+    @property
+    def blocks(self) -> int:
+        return len(self.widths)
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    perm: np.ndarray  # int32 distinct-row indices sorted by key (ties by row)
+    fps: np.ndarray   # uint64 their fingerprints, in the same order (the permuted table)
+    offs: np.ndarray  # bucket directory, length 2**bits + 1: positions in the array perm is in
+    origin: int       # position of perm[0] in that array (0 for a standalone table)
+
+    def local_offs(self) -> np.ndarray:
+        return self.offs - self.origin if self.origin else self.offs
+
+
+def _layout(b: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Block starts and widths for b near-equal blocks; the wider ones are the high blocks."""
+    base, extra = divmod(64, b)
+    widths = tuple(base + 1 if i < extra else base for i in range(b))
+    starts = []
+    top = 64
+    for w in widths:
+        top -= w
+        starts.append(top)
+    return tuple(starts), widths
+
+
+def _dir_bits(m: int) -> int:
+    """Directory bits for m rows: 2**bits > m, so a bucket holds one row or less on average."""
+    return min(m.bit_length(), 31)
+
+
+def _plan(m: int, k: int, strategy: str = "auto") -> _Plan:
+    """The table layout for m distinct fingerprints searched up to radius k (module docstring)."""
+    dir_bits = _dir_bits(m)
+    pairs_all = m * (m - 1) / 2
+    brute_cost = pairs_all * _COST_DENSE
+
+    def tables_for(b: int) -> tuple[_TableSpec, ...]:
+        _, widths = _layout(b)
+        out = []
+        for chosen in combinations(range(b), b - k):
+            width = sum(widths[i] for i in chosen)
+            out.append(_TableSpec(tuple(chosen), width, min(width, dir_bits)))
+        return tuple(out)
+
+    def cost(b: int) -> float:
+        _, widths = _layout(b)
+        t = math.comb(b, k)
+        bits = min(sum(sorted(widths)[: b - k]), dir_bits)
+        return t * (m * _COST_BUILD + pairs_all / 2.0**bits * _COST_PAIR)
+
+    # Candidates: B = k+1 up to the first B whose prefixes reach dir_bits (the paper's choice).
+    # That one is kept unless a smaller B is clearly cheaper overall (when reaching log2(n)
+    # takes thousands of tables, as for k = 10 over 10^5 fingerprints); if none reaches it
+    # within MAX_TABLES, the cheapest.
+    costs: dict[int, float] = {}
+    reached = False
+    if k < 64:
+        for b in range(k + 1, 65):
+            if math.comb(b, k) > MAX_TABLES:
+                break
+            costs[b] = cost(b)
+            if sum(sorted(_layout(b)[1])[: b - k]) >= dir_bits:
+                reached = True
+                break
+    choice: int | None = None
+    if costs:
+        last = max(costs)
+        cheapest = min(costs, key=costs.__getitem__)
+        choice = last if reached and costs[last] <= 1.5 * costs[cheapest] else cheapest
+    if choice is None or strategy == "brute" or (strategy == "auto"
+                                                 and brute_cost < cost(choice)):
+        return _Plan((0,), (64,), (_TableSpec((), 0, 0),), brute=True)
+    starts, widths = _layout(choice)
+    return _Plan(starts, widths, tables_for(choice), brute=False)
+
+
+def _as_fingerprints(fingerprints: np.ndarray) -> np.ndarray:
+    """uint64 view of the input; signed int64 (e.g. from SQLite) is taken bit for bit."""
+    if not isinstance(fingerprints, np.ndarray):  # a sequence of Python ints
+        values = list(fingerprints)
+        if all(isinstance(v, int | np.integer) for v in values):
+            return np.fromiter((int(v) & _MASK64 for v in values), dtype=np.uint64,
+                               count=len(values))
+    arr = np.asarray(fingerprints)
+    if arr.ndim != 1:
+        raise ValueError(f"fingerprints must be a 1-D array, got shape {arr.shape}")
+    if arr.dtype == np.uint64:
+        return np.ascontiguousarray(arr)
+    if arr.dtype == np.int64:
+        return np.ascontiguousarray(arr).view(np.uint64)
+    if arr.size == 0:
+        return np.empty(0, dtype=np.uint64)
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"fingerprints must be integers (uint64), got {arr.dtype}")
+    if arr.min() < 0:
+        raise ValueError("fingerprints must not be negative unless given as int64 bit patterns")
+    return arr.astype(np.uint64)
+
+
+def _table_keys(dfp: np.ndarray, plan: _Plan, spec: _TableSpec) -> np.ndarray:
+    """Directory key of every distinct fingerprint in one table: the top bits of its prefix."""
+    key = np.zeros(dfp.shape[0], dtype=np.uint64)
+    for i, blk in enumerate(spec.blocks):
+        w = plan.widths[blk]
+        part = dfp >> np.uint64(plan.starts[blk]) if plan.starts[blk] else dfp
+        if w < 64:
+            part = part & np.uint64((1 << w) - 1)
+        key = part if i == 0 else (key << np.uint64(w)) | part  # never shift by 64
+    drop = spec.width - spec.bits
+    if drop:
+        key = key >> np.uint64(drop)  # not in place: key may be the caller's array itself
+    return key
+
+
+def _build_table(dfp: np.ndarray, plan: _Plan, spec: _TableSpec,
+                 out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                 origin: int = 0) -> _Table:
+    """Sort the rows by their key in one table; written into ``out`` (perm, fps, offs) if given."""
+    m = dfp.shape[0]
+    key = _table_keys(dfp, plan, spec)
+    packed = np.sort((key << np.uint64(32)) | np.arange(m, dtype=np.uint64))
+    halves = packed.view(np.uint32).reshape(m, 2)
+    if _BIG_ENDIAN:
+        halves = halves[:, ::-1]
+    if out is None:
+        out = (np.empty(m, dtype=np.int32), np.empty(m, dtype=np.uint64),
+               np.empty((1 << spec.bits) + 1, dtype=np.int32 if m < 2**31 else np.int64))
+    perm, fps, offs = out
+    perm[:] = halves[:, 0].view(np.int32)  # rows < 2**31
+    np.take(dfp, perm, out=fps)
+    counts = np.bincount(halves[:, 1], minlength=1 << spec.bits)
+    offs[0] = origin
+    np.cumsum(counts, out=offs[1:])
+    if origin:
+        offs[1:] += origin
+    return _Table(perm, fps, offs, origin)
+
+
+def _dense_pairs(fps: np.ndarray, rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """All (i, j), i before j, of ``rows`` whose fingerprints are within k, in bounded blocks."""
+    s = fps.shape[0]
+    out_a: list[np.ndarray] = []
+    out_b: list[np.ndarray] = []
+    step = max(1, DENSE_CELLS // max(s, 1))
+    for i0 in range(0, s - 1, step):
+        i1 = min(s - 1, i0 + step)
+        d = np.bitwise_count(fps[i0:i1, None] ^ fps[None, i0 + 1:])
+        r, c = np.nonzero(d <= k)
+        upper = c >= r  # column i0 + 1 + c is after row i0 + r
+        r, c = r[upper], c[upper]
+        out_a.append(rows[r + i0])
+        out_b.append(rows[c + i0 + 1])
+    if not out_a:
+        return _EMPTY, _EMPTY
+    return np.concatenate(out_a).astype(np.int64), np.concatenate(out_b).astype(np.int64)
+
+
+def _run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs within k inside the equal-key runs of one table (rows are distinct indices).
+
+    Small runs are walked by offset: round ``delta`` compares every sorted position with the one
+    ``delta`` places later while both are in the same run, all runs at once. Runs longer than
+    ``DENSE_RUN`` would need as many rounds, so they are compared as dense blocks instead.
+    """
+    counts = np.diff(offs)
+    rem = np.repeat(offs[1:], counts) - np.arange(sfp.shape[0]) - 1  # later rows in my run
+    out_a: list[np.ndarray] = []
+    out_b: list[np.ndarray] = []
+    for run in np.flatnonzero(counts > DENSE_RUN).tolist():
+        lo, hi = int(offs[run]), int(offs[run + 1])
+        a, b = _dense_pairs(sfp[lo:hi], perm[lo:hi], k)
+        out_a.append(a)
+        out_b.append(b)
+        rem[lo:hi] = 0
+    pos = np.flatnonzero(rem > 0)
+    rem = rem[pos]
+    delta = 1
+    while pos.size:
+        x = np.bitwise_count(sfp[pos] ^ sfp[pos + delta]) <= k
+        if x.any():
+            hit = pos[x]
+            out_a.append(perm[hit].astype(np.int64))
+            out_b.append(perm[hit + delta].astype(np.int64))
+        delta += 1
+        live = rem >= delta
+        pos, rem = pos[live], rem[live]
+    if not out_a:
+        return _EMPTY, _EMPTY
+    return np.concatenate(out_a), np.concatenate(out_b)
+
+
+def _compile_probe(plan: _Plan, bases: list[int]) -> Callable[..., list[int]]:
+    """A function probing every table for one query fingerprint, unrolled over the tables.
+
+    Generated from the plan's integers (as ``collections.namedtuple`` generates its class).
+    A query's work is tiny -- about ten directory slots and a dozen candidates at 10^6 -- so
+    interpreter overhead is most of its cost: the blocks are cut from the query once, each
+    table's slot is two or three small-int operations, and there is no loop over tables.
+    ``probe(q, k, offs, fps, perm, crowded)`` returns the distinct rows found (with repeats).
+    """
+    lines = ["def probe(q, k, offs, fps, perm, crowded):", "    found = []"]
+    for i, (start, width) in enumerate(zip(plan.starts, plan.widths, strict=True)):
+        cut = f"q >> {start}" if start else "q"
+        lines.append(f"    b{i} = ({cut}) & {(1 << width) - 1}" if start + width < 64
+                     else f"    b{i} = {cut}")
+    for spec, base in zip(plan.tables, bases, strict=True):
+        drop = spec.width - spec.bits
+        shift = spec.width
+        parts = []
+        for blk in spec.blocks:  # most significant first
+            shift -= plan.widths[blk]
+            if shift >= drop:
+                parts.append(f"b{blk} << {shift - drop}" if shift > drop else f"b{blk}")
+            elif shift + plan.widths[blk] > drop:
+                parts.append(f"b{blk} >> {drop - shift}")
+        key = " | ".join(parts) or "0"
+        lines += [
+            f"    s = ({key}) + {base}" if base else f"    s = {key}",
+            "    lo = offs[s]",
+            "    hi = offs[s + 1]",
+            "    if hi - lo > 32:",
+            "        found += crowded(lo, hi, q, k)",
+            "    else:",
+            "        for j in range(lo, hi):",
+            "            if (fps[j] ^ q).bit_count() <= k:",
+            "                found.append(perm[j])",
+        ]
+    lines.append("    return found")
+    namespace: dict = {"__builtins__": {"range": range}}
+    exec(compile("\n".join(lines), "<hamming-index-probe>", "exec"), namespace)
+    return namespace["probe"]
+
+
+class HammingIndex:
+    """Finds fingerprints within a Hamming radius of each other without comparing all pairs.
+
+    >>> idx = HammingIndex(np.array([0, 1, 3, 2**63], dtype=np.uint64), max_k=1)
+    >>> idx.query(0).tolist()
+    [0, 1, 3]
+    >>> [x.tolist() for x in idx.all_pairs()]
+    [[0, 0, 1], [1, 3, 2], [1, 1, 1]]
+
+    ``strategy`` forces the permuted tables or brute force (tests, benchmarks); "auto" picks
+    the cheaper one.
+    """
+
+    def __init__(self, fingerprints: np.ndarray, max_k: int = 3, *,
+                 max_table_bytes: int = DEFAULT_TABLE_BYTES,
+                 strategy: Literal["auto", "tables", "brute"] = "auto") -> None:
+        if isinstance(max_k, bool) or not isinstance(max_k, int | np.integer) \
+                or not 0 <= max_k <= 64:
+            raise ValueError(f"max_k must be an integer in [0, 64], got {max_k!r}")
+        if strategy not in ("auto", "tables", "brute"):
+            raise ValueError(f"strategy must be 'auto', 'tables' or 'brute', got {strategy!r}")
+        fps = _as_fingerprints(fingerprints)
+        n = fps.shape[0]
+        if n >= 2**31:
+            raise ValueError("at most 2**31 - 1 fingerprints per index")
+        self.max_k = int(max_k)
+        self._n = n
+        # Collapse identical fingerprints: rows of the tables are distinct values. The common
+        # case (no repeats) keeps the input order, so a row is its id, and costs one sort.
+        sfp = np.sort(fps)
+        if n < 2 or bool((sfp[1:] != sfp[:-1]).all()):
+            self._dfp = fps.copy() if fps is fingerprints else fps  # never the caller's array
+            self._members = np.arange(n, dtype=np.int64)          # row -> original id
+            self._mstart = np.arange(n + 1, dtype=np.int64)
+            self._unique = True
+        else:
+            order = np.argsort(fps, kind="stable")
+            sfp = fps[order]
+            first = np.ones(n, dtype=bool)
+            first[1:] = sfp[1:] != sfp[:-1]
+            starts = np.flatnonzero(first)
+            self._dfp = np.ascontiguousarray(sfp[starts])         # distinct values, ascending
+            self._members = order.astype(np.int64)                # ids by value, then by id
+            self._mstart = np.append(starts, n).astype(np.int64)  # CSR: row -> its ids
+            self._unique = False
+        m = self._dfp.shape[0]
+        self._plan = _plan(m, self.max_k, strategy)
+        self._tables: list[_Table | None] = [None] * len(self._plan.tables)
+        self._probe: tuple | None = None
+        if not self._plan.brute and m >= 2 and self.table_bytes <= max_table_bytes:
+            self._build_all()
+
+    # -- introspection ----------------------------------------------------------------------
+    def __len__(self) -> int:
+        return self._n
+
+    @property
+    def distinct(self) -> int:
+        """Distinct fingerprint values (rows per table)."""
+        return int(self._dfp.shape[0])
+
+    @property
+    def duplicate_rows(self) -> int:
+        """Fingerprints that repeat an earlier value; each adds distance-0 pairs to all_pairs."""
+        return self._n - self.distinct
+
+    @property
+    def tables(self) -> int:
+        """Permuted tables in the plan (0 when brute force is cheaper)."""
+        return 0 if self._plan.brute else len(self._plan.tables)
+
+    @property
+    def blocks(self) -> int:
+        """Blocks the 64 bits are cut into (0 when brute force is cheaper)."""
+        return 0 if self._plan.brute else self._plan.blocks
+
+    @property
+    def table_bytes(self) -> int:
+        """Memory all tables take once built (what ``max_table_bytes`` is compared with)."""
+        if self._plan.brute:
+            return 0
+        m = self.distinct
+        return sum(12 * m + 4 * ((1 << spec.bits) + 1) for spec in self._plan.tables)
+
+    def _check_k(self, k: int | None) -> int:
+        if k is None:
+            return self.max_k
+        if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 0 <= k <= self.max_k:
+            raise ValueError(f"k must be an integer in [0, max_k={self.max_k}], got {k!r}")
+        return int(k)
+
+    def _build_all(self) -> None:
+        """Every table, in two shared arrays so a query walks them with plain memoryviews."""
+        plan, m = self._plan, self.distinct
+        t_count = len(plan.tables)
+        sizes = [1 << spec.bits for spec in plan.tables]
+        bases = [0, *np.cumsum(sizes).tolist()]
+        perm_all = np.empty(t_count * m, dtype=np.int32)
+        fps_all = np.empty(t_count * m, dtype=np.uint64)
+        offs_all = np.empty(bases[-1] + 1, dtype=np.int32 if t_count * m < 2**31 else np.int64)
+        for t, spec in enumerate(plan.tables):
+            offs = offs_all[bases[t]:bases[t + 1] + 1]
+            origin = t * m
+            part = (perm_all[origin:origin + m], fps_all[origin:origin + m], offs)
+            self._tables[t] = _build_table(self._dfp, plan, spec, part, origin)
+        def crowded(lo: int, hi: int, q: int, k: int) -> list[int]:
+            ok = np.bitwise_count(fps_all[lo:hi] ^ np.uint64(q)) <= k
+            return perm_all[lo:hi][ok].tolist()
+
+        self._probe = (_compile_probe(plan, bases[:-1]), memoryview(offs_all),
+                       memoryview(fps_all), memoryview(perm_all), crowded)
+
+    def _table(self, t: int) -> _Table:
+        tab = self._tables[t]
+        return tab if tab is not None else _build_table(self._dfp, self._plan,
+                                                        self._plan.tables[t])
+
+    # -- single queries ---------------------------------------------------------------------
+    def query(self, fp: int, k: int | None = None) -> np.ndarray:
+        """Ids (ascending int64) of every fingerprint within Hamming distance k of ``fp``."""
+        kk = self.max_k if k is None else self._check_k(k)
+        q = int(fp)
+        if not 0 <= q <= _MASK64:
+            if not -(1 << 63) <= q < 0:
+                raise ValueError(f"fingerprint {fp!r} does not fit in 64 bits")
+            q &= _MASK64  # an int64 bit pattern
+        probe = self._probe
+        if probe is None:
+            m = self._dfp.shape[0]
+            if m == 0:
+                return np.empty(0, dtype=np.int64)
+            if self._plan.brute or m < 2:
+                rows = np.flatnonzero(np.bitwise_count(self._dfp ^ np.uint64(q)) <= kk)
+                return self._expand_rows(rows)
+            self._build_all()  # over the memory budget at construction: built on first query
+            probe = self._probe
+        fn, offs, fps, perm, crowded = probe
+        found = fn(q, kk, offs, fps, perm, crowded)  # crowded buckets: one vectorised step
+        if not found:
+            return np.empty(0, dtype=np.int64)
+        if self._unique:  # rows are ids
+            return np.array(sorted(set(found)), dtype=np.int64)
+        return self._expand_rows(np.array(sorted(set(found)), dtype=np.int64))
+
+    def _expand_rows(self, rows: np.ndarray) -> np.ndarray:
+        """Original ids of distinct rows, ascending."""
+        if rows.size == 0:
+            return np.empty(0, dtype=np.int64)
+        if self._unique:
+            return np.sort(self._members[rows])
+        lo, hi = self._mstart[rows], self._mstart[rows + 1]
+        cnt = hi - lo
+        idx = np.repeat(lo - np.cumsum(cnt) + cnt, cnt) + np.arange(int(cnt.sum()))
+        return np.sort(self._members[idx])
+
+    # -- all pairs --------------------------------------------------------------------------
+    def all_pairs(self, k: int | None = None, *, max_pairs: int | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every pair of ids within distance k, once: (a, b, distance), a < b, sorted by (a, b).
+
+        Pairs between identical fingerprints are included (see the module docstring); with
+        ``max_pairs`` set, a ``ValueError`` is raised before allocating more pairs than that.
+        """
+        kk = self._check_k(k)
+        m = self._dfp.shape[0]
+        if self._n < 2:
+            return _EMPTY.copy(), _EMPTY.copy(), np.empty(0, dtype=np.uint8)
+        if self._plan.brute or m < 2:
+            u, v = _dense_pairs(self._dfp, np.arange(m, dtype=np.int64), kk)
+        else:
+            us: list[np.ndarray] = []
+            vs: list[np.ndarray] = []
+            for t in range(len(self._plan.tables)):
+                tab = self._table(t)  # built and dropped here when it was not kept
+                a, b = _run_pairs(tab.fps, tab.perm, tab.local_offs(), kk)
+                us.append(a)
+                vs.append(b)
+            u = np.concatenate(us)
+            v = np.concatenate(vs)
+            if u.size:  # a pair shared by several tables is found once per table
+                lo = np.minimum(u, v).astype(np.uint64)
+                hi = np.maximum(u, v).astype(np.uint64)
+                code = np.sort(lo * np.uint64(m) + hi)  # unique by sorting: numpy's
+                new = np.ones(code.size, dtype=bool)    # hashing np.unique is far slower
+                new[1:] = code[1:] != code[:-1]
+                code = code[new]
+                u = (code // np.uint64(m)).astype(np.int64)
+                v = (code % np.uint64(m)).astype(np.int64)
+        return self._expand_pairs(u, v, max_pairs)
+
+    def _expand_pairs(self, u: np.ndarray, v: np.ndarray, max_pairs: int | None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Turn pairs of distinct values into pairs of ids, adding pairs among identical copies."""
+        n = self._n
+        dist = np.bitwise_count(self._dfp[u] ^ self._dfp[v]).astype(np.uint8)
+        if self._unique:
+            total = u.shape[0]
+            if max_pairs is not None and total > max_pairs:
+                raise ValueError(f"{total} pairs within the radius exceed max_pairs={max_pairs}")
+            a, b = self._members[u], self._members[v]
+        else:
+            cnt = np.diff(self._mstart)
+            cu, cv = cnt[u], cnt[v]
+            cross = cu * cv
+            dup = np.flatnonzero(cnt > 1)
+            within = cnt[dup] * (cnt[dup] - 1) // 2
+            total = int(cross.sum()) + int(within.sum())
+            if max_pairs is not None and total > max_pairs:
+                raise ValueError(
+                    f"{total} pairs within the radius exceed max_pairs={max_pairs} "
+                    f"({self.duplicate_rows} fingerprints repeat another exactly; collapse "
+                    f"identical documents first)")
+            # cartesian products of the two values' members
+            nc = int(cross.sum())
+            pid = np.repeat(np.arange(u.shape[0]), cross)
+            local = np.arange(nc) - np.repeat(np.cumsum(cross) - cross, cross)
+            cvp = cv[pid]
+            a1 = self._members[self._mstart[u[pid]] + local // cvp]
+            b1 = self._members[self._mstart[v[pid]] + local % cvp]
+            d1 = dist[pid]
+            # all pairs among copies of one value (distance 0)
+            nw = int(within.sum())
+            gid = np.repeat(np.arange(dup.shape[0]), within)
+            lw = np.arange(nw) - np.repeat(np.cumsum(within) - within, within)
+            j = ((1 + np.sqrt(1 + 8 * lw.astype(np.float64))) // 2).astype(np.int64)
+            j -= (j * (j - 1) // 2 > lw)          # float rounding fix-ups
+            j += ((j + 1) * j // 2 <= lw)
+            i = lw - j * (j - 1) // 2
+            base = self._mstart[dup][gid]
+            a2, b2 = self._members[base + i], self._members[base + j]
+            a = np.concatenate([a1, a2])
+            b = np.concatenate([b1, b2])
+            dist = np.concatenate([d1, np.zeros(nw, dtype=np.uint8)])
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        order = np.argsort(lo.astype(np.uint64) * np.uint64(n) + hi.astype(np.uint64))
+        return lo[order].astype(np.int64), hi[order].astype(np.int64), dist[order]

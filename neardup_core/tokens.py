@@ -1,0 +1,865 @@
+"""Normalisation, units and shingles, Chinese words: what a document's fingerprint is made of.
+
+The contract every score relies on (see ``scoring.py``): after :func:`normalize`, a text is a
+sequence of *units*: runs of letters, digits and marks ("words", any script but CJK) and single
+CJK characters (Han, kana, hangul: one character, one unit). Everything else, punctuation and
+whitespace included, only separates units. *Shingles* are the runs of ``n`` consecutive units,
+across line breaks; a text with fewer than ``n`` units (but at least one) has one shingle made of
+all of them. :func:`units` and :func:`shingle_set` state this plainly, one character at a time;
+:func:`analyse` and :func:`shingle_hashes` compute the same thing with numpy, and tests check
+that ``{shingle_hash(s) for s in shingle_set(t, n)}`` equals the fast hashes.
+
+Normalisation goes through numpy too: one lookup table maps each BMP character to what
+NFKC + casefold + NFKC and our punctuation and whitespace rules make of it, so the usual text
+costs a few array passes. Characters whose normal form depends on their neighbours (combining
+marks, conjoining jamo) or is not one character ("…" becomes "...") send only their own *line*
+through :mod:`unicodedata`; normalising line by line is the same as normalising the whole text
+because no normalisation step crosses a ``"\\n"``.
+
+Everything also works on a *batch*: documents joined by NUL (:data:`SEPARATOR`) go through each
+stage as one array, so a thousand small files cost about what one large file does.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import itertools
+import logging
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .hashing import (
+    char_hashes,
+    combine_at,
+    combine_hashes,
+    combine_windows,
+    hash_partition,
+    hash_segments,
+    segment_hash,
+    splitmix64,
+)
+
+# -- character classes --------------------------------------------------------------------------
+SEP, WORD, CJK = 0, 1, 2
+
+#: Blocks whose letters and numbers are one unit per character (categories still decide).
+CJK_RANGES: tuple[tuple[int, int], ...] = (
+    (0x1100, 0x11FF),    # Hangul Jamo
+    (0x3000, 0x303F),    # CJK symbols: 々 〆 〇 and the Hangzhou numerals are letters/numbers
+    (0x3040, 0x30FF),    # Hiragana, Katakana
+    (0x3100, 0x31FF),    # Bopomofo, Hangul compatibility Jamo, Kanbun, Katakana extension
+    (0x3200, 0x33FF),    # enclosed and compatibility forms (NFKC maps most of them away)
+    (0x3400, 0x4DBF),    # CJK Extension A
+    (0x4E00, 0x9FFF),    # CJK Unified Ideographs
+    (0xA960, 0xA97F),    # Hangul Jamo Extended-A
+    (0xAC00, 0xD7FF),    # Hangul syllables, Jamo Extended-B
+    (0xF900, 0xFAFF),    # CJK compatibility ideographs
+    (0xFF65, 0xFFDC),    # halfwidth katakana and hangul (NFKC widens them)
+    (0x1AFF0, 0x1B16F),  # kana extensions and supplement
+    (0x20000, 0x3FFFF),  # CJK Extensions B and later
+)
+
+
+def _in_cjk(cp: int) -> bool:
+    return any(lo <= cp <= hi for lo, hi in CJK_RANGES)
+
+
+def char_class(ch: str) -> int:
+    """SEP, WORD or CJK for one (normalised) character: the rule :func:`units` applies."""
+    if unicodedata.category(ch)[0] not in "LNM":
+        return SEP
+    return CJK if _in_cjk(ord(ch)) else WORD
+
+
+# -- normalisation tables -----------------------------------------------------------------------
+LINE_BREAKS = "\n\v\f\r\x1c\x1d\x1e\x85\u2028\u2029"
+#: Punctuation that NFKC leaves alone, mapped to one ASCII form (only hashes see punctuation).
+PUNCTUATION = {
+    **dict.fromkeys("。", "."), **dict.fromkeys("、", ","),
+    **dict.fromkeys("“”„‟〝〞〟「」『』", '"'), **dict.fromkeys("‘’‚‛", "'"),
+    **dict.fromkeys("《〈", "<"), **dict.fromkeys("》〉", ">"),
+    **dict.fromkeys("【〔〖〘〚", "["), **dict.fromkeys("】〕〗〙〛", "]"),
+    **dict.fromkeys("‐‒–—―", "-"), **dict.fromkeys("〜", "~"), **dict.fromkeys("・‧", "·"),
+}
+_DELETE = 0x110000   # beyond Unicode: the character is dropped (format characters)
+_SPECIAL = 0x110001  # its line goes through unicodedata
+_EXPAND = 0x120000   # _EXPAND + i: the character becomes row i of the expansion table
+MAX_EXPAND = 4       # longer expansions (rare ligatures, Arabic phrases) take the slow path
+_BMP = 0x10000
+
+
+def _pipeline(s: str) -> str:
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", s).casefold())
+
+
+@dataclass(frozen=True)
+class _Tables:
+    chars: np.ndarray      # uint32 (65536,): mapped code point, _DELETE, _SPECIAL or _EXPAND + i
+    ascii: np.ndarray      # uint8 (128,): the same for ASCII, which never needs more
+    classes: np.ndarray    # uint8 (65536,): char_class of each BMP code point
+    expansion: np.ndarray  # uint32 (rows, MAX_EXPAND): what "…", "ß", "㎡"... become
+    expansion_len: np.ndarray  # uint8 (rows,)
+    astral_format: np.ndarray  # uint32: Cf characters above the BMP (tags, ...)
+
+
+def _all_chars(lo: int, hi: int) -> str:
+    return np.arange(lo, hi, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
+
+
+def _categories(chars: str) -> np.ndarray:
+    """(len, 2) uint8: the two letters of each character's general category."""
+    joined = "".join(map(unicodedata.category, chars)).encode("ascii")
+    return np.frombuffer(joined, dtype=np.uint8).reshape(-1, 2)
+
+
+@functools.cache
+def _tables() -> _Tables:
+    """Built once per process (~0.15 s) from unicodedata, all BMP characters at a time."""
+    cps = np.arange(_BMP)
+    bmp = _all_chars(0, _BMP)
+    cats = _categories(bmp)
+    major = cats[:, 0]
+    letterlike = np.isin(major, np.frombuffer(b"LNM", dtype=np.uint8))
+    in_cjk = np.zeros(_BMP, dtype=bool)
+    for lo, hi in CJK_RANGES:
+        in_cjk[lo:hi + 1] = True
+    classes = np.where(letterlike, np.where(in_cjk, CJK, WORD), SEP).astype(np.uint8)
+
+    def context_sensitive(codes: np.ndarray) -> np.ndarray:
+        # marks compose with or reorder around their neighbours; so do medial and final jamo
+        return ((major[codes] == ord("M")) | ((codes >= 0x1160) & (codes <= 0x11FF))
+                | ((codes >= 0xD7B0) & (codes <= 0xD7FF)))
+
+    # the final rules, applied to what the pipeline made of a character
+    final = np.arange(_BMP, dtype=np.uint32)
+    cat_is = {c: (cats[:, 0] == ord(c[0])) & (cats[:, 1] == ord(c[1])) for c in ("Cf", "Cc")}
+    final[cat_is["Cc"]] = 32
+    final[np.fromiter(map(str.isspace, bmp), dtype=bool, count=_BMP)] = 32
+    final[[ord(ch) for ch in LINE_BREAKS]] = 10
+    for src, dst in PUNCTUATION.items():
+        final[ord(src)] = ord(dst)
+    final[cat_is["Cf"]] = _DELETE
+
+    # Each character alone through the pipeline, all in one call: "\n" stops every
+    # normalisation step, so splitting the result gives each character's own result.
+    todo = cps[(cps != 10) & ((cps < 0xD800) | (cps > 0xDFFF))]
+    results = _pipeline("\n".join(_from_codes(todo.astype(np.uint32)))).split("\n")
+    assert len(results) == todo.shape[0]
+    lens = np.fromiter(map(len, results), dtype=np.int64, count=len(results))
+    flat = to_codes("".join(results)).astype(np.int64)
+    first = np.cumsum(lens) - lens
+    # a result is usable as is if no character in it or its source depends on neighbours
+    bad = (flat >= _BMP) | context_sensitive(np.minimum(flat, _BMP - 1))
+    bad_result = np.logical_or.reduceat(bad, first) | context_sensitive(todo)
+    chars = np.arange(_BMP, dtype=np.uint32)
+    single = (lens == 1) & ~bad_result
+    chars[todo[single]] = final[flat[first[single]]]
+    multi = (lens >= 2) & (lens <= MAX_EXPAND) & ~bad_result
+    expansion = np.zeros((int(multi.sum()), MAX_EXPAND), dtype=np.uint32)
+    for j in range(MAX_EXPAND):
+        has = lens[multi] > j
+        expansion[has, j] = final[flat[first[multi][has] + j]]
+    chars[todo[multi]] = _EXPAND + np.arange(expansion.shape[0], dtype=np.uint32)
+    chars[todo[~single & ~multi]] = _SPECIAL
+    astral_format = []
+    for lo, hi in ((0x10000, 0x20000), (0xE0000, 0xE1000)):
+        c = _categories(_all_chars(lo, hi))
+        astral_format += (lo + np.flatnonzero((c[:, 0] == ord("C")) & (c[:, 1] == ord("f")))
+                          ).tolist()
+    return _Tables(chars, chars[:128].astype(np.uint8), classes, expansion,
+                   lens[multi].astype(np.uint8), np.array(astral_format, dtype=np.uint32))
+
+
+def to_codes(text: str) -> np.ndarray:
+    """Code points of ``text``: uint8 for ASCII (4x less to move), else uint32."""
+    if text.isascii():
+        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def _from_codes(codes: np.ndarray) -> str:
+    if codes.dtype == np.uint8:
+        return codes.tobytes().decode("ascii")
+    if codes.dtype == np.uint16:
+        surrogate = (codes >= 0xD800) & (codes <= 0xDFFF)
+        if not surrogate.any():  # else UTF-16 would pair them up: decode as UTF-32
+            return codes.astype("<u2", copy=False).tobytes().decode("utf-16-le")
+    return codes.astype("<u4", copy=False).tobytes().decode("utf-32-le", "surrogatepass")
+
+
+def _slow_line(raw: np.ndarray, mapped: np.ndarray, t: _Tables) -> np.ndarray:
+    """One line through unicodedata; format characters go first so they cannot block
+    a composition (normalising twice then gives the same text)."""
+    keep = mapped != _DELETE
+    astral = raw >= _BMP
+    if astral.any():
+        keep &= ~(astral & np.isin(raw, t.astral_format))
+    fixed = _pipeline(_from_codes(raw[keep]))
+    if not fixed:
+        return np.empty(0, dtype=np.uint32)
+    codes = to_codes(fixed).astype(np.uint32)
+    # only the final rules are left to apply: the pipeline has run
+    out = np.take(t.chars, codes, mode="clip")
+    same = (codes >= _BMP) | (out >= _SPECIAL)
+    out[same] = codes[same]
+    return out
+
+
+def _expand(mapped: np.ndarray, t: _Tables) -> np.ndarray:
+    """Replace _EXPAND markers by their 2 to MAX_EXPAND characters."""
+    pos = np.flatnonzero(mapped >= _EXPAND)
+    if pos.size == 0:
+        return mapped
+    row = mapped[pos] - _EXPAND
+    lens = t.expansion_len[row].astype(np.int64)
+    mapped[pos] = t.expansion[row, 0]
+    rest = np.arange(1, MAX_EXPAND)[None, :] < lens[:, None]  # (len(pos), MAX_EXPAND - 1)
+    where = np.broadcast_to(pos[:, None] + 1, rest.shape)[rest]
+    return np.insert(mapped, where, t.expansion[row, 1:][rest])
+
+
+def _map_text(text: str, batch: bool) -> np.ndarray:
+    """Table-map ``text``; with ``batch``, NUL separates documents and maps to itself (0)."""
+    t = _tables()
+    if text.isascii():
+        raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        mapped = np.take(t.ascii, raw)  # np.take: about twice as fast as fancy indexing
+        if batch:
+            mapped[raw == 0] = 0
+        return mapped
+    raw = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    mapped = np.take(t.chars, raw, mode="clip")  # astral characters are marked just below
+    if batch:
+        mapped[raw == 0] = 0
+    astral = raw >= _BMP
+    wide = bool(astral.any())
+    if wide:
+        mapped[astral] = _SPECIAL
+    special = np.flatnonzero(mapped == _SPECIAL)
+    if special.size:
+        newlines = np.flatnonzero((raw == 10) | (raw == 0) if batch else raw == 10)
+        bounds = np.concatenate(([-1], newlines, [raw.shape[0]]))
+        pieces = []
+        prev = 0
+        for li in np.unique(np.searchsorted(newlines, special)).tolist():
+            s, e = int(bounds[li]) + 1, int(bounds[li + 1])
+            pieces.append(mapped[prev:s])
+            line = _slow_line(raw[s:e], mapped[s:e], t)
+            wide = wide or bool(line.shape[0] and int(line.max()) >= _BMP)
+            pieces.append(line)
+            prev = e
+        pieces.append(mapped[prev:])
+        mapped = np.concatenate(pieces)
+    mapped = _expand(mapped, t)
+    drop = mapped == _DELETE
+    if drop.any():
+        mapped = mapped[~drop]
+    # narrower codes make every later pass cheaper; markers are all resolved by now
+    return mapped if wide else mapped.astype(np.uint16)
+
+
+def _collapse_spaces(c: np.ndarray) -> np.ndarray:
+    """Each run of spaces/newlines becomes one "\\n" if it holds a newline, else one " "; runs
+    at either end of the text or next to a document separator (0) go. So lines are stripped and
+    blank lines dropped. Modifies ``c`` in place."""
+    ws = (c == 32) | (c == 10)
+    idx = np.flatnonzero(ws)
+    if idx.size == 0:
+        return c
+    breaks = np.flatnonzero(np.diff(idx) != 1) + 1
+    run_first = np.concatenate(([0], breaks))
+    first = idx[run_first]
+    last = idx[np.concatenate((breaks, [idx.size])) - 1]
+    newline = np.logical_or.reduceat(c[idx] == 10, run_first)
+    n = c.shape[0]
+    edge = (first == 0) | (last == n - 1)
+    edge |= c[np.maximum(first - 1, 0)] == 0
+    edge |= c[np.minimum(last + 1, n - 1)] == 0
+    keep = ~ws
+    keep[first[~edge]] = True
+    c[first] = np.where(newline, 10, 32)
+    return c[keep]
+
+
+#: Joins the documents of a batch. An input NUL becomes SOH first: both are control
+#: characters, which normalise to a space, so no document can contain the separator.
+SEPARATOR = "\x00"
+
+
+def normalize_many(texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    """:func:`normalize` of each text, and the code points of the results joined by NUL.
+
+    One pass over the whole batch: per-call overhead, not characters, is what costs most for
+    small files, so a scan normalises (and fingerprints) documents in batches.
+    Codes are uint8 when ASCII, uint16 within the BMP, else uint32.
+    """
+    if not texts:
+        return [], np.empty(0, dtype=np.uint8)
+    batch = len(texts) > 1
+    joined = (SEPARATOR.join([t.replace("\x00", "\x01") if "\x00" in t else t for t in texts])
+              if batch else texts[0])
+    if not joined:
+        return [""] * len(texts), np.empty(0, dtype=np.uint8)
+    codes = _collapse_spaces(_map_text(joined, batch))
+    if codes.dtype != np.uint8 and codes.shape[0] and int(codes.max()) < 128:
+        codes = codes.astype(np.uint8)
+    out = _from_codes(codes)
+    docs = out.split(SEPARATOR) if batch else [out]
+    assert len(docs) == len(texts)
+    return docs, codes
+
+
+def normalize_codes(text: str) -> tuple[str, np.ndarray]:
+    """:func:`normalize` and the code points of its result (see :func:`normalize_many`)."""
+    docs, codes = normalize_many([text])
+    return docs[0], codes
+
+
+def normalize(text: str) -> str:
+    """The text scores are computed on: NFKC, casefolded, one form of spacing and punctuation.
+
+    NFKC folds full/half-width forms (ＡＢＣ１２３ -> abc123, ideographic space -> space);
+    casefold is Unicode's caseless form (ß -> ss); zero-width and other format characters go;
+    CJK punctuation NFKC keeps (。、“”《》【】...) becomes its ASCII look-alike; every kind of
+    space and control character becomes " ", runs collapse, lines are stripped, blank lines
+    dropped, "\\n" separates lines. Idempotent.
+    """
+    return normalize_codes(text)[0]
+
+
+def lines(normalized: str) -> list[str]:
+    """Non-empty lines of a normalised text (boilerplate is detected line by line)."""
+    return normalized.split("\n") if normalized else []
+
+
+# -- units and shingles: the plain reference ----------------------------------------------------
+SHINGLE_JOIN = "\x1f"  # a separator, so never inside a unit
+
+
+def units(text: str) -> list[str]:
+    """The units of a (normalised) text, one character at a time: the reference definition."""
+    out: list[str] = []
+    word: list[str] = []
+    for ch in text:
+        kind = char_class(ch)
+        if kind == WORD:
+            word.append(ch)
+            continue
+        if word:
+            out.append("".join(word))
+            word.clear()
+        if kind == CJK:
+            out.append(ch)
+    if word:
+        out.append("".join(word))
+    return out
+
+
+def shingle_set(text: str, n: int) -> set[str]:
+    """Shingles of a (normalised) text as strings of units joined by SHINGLE_JOIN.
+
+    Slow and plain on purpose: it defines what the fast path must reproduce and what the
+    benchmark's ground truth is.
+    """
+    if n < 1:
+        raise ValueError(f"shingle length must be at least 1, got {n}")
+    us = units(text)
+    if not us:
+        return set()
+    if len(us) < n:
+        return {SHINGLE_JOIN.join(us)}
+    return {SHINGLE_JOIN.join(us[i:i + n]) for i in range(len(us) - n + 1)}
+
+
+def shingle_hash(shingle: str) -> int:
+    """The hash the fast path gives a shingle from :func:`shingle_set` (reference)."""
+    return combine_hashes([segment_hash(u) for u in shingle.split(SHINGLE_JOIN)])
+
+
+# -- units and shingles: vectorised -------------------------------------------------------------
+def classify(codes: np.ndarray) -> np.ndarray:
+    """:func:`char_class` of every code point, as uint8."""
+    table = _tables().classes
+    if codes.dtype in (np.uint8, np.uint16):
+        return np.take(table, codes)
+    big = codes >= _BMP
+    out = np.take(table, codes, mode="clip")
+    if big.any():
+        uniq, inv = np.unique(codes[big], return_inverse=True)
+        out[big] = np.array([char_class(chr(c)) for c in uniq.tolist()], dtype=np.uint8)[inv]
+    return out
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Analysis:
+    """Normalised text (one document or a NUL-joined batch) cut into units, computed once and
+    shared by shingles and features."""
+
+    codes: np.ndarray    # code points (uint8, uint16 or uint32)
+    classes: np.ndarray  # uint8 char_class per code point
+    starts: np.ndarray   # int64 index of each unit's first code point
+    hashes: np.ndarray   # uint64 segment hash per unit, in order
+    cjk: np.ndarray      # bool per unit: a single CJK character (else a word)
+    unit_docs: np.ndarray  # int64 document index of each unit (sorted)
+    docs: int = 1        # documents in the batch
+    separators: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+
+    def doc_of(self, positions: np.ndarray) -> np.ndarray:
+        """Document index of each of the (sorted) code positions, as int64."""
+        return _docs_of_sorted(positions, self.separators, self.docs)
+
+
+def _docs_of_sorted(positions: np.ndarray, separators: np.ndarray, docs: int) -> np.ndarray:
+    if docs == 1:
+        return np.zeros(positions.shape[0], dtype=np.int64)
+    # a few hundred separators searched in the positions, not the other way round
+    bounds = np.searchsorted(positions, separators)
+    counts = np.diff(bounds, prepend=0, append=positions.shape[0])
+    return np.repeat(np.arange(docs, dtype=np.int64), counts)
+
+
+def analyse_codes(codes: np.ndarray, docs: int = 1) -> Analysis:
+    """Units of normalised code points; with ``docs`` > 1, NUL (0) separates documents."""
+    cls = classify(codes)
+    w = cls == WORD
+    c = cls == CJK
+    has_cjk = bool(c.any())
+    edge = np.zeros(w.shape[0] + 1, dtype=bool)  # edge[i]: w changes between i - 1 and i
+    edge[1:-1] = w[1:] != w[:-1]
+    if w.shape[0]:
+        edge[0] = w[0]
+        edge[-1] = w[-1]
+    is_start = w & edge[:-1]
+    is_end = w & edge[1:]
+    if has_cjk:
+        is_start |= c
+        is_end |= c
+    starts = np.flatnonzero(is_start)
+    if docs > 1:
+        seps = np.flatnonzero(codes == 0)
+        if seps.shape[0] != docs - 1:
+            raise ValueError(f"expected {docs - 1} document separators, found {seps.shape[0]}")
+        unit_docs = _docs_of_sorted(starts, seps, docs)
+    else:
+        seps = np.empty(0, np.int64)
+        unit_docs = np.zeros(starts.shape[0], dtype=np.int64)
+    if not has_cjk:
+        ends = np.flatnonzero(is_end) + 1
+        return Analysis(codes, cls, starts, hash_segments(codes, starts, ends),
+                        np.zeros(starts.shape[0], dtype=bool), unit_docs, docs, seps)
+    # CJK units: a table lookup per character beats prefix sums; words (few, in CJK text):
+    # prefix sums over their characters alone
+    unit_cjk = c[starts]
+    hashes = char_hashes(codes[starts])
+    if not unit_cjk.all():
+        words = ~unit_cjk
+        lengths = (np.flatnonzero(is_end) + 1 - starts)[words]
+        hashes[words] = hash_partition(codes[w], lengths)
+    return Analysis(codes, cls, starts, hashes, unit_cjk, unit_docs, docs, seps)
+
+
+def analyse(normalized: str) -> Analysis:
+    """Units of a normalised text, vectorised (same units as :func:`units`)."""
+    return analyse_codes(to_codes(normalized))
+
+
+def unit_hashes(normalized: str) -> np.ndarray:
+    """uint64 segment hash of each unit of a normalised text, in order."""
+    return analyse(normalized).hashes
+
+
+def shingle_hashes(units: np.ndarray, n: int) -> np.ndarray:
+    """Hashes of the shingles of one document's unit hashes, in order and with repeats.
+
+    Not deduplicated: MinHash does not care, and sorting would cost more than it saves.
+    """
+    if n < 1:
+        raise ValueError(f"shingle length must be at least 1, got {n}")
+    h = np.asarray(units, dtype=np.uint64)
+    if h.shape[0] == 0:
+        return np.empty(0, dtype=np.uint64)
+    return combine_windows(h, min(n, h.shape[0]))
+
+
+def shingle_hashes_many(a: Analysis, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(shingle hashes, document index) for every document of a batch, ordered by document.
+
+    Windows that straddle two documents are dropped; a document with fewer than ``n`` units
+    gets its one short shingle, exactly as :func:`shingle_hashes` gives it alone.
+    """
+    if n < 1:
+        raise ValueError(f"shingle length must be at least 1, got {n}")
+    h = a.hashes
+    m = h.shape[0]
+    doc = a.unit_docs
+    if a.docs == 1:
+        return shingle_hashes(h, n), np.zeros(max(0, m - n + 1) if m >= n else min(m, 1),
+                                              dtype=np.int64)
+    counts = np.bincount(doc, minlength=a.docs)
+    win = combine_windows(h, n)
+    win_doc = doc[:win.shape[0]]
+    if win.shape[0]:
+        inside = win_doc == doc[n - 1:]
+        win, win_doc = win[inside], win_doc[inside]
+    short = np.flatnonzero((counts > 0) & (counts < n))
+    if short.shape[0]:
+        first = np.cumsum(counts) - counts
+        extra = np.empty(short.shape[0], dtype=np.uint64)
+        for k in np.unique(counts[short]).tolist():
+            sel = counts[short] == k
+            extra[sel] = combine_at(h, first[short[sel]], k)
+        at = np.searchsorted(win_doc, short)
+        win = np.insert(win, at, extra)
+        win_doc = np.insert(win_doc, at, short)
+    return win, win_doc
+
+
+# -- Chinese words ------------------------------------------------------------------------------
+class Segmenter:
+    """Chinese word segmentation with jieba's semantics (its dictionary, HMM on).
+
+    The hot path is rjieba (jieba-rs), which gives exactly jieba's tokens on runs of CJK text
+    (checked on 20,000 news and law sentences; it differs from jieba only on Latin/number runs
+    such as "3-1" or "a.com", which we never give it). jieba itself is used when rjieba is
+    missing or a user dictionary is given: rjieba 0.2 has ``add_word`` but no
+    ``load_userdict``, and jieba's own loader is what defines the dictionary format.
+    """
+
+    def __init__(self, user_dict: str | None = None, backend: str | None = None) -> None:
+        if backend not in (None, "rjieba", "jieba"):
+            raise ValueError(f"backend must be 'rjieba', 'jieba' or None, got {backend!r}")
+        if backend == "rjieba" and user_dict is not None:
+            raise ValueError("a user dictionary needs the jieba backend")
+        self.user_dict = user_dict
+        self._wanted = backend
+        self._backend: str | None = None
+        self._cut: Callable[[str], list[str]] | None = None
+
+    @property
+    def backend(self) -> str:
+        """"rjieba" or "jieba", once loaded."""
+        self._load()
+        assert self._backend is not None
+        return self._backend
+
+    def _load(self) -> Callable[[str], list[str]]:
+        if self._cut is None:
+            if self._wanted != "jieba" and self.user_dict is None:
+                try:
+                    import rjieba
+                except ImportError:
+                    if self._wanted == "rjieba":
+                        raise
+                else:
+                    self._cut, self._backend = rjieba.cut, "rjieba"
+                    return self._cut
+            self._cut, self._backend = _jieba_tokenizer(self.user_dict).lcut, "jieba"
+        return self._cut
+
+    def cut(self, text: str) -> list[str]:
+        """Tokens covering ``text`` exactly, like ``jieba.lcut(text)``."""
+        return self._load()(text) if text else []
+
+
+def _jieba_tokenizer(user_dict: str | None):
+    import jieba
+
+    # jieba logs "Building prefix dict..." at DEBUG to stderr; keep warnings and errors only.
+    logging.getLogger("jieba").setLevel(logging.WARNING)
+    tok = jieba.Tokenizer()
+    tok.initialize()  # cache file in tempfile.gettempdir(), never the home folder
+    if user_dict is not None:
+        with open(user_dict, "rb") as f:  # jieba would leave a path it opened unclosed
+            tok.load_userdict(f)
+    return tok
+
+
+def chinese_words(a: Analysis, segmenter: Segmenter) -> tuple[np.ndarray, np.ndarray,
+                                                                np.ndarray]:
+    """(hash, length, code position) of each segmenter token over the text's CJK runs.
+
+    The runs are joined by single spaces into one string so the segmenter is called once per
+    batch; it splits blocks at non-CJK characters anyway, so this is the same as cutting each
+    run on its own.
+    """
+    cjk = a.classes == CJK
+    if not cjk.any():
+        return np.empty(0, np.uint64), np.empty(0, np.int64), np.empty(0, np.int64)
+    sel = cjk.copy()
+    sel[1:] |= cjk[:-1]  # each run plus the character after it, which becomes the separator
+    idx = np.flatnonzero(sel)
+    sub = a.codes[idx]
+    gap = ~cjk[idx]
+    sub[gap] = 32
+    lengths = _token_lengths(sub, gap, segmenter)
+    hashes = hash_partition(sub, lengths)
+    starts = np.cumsum(lengths) - lengths
+    keep = ~gap[starts]
+    return hashes[keep], lengths[keep], idx[starts[keep]]
+
+
+#: Characters given to the segmenter per call. Its tokens are Python strings (~80 bytes each),
+#: so a long document is cut in pieces at run boundaries, which changes nothing: the segmenter
+#: splits blocks there anyway.
+SEGMENT_PIECE = 1 << 20
+
+
+def _token_lengths(sub: np.ndarray, gap: np.ndarray, segmenter: Segmenter) -> np.ndarray:
+    cuts = [0]
+    if sub.shape[0] > SEGMENT_PIECE:
+        gaps = np.flatnonzero(gap)
+        wanted = np.arange(SEGMENT_PIECE, sub.shape[0], SEGMENT_PIECE)
+        at = np.searchsorted(gaps, wanted)  # first gap at or after each wanted cut
+        cuts += sorted({int(gaps[i]) + 1 for i in at.tolist() if i < gaps.shape[0]})
+    cuts.append(sub.shape[0])
+    out = []
+    for lo, hi in itertools.pairwise(cuts):
+        if hi > lo:
+            tokens = segmenter.cut(_from_codes(sub[lo:hi]))
+            out.append(np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens)))
+    return np.concatenate(out)
+
+
+# -- word features for SimHash ------------------------------------------------------------------
+#: Weight of a word bigram relative to a word of median idf.
+BIGRAM_WEIGHT = 0.5
+#: Stop words keep this share of their weight.
+STOP_FACTOR = 0.1
+_STOP_WORDS = """
+a about above after again against all also am an and any are as at be because been before being
+below between both but by can could did do does doing don down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its itself
+just me more most my myself no nor not now of off on once only or other our ours ourselves out
+over own same she should so some such than that the their theirs them themselves then there these
+they this those through to too under until up very was we were what when where which while who
+whom why will with would you your yours yourself yourselves s t
+"""
+ENGLISH_STOP_WORDS = frozenset(_STOP_WORDS.split())
+
+
+def _idf_path() -> Path | None:
+    spec = importlib.util.find_spec("jieba")  # locates jieba without importing it (0.3 s)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "analyse" / "idf.txt"
+    return path if path.is_file() else None
+
+
+@functools.cache
+def idf_table() -> tuple[np.ndarray, np.ndarray, float]:
+    """jieba's IDF table as (sorted feature ids of the words, float32 idf, median idf).
+
+    Loaded once per process (about 0.2 s); a batch's words are then looked up with one
+    ``searchsorted``. Without jieba's file every word gets the same idf, 1.0.
+    """
+    path = _idf_path()
+    if path is None:
+        return np.empty(0, np.uint64), np.empty(0, np.float32), 1.0
+    parts = path.read_text(encoding="utf-8").split()
+    words = parts[0::2]
+    values = np.fromiter(map(float, parts[1::2]), dtype=np.float64, count=len(words))
+    lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    keys = hash_partition(to_codes("".join(words)).astype(np.uint32), lengths)
+    ids, first = np.unique(keys >> _ID_SHIFT, return_index=True)
+    return ids, values[first].astype(np.float32), float(np.median(values))
+
+
+def idf_of(hashes: np.ndarray) -> np.ndarray:
+    """float32 idf of each word hash; words jieba does not know get the median idf."""
+    return idf_of_ids(np.asarray(hashes, dtype=np.uint64) >> _ID_SHIFT)
+
+
+def idf_of_ids(ids: np.ndarray) -> np.ndarray:
+    """:func:`idf_of` by feature id (the top FEATURE_BITS bits of the word hash)."""
+    keys, values, median = idf_table()
+    out = np.full(ids.shape[0], median, dtype=np.float32)
+    if keys.shape[0] and ids.shape[0]:
+        pos = np.minimum(np.searchsorted(keys, ids), keys.shape[0] - 1)
+        found = keys[pos] == ids
+        out[found] = values[pos[found]]
+    return out
+
+
+@functools.cache
+def _stop_table() -> tuple[np.uint64, np.ndarray]:
+    """A collision-free 65,536-slot table of the stop words' feature ids, and its bit offset:
+    membership is one gather and one compare per word, whatever the number of words."""
+    words = sorted(ENGLISH_STOP_WORDS)
+    lengths = np.array([len(w) for w in words], dtype=np.int64)
+    ids = hash_partition(to_codes("".join(words)), lengths) >> _ID_SHIFT
+    for offset in range(FEATURE_BITS - 16):
+        slots = (ids >> np.uint64(offset)) & np.uint64(0xFFFF)
+        if np.unique(slots).shape[0] == ids.shape[0]:
+            table = np.full(1 << 16, np.uint64(1 << 63), dtype=np.uint64)  # never an id
+            table[slots] = ids
+            return np.uint64(offset), table
+    raise AssertionError("no collision-free window for the stop word table")
+
+
+def _is_stop_id(ids: np.ndarray) -> np.ndarray:
+    offset, table = _stop_table()
+    return np.take(table, ((ids >> offset) & np.uint64(0xFFFF)).astype(np.intp)) == ids
+
+
+def _sublinear_tf(counts: np.ndarray) -> np.ndarray:
+    return 1.0 + np.log(counts.astype(np.float64))
+
+
+#: Features are grouped per document by sorting (feature id << DOC_BITS | document), where the
+#: id is the top FEATURE_BITS bits of the word or bigram hash; the id, re-mixed, is the 64-bit
+#: hash SimHash votes with. Two distinct features of one document share an id with probability
+#: about n**2 / 2**41: once in 200 documents of 100,000 distinct features, and then they merely
+#: count as one. Sorting by id first also makes idf lookups walk jieba's table in order.
+FEATURE_BITS = 40
+DOC_BITS = 64 - FEATURE_BITS  # documents per batch: up to 2**24
+_ID_SHIFT = np.uint64(DOC_BITS)
+_DOC_MASK = np.uint64((1 << DOC_BITS) - 1)
+
+
+def _counted(doc: np.ndarray, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(document, feature id, count) of each distinct feature of each document, by id."""
+    key = ((hashes >> _ID_SHIFT) << _ID_SHIFT) | doc.astype(np.uint64)
+    u, counts = np.unique(key, return_counts=True)
+    return (u & _DOC_MASK).astype(np.int64), u >> _ID_SHIFT, counts
+
+
+def pairs(doc: np.ndarray, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bigram hashes of consecutive hashes within each document, and their document."""
+    bi = combine_windows(hashes, 2)
+    bi_doc = doc[:-1] if doc.shape[0] else doc
+    same = bi_doc == doc[1:]
+    return bi[same], bi_doc[same]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class WordStreams:
+    """A batch's words in order: Chinese words from the segmenter and the other words (units),
+    each with its document and whether it is a content word (bigrams are made of those)."""
+
+    zh: np.ndarray             # uint64 word hashes
+    zh_doc: np.ndarray         # int64
+    zh_content: np.ndarray     # bool: two or more characters
+    other: np.ndarray          # uint64 unit hashes of non-CJK words
+    other_doc: np.ndarray      # int64
+    other_content: np.ndarray  # bool: not an English stop word
+
+
+def word_streams(a: Analysis, segmenter: Segmenter) -> WordStreams:
+    if a.docs > 1 << DOC_BITS:
+        raise ValueError(f"at most {1 << DOC_BITS} documents per batch, got {a.docs}")
+    zh, zh_len, zh_pos = chinese_words(a, segmenter)
+    words = ~a.cjk
+    other = a.hashes[words]
+    return WordStreams(zh, a.doc_of(zh_pos), zh_len > 1, other, a.unit_docs[words],
+                       ~_is_stop_id(other >> _ID_SHIFT))
+
+
+#: The three kinds of SimHash features, in the order their weights are documented.
+FEATURE_KINDS = ("zh", "other", "bigram")
+
+
+def feature_weights(kind: str, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """float64 weight of features of one kind from their ids and counts (see word_features)."""
+    tf = _sublinear_tf(counts)
+    median = idf_table()[2]
+    if kind == "zh":
+        return idf_of_ids(ids) * tf
+    if kind == "other":
+        return np.where(_is_stop_id(ids), STOP_FACTOR, 1.0) * median * tf
+    if kind == "bigram":
+        return BIGRAM_WEIGHT * median * tf
+    raise ValueError(f"unknown feature kind {kind!r}")
+
+
+def count_features(doc: np.ndarray, hashes: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(document, feature id, count) of each distinct feature of each document, by id."""
+    return _counted(doc, hashes)
+
+
+def word_features_many(a: Analysis, segmenter: Segmenter
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(document, feature hash, weight) of every document of a batch; see :func:`word_features`.
+
+    Hashes are uint64, weights float32, documents int64; features are unique per document.
+    """
+    w = word_streams(a, segmenter)
+    b1, d1 = pairs(w.zh_doc[w.zh_content], w.zh[w.zh_content])
+    b2, d2 = pairs(w.other_doc[w.other_content], w.other[w.other_content])
+    streams = {"zh": (w.zh_doc, w.zh), "other": (w.other_doc, w.other),
+               "bigram": (np.concatenate((d1, d2)), np.concatenate((b1, b2)))}
+    docs, ids, weights = [], [], []
+    for kind in FEATURE_KINDS:
+        doc, hashes = streams[kind]
+        if hashes.shape[0]:
+            d, f, cnt = _counted(doc, hashes)
+            docs.append(d)
+            ids.append(f)
+            weights.append(feature_weights(kind, f, cnt))
+    if not docs:
+        return np.empty(0, np.int64), np.empty(0, np.uint64), np.empty(0, np.float32)
+    return (np.concatenate(docs), splitmix64(np.concatenate(ids)),
+            np.concatenate(weights).astype(np.float32))
+
+
+def word_features(normalized: str | Analysis, segmenter: Segmenter
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Unique feature hashes (uint64) and weights (float32) of one text for weighted SimHash.
+
+    * Chinese words (the segmenter over CJK runs): (1 + log tf) * jieba's idf, the median idf
+      for words jieba's table lacks.
+    * Other words: (1 + log tf) * the median idf, times STOP_FACTOR for English stop words.
+    * Bigrams of consecutive *content* words (Chinese words of two or more characters, non-stop
+      other words; Chinese and other words form separate sequences): (1 + log tf) *
+      BIGRAM_WEIGHT * the median idf. A bag of words alone would score a shuffled text as a
+      copy; bigrams make SimHash see some order without letting function words dominate.
+
+    A feature's hash is its id (the top FEATURE_BITS bits of the word or bigram hash) passed
+    through splitmix64, so the batch path can sort (id, document) pairs in one uint64.
+    """
+    a = normalized if isinstance(normalized, Analysis) else analyse(normalized)
+    if a.docs != 1:
+        raise ValueError("word_features takes one document; use word_features_many")
+    _, hashes, weights = word_features_many(a, segmenter)
+    return hashes, weights
+
+
+__all__ = [
+    "CJK",
+    "FEATURE_KINDS",
+    "SEP",
+    "SEPARATOR",
+    "WORD",
+    "Analysis",
+    "Segmenter",
+    "WordStreams",
+    "analyse",
+    "analyse_codes",
+    "char_class",
+    "chinese_words",
+    "classify",
+    "count_features",
+    "feature_weights",
+    "idf_of",
+    "idf_table",
+    "lines",
+    "normalize",
+    "normalize_codes",
+    "normalize_many",
+    "pairs",
+    "shingle_hash",
+    "shingle_hashes",
+    "shingle_hashes_many",
+    "shingle_set",
+    "to_codes",
+    "unit_hashes",
+    "units",
+    "word_features",
+    "word_features_many",
+    "word_streams",
+]

@@ -51,7 +51,7 @@ from .models import GroupMode
 if TYPE_CHECKING:
     from .models import Document
 
-PairScores = Callable[[int, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+PairScores = Callable[[int | np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 #: STRICT picks references in vectorised rounds (see ``_references``); after this many rounds
 #: the rest is done one document at a time.
@@ -186,8 +186,10 @@ def _graph(n: int, a: np.ndarray, b: np.ndarray, data: np.ndarray) -> csr_matrix
 
 
 def _components(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
-    return connected_components(_graph(n, a, b, np.ones(a.size, dtype=np.int8)),
-                                directed=True, connection="weak")
+    ncomp, label = connected_components(_graph(n, a, b, np.ones(a.size, dtype=np.int8)),
+                                        directed=True, connection="weak")
+    # csgraph labels are int32: widen before any label * n arithmetic overflows
+    return ncomp, label.astype(np.int64)
 
 
 def _check(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray, rank: np.ndarray
@@ -242,23 +244,28 @@ def _rank_order(rank: np.ndarray) -> np.ndarray:
 
 def build_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
                  threshold: float, mode: GroupMode, pair_scores: PairScores,
-                 rank: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+                 rank: np.ndarray, *, with_scores: bool = False) -> tuple:
     """Groups of document indices (reference first) and each group's weakest score.
 
     ``a``/``b``/``score`` are the pairs already at or above ``threshold``. Groups hold at
     least two documents and come largest first, then by reference index; inside a group the
     reference is followed by the others by descending score against it, then index.
+    With ``with_scores`` a third value holds every member's score against its reference, flat
+    in group order (the caller need not score the members again).
     """
     mode = GroupMode(mode)
     a, b, s, rank = _check(n_docs, a, b, score, rank)
     if a.size == 0:
-        return [], np.empty(0, dtype=np.float64)
+        empty = ([], np.empty(0, dtype=np.float64))
+        return (*empty, np.empty(0, dtype=np.float64)) if with_scores else empty
     order = _rank_order(rank)
     pos = np.empty(n_docs, dtype=np.int64)  # place of each document in that order
     pos[order] = np.arange(n_docs)
     if mode == GroupMode.CONNECTED:
-        return _connected(n_docs, a, b, s, pair_scores, order, pos)
-    return _strict(n_docs, a, b, s, pos)
+        out = _connected(n_docs, a, b, s, pair_scores, order, pos)
+    else:
+        out = _strict(n_docs, a, b, s, pos)
+    return out if with_scores else out[:2]
 
 
 def _by_component(docs: np.ndarray, label: np.ndarray, order: np.ndarray, pos: np.ndarray
@@ -274,8 +281,9 @@ def _by_component(docs: np.ndarray, label: np.ndarray, order: np.ndarray, pos: n
 
 def _assemble(n: int, docs: np.ndarray, comp: np.ndarray, is_ref: np.ndarray,
               sref: np.ndarray, comp_size: np.ndarray, comp_ref: np.ndarray,
-              comp_weak: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
-    """Order groups (size desc, reference) and members (reference, score desc, index)."""
+              comp_weak: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """Order groups (size desc, reference) and members (reference, score desc, index); also
+    each member's score against its reference, flat, in that order."""
     gids = np.flatnonzero(comp_size >= 2)
     biggest = int(comp_size[gids].max()) if gids.size else 0
     gorder = gids[np.argsort((biggest - comp_size[gids]) * n + comp_ref[gids])]
@@ -288,12 +296,16 @@ def _assemble(n: int, docs: np.ndarray, comp: np.ndarray, is_ref: np.ndarray,
     levels, inv = _dense_rank(-sc)  # descending score -> 0, 1, ...
     major = gpos[comp] * 2 + ~is_ref  # group, then the reference before the others
     if 2 * gorder.shape[0] * levels * n < 2**62:
-        flat = np.sort((major * levels + inv) * n + docs) % n
+        perm = np.argsort((major * levels + inv) * n + docs)
     else:
-        flat = docs[np.lexsort((docs, inv, major))]
+        perm = np.lexsort((docs, inv, major))
+    flat = docs[perm]
     ends = np.cumsum(comp_size[gorder]).tolist()
-    groups = [flat[lo:hi] for lo, hi in zip([0, *ends[:-1]], ends, strict=True)]
-    return groups, comp_weak[gorder].astype(np.float64)
+    starts = [0, *ends[:-1]]
+    groups = [flat[lo:hi] for lo, hi in zip(starts, ends, strict=True)]
+    # each member's score against its reference, in the same order (1.0 for the reference)
+    sflat = np.where(is_ref[perm], 1.0, sref[perm])
+    return groups, comp_weak[gorder].astype(np.float64), sflat
 
 
 def _scores_to_reference(n_docs: int, a: np.ndarray, b: np.ndarray, s: np.ndarray,
@@ -310,18 +322,13 @@ def _scores_to_reference(n_docs: int, a: np.ndarray, b: np.ndarray, s: np.ndarra
 
 def _fill_missing(docs: np.ndarray, ref_doc: np.ndarray, sref: np.ndarray,
                   pair_scores: PairScores) -> None:
-    """Ask ``pair_scores`` for members not linked to their reference: one call per group."""
+    """Ask ``pair_scores`` for members not linked to their reference, all in one call
+    (``pair_scores`` takes an array of references as long as the array of members)."""
     missing = np.flatnonzero(np.isnan(sref[docs]) & (ref_doc != docs))
     if not missing.size:
         return
     md = docs[missing]
-    refs = ref_doc[missing]
-    order = np.argsort(refs, kind="stable")
-    md, refs = md[order], refs[order]
-    cut = np.flatnonzero(refs[1:] != refs[:-1]) + 1
-    for lo, hi in zip(np.r_[0, cut].tolist(), np.r_[cut, md.size].tolist(), strict=True):
-        sc = np.asarray(pair_scores(int(refs[lo]), md[lo:hi])[0], dtype=np.float64)
-        sref[md[lo:hi]] = sc
+    sref[md] = np.asarray(pair_scores(ref_doc[missing], md)[0], dtype=np.float64)
 
 
 def _drop_cycle_edges(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray
@@ -350,7 +357,8 @@ def _drop_cycle_edges(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray
 
 
 def _connected(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_scores: PairScores,
-               order: np.ndarray, pos: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+               order: np.ndarray, pos: np.ndarray
+               ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     # Maximum spanning forest = minimum one over 2 - score (in [1, 2]: no weight is zero, which
     # csgraph would read as "no edge"); its trees are the components, and the smallest score
     # on each tree is the group's weakest link.
@@ -358,6 +366,7 @@ def _connected(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_scores:
     forest = minimum_spanning_tree(_graph(n, fa, fb, 2.0 - fs.astype(np.float64)),
                                    overwrite=True)
     ncomp, label = connected_components(forest, directed=True, connection="weak")
+    label = label.astype(np.int64)  # int32 from csgraph: label * n below must not overflow
     forest = forest.tocoo()
     ta = forest.row.astype(np.int64)
     size = np.bincount(label, minlength=ncomp)
@@ -432,7 +441,7 @@ def _references(n: int, a: np.ndarray, b: np.ndarray, pos: np.ndarray) -> np.nda
 
 
 def _strict(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.ndarray
-            ) -> tuple[list[np.ndarray], np.ndarray]:
+            ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     a, b, s = _unique_edges(n, a, b, s)
     ref = _references(n, a, b, pos)
     # Every other document linked to a reference joins its best-ranked one (the first to reach

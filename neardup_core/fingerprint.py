@@ -7,8 +7,10 @@ normalised text for the "same text" tier, and one hash per line for boilerplate 
 
 Boilerplate lines (say, a disclaimer that hundreds of files share) are given as ``drop_lines``
 and left out of SimHash and MinHash so they do not make unrelated files look alike; a document
-that is mostly such lines keeps them all, because then it *is* a copy rather than a document
-using a template. The text digest and line hashes always describe the full text.
+made only of such lines keeps them all (there would be nothing left to compare). Near-copies are
+protected earlier: the scan counts documents that are already near-copies of each other once when
+it picks boilerplate lines, so ten versions of one contract do not turn their clauses into
+"boilerplate". The text digest and line hashes always describe the full text.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import xxhash
 
+from .arrays import unique_sorted
 from .hashing import combine_windows, hash64_lines, hash128_hex, splitmix64
 from .minhash import MinHasher
 from .simhash import simhash_grouped
@@ -121,7 +124,7 @@ class Fingerprinter:
 
     def fingerprint(self, text: str, drop_lines: np.ndarray | None = None) -> DocFingerprint:
         """Fingerprint ``text``; lines whose hash64 is in ``drop_lines`` are left out of the
-        SimHash and MinHash unless that would leave out more than half of the characters."""
+        SimHash and MinHash unless every line of it is such a line."""
         return self.fingerprint_many([text], drop_lines)[0]
 
     def fingerprint_many(self, texts: Sequence[str], drop_lines: np.ndarray | None = None
@@ -305,11 +308,10 @@ def _without_boilerplate(docs: list[str], line_hashes: list[np.ndarray], drop: n
         return None
     out = list(docs)
     changed = False
-    for i in np.unique(np.repeat(np.arange(len(docs)), counts)[hit]).tolist():
+    for i in unique_sorted(np.repeat(np.arange(len(docs)), counts)[hit]).tolist():
         ls = lines(docs[i])
         dropped = np.isin(line_hashes[i], drop)
-        lengths = np.fromiter(map(len, ls), dtype=np.int64, count=len(ls))
-        if 2 * int(lengths[dropped].sum()) <= len(docs[i]):
+        if not dropped.all():
             out[i] = "\n".join(compress(ls, (~dropped).tolist()))
             changed = True
     return out if changed else None

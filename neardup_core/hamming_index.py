@@ -355,7 +355,9 @@ class HammingIndex:
         # case (no repeats) keeps the input order, so a row is its id, and costs one sort.
         sfp = np.sort(fps)
         if n < 2 or bool((sfp[1:] != sfp[:-1]).all()):
-            self._dfp = fps.copy() if fps is fingerprints else fps  # never the caller's array
+            shared = isinstance(fingerprints, np.ndarray) and np.may_share_memory(fps,
+                                                                                  fingerprints)
+            self._dfp = fps.copy() if shared else fps  # never the caller's array
             self._members = np.arange(n, dtype=np.int64)          # row -> original id
             self._mstart = np.arange(n + 1, dtype=np.int64)
             self._unique = True
@@ -416,7 +418,7 @@ class HammingIndex:
         return int(k)
 
     def _build_all(self) -> None:
-        """Every table, in two shared arrays so a query walks them with plain memoryviews."""
+        """Every table, in three shared arrays so a query walks them through memoryviews."""
         plan, m = self._plan, self.distinct
         t_count = len(plan.tables)
         sizes = [1 << spec.bits for spec in plan.tables]
@@ -429,6 +431,7 @@ class HammingIndex:
             origin = t * m
             part = (perm_all[origin:origin + m], fps_all[origin:origin + m], offs)
             self._tables[t] = _build_table(self._dfp, plan, spec, part, origin)
+
         def crowded(lo: int, hi: int, q: int, k: int) -> list[int]:
             ok = np.bitwise_count(fps_all[lo:hi] ^ np.uint64(q)) <= k
             return perm_all[lo:hi][ok].tolist()

@@ -351,15 +351,27 @@ class ScanResult:
         for pos, chosen in enumerate(self.references):
             # user-chosen references outrank every automatic preference, newest choice first
             rank[list(chosen)] = -1 - pos
-        members, weakest = build_groups(len(self.documents), a, b, s, self.threshold,
-                                        self.group_mode, self.pair_scores, rank)
+        members, weakest, score = build_groups(len(self.documents), a, b, s, self.threshold,
+                                               self.group_mode, self.pair_scores, rank,
+                                               with_scores=True)
         sizes = np.fromiter((m.shape[0] for m in members), dtype=np.int64, count=len(members))
         offsets = np.zeros(len(members) + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
         flat = np.concatenate(members).astype(np.int64) if members else np.empty(0, np.int64)
         refs = np.repeat(flat[offsets[:-1]], sizes)
-        score, dist, jac = self._scores(refs, flat)
         cls = self._text_class
+        # Scores come from the grouping (edges, or pair_scores for members not linked to their
+        # reference); distance is a cheap popcount. Jaccard is the score itself when MinHash is
+        # the scorer, and not known with SimHash alone.
+        score = np.asarray(score, dtype=np.float32)
+        score[cls[flat] == cls[refs]] = 1.0
+        from .scoring import hamming
+
+        dist = hamming(self.simhash[flat], self.simhash[refs])
+        if self.minhash.shape[1] and self.options.method != Method.SIMHASH:
+            jac = score.copy()
+        else:
+            jac = np.full(flat.shape[0], np.nan, dtype=np.float32)
         same = cls[flat] == cls[refs]
         exact = np.logical_and.reduceat(same, offsets[:-1]) if flat.size else \
             np.zeros(0, dtype=bool)
@@ -396,11 +408,13 @@ class ScanResult:
         return float(self.stats.get("floor", self.options.floor))
 
     # -- scores ---------------------------------------------------------------------------
-    def pair_scores(self, ref: int, others: np.ndarray) -> tuple[np.ndarray, np.ndarray,
-                                                                  np.ndarray]:
-        """(score, distance, jaccard) of ``ref`` against each of ``others``, vectorised."""
+    def pair_scores(self, ref: int | np.ndarray, others: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(score, distance, jaccard) of ``ref`` against each of ``others``, vectorised;
+        ``ref`` may also be an array as long as ``others``."""
         others = np.asarray(others, dtype=np.intp)
-        return self._scores(np.full(others.shape[0], ref, dtype=np.intp), others)
+        left = np.broadcast_to(np.asarray(ref, dtype=np.intp), others.shape)
+        return self._scores(left, others)
 
     def _scores(self, left: np.ndarray, right: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

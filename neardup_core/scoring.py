@@ -45,6 +45,18 @@ def minhash_jaccard(sig: np.ndarray, others: np.ndarray) -> np.ndarray:
     return (others == sig[None, :]).mean(axis=1, dtype=np.float64).astype(np.float32)
 
 
+def minhash_agreement(minhash: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Share of equal slots between rows ``left[i]`` and ``right[i]``; chunked so the gathered
+    rows stay in cache (a 4096 x 128 block of uint32 is 2 MB)."""
+    k = minhash.shape[1]
+    out = np.empty(left.shape[0], dtype=np.float32)
+    step = 4096
+    for s in range(0, left.shape[0], step):
+        eq = minhash[left[s:s + step]] == minhash[right[s:s + step]]
+        out[s:s + step] = np.count_nonzero(eq, axis=1) / np.float32(k)
+    return out
+
+
 def score_pairs(result: ScanResult, left: np.ndarray, right: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(score, distance, jaccard) of documents ``left[i]`` against ``right[i]``, vectorised."""
@@ -57,11 +69,7 @@ def score_pairs(result: ScanResult, left: np.ndarray, right: np.ndarray
     if k == 0:
         jac = np.full(left.shape[0], np.nan, dtype=np.float32)
     else:
-        jac = np.empty(left.shape[0], dtype=np.float32)
-        step = 32768
-        for s in range(0, left.shape[0], step):
-            jac[s:s + step] = (result.minhash[left[s:s + step]] ==
-                               result.minhash[right[s:s + step]]).mean(axis=1, dtype=np.float64)
+        jac = minhash_agreement(result.minhash, left, right)
     if result.options.method == Method.SIMHASH or k == 0:
         score = simhash_similarity(dist)
     else:

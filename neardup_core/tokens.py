@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .arrays import unique_sorted
 from .hashing import (
     char_hashes,
     combine_at,
@@ -246,7 +247,7 @@ def _map_text(text: str, batch: bool) -> np.ndarray:
         bounds = np.concatenate(([-1], newlines, [raw.shape[0]]))
         pieces = []
         prev = 0
-        for li in np.unique(np.searchsorted(newlines, special)).tolist():
+        for li in unique_sorted(np.searchsorted(newlines, special)).tolist():
             s, e = int(bounds[li]) + 1, int(bounds[li + 1])
             pieces.append(mapped[prev:s])
             line = _slow_line(raw[s:e], mapped[s:e], t)
@@ -447,7 +448,7 @@ def analyse_codes(codes: np.ndarray, docs: int = 1) -> Analysis:
         unit_docs = _docs_of_sorted(starts, seps, docs)
     else:
         seps = np.empty(0, np.int64)
-        unit_docs = np.zeros(starts.shape[0], dtype=np.int64)
+        unit_docs = np.broadcast_to(np.zeros(1, np.int64), starts.shape)  # no memory per unit
     if not has_cjk:
         ends = np.flatnonzero(is_end) + 1
         return Analysis(codes, cls, starts, hash_segments(codes, starts, ends),
@@ -510,7 +511,7 @@ def shingle_hashes_many(a: Analysis, n: int) -> tuple[np.ndarray, np.ndarray]:
     if short.shape[0]:
         first = np.cumsum(counts) - counts
         extra = np.empty(short.shape[0], dtype=np.uint64)
-        for k in np.unique(counts[short]).tolist():
+        for k in unique_sorted(counts[short]).tolist():
             sel = counts[short] == k
             extra[sel] = combine_at(h, first[short[sel]], k)
         at = np.searchsorted(win_doc, short)
@@ -694,7 +695,7 @@ def _stop_table() -> tuple[np.uint64, np.ndarray]:
     ids = hash_partition(to_codes("".join(words)), lengths) >> _ID_SHIFT
     for offset in range(FEATURE_BITS - 16):
         slots = (ids >> np.uint64(offset)) & np.uint64(0xFFFF)
-        if np.unique(slots).shape[0] == ids.shape[0]:
+        if unique_sorted(slots).shape[0] == ids.shape[0]:
             table = np.full(1 << 16, np.uint64(1 << 63), dtype=np.uint64)  # never an id
             table[slots] = ids
             return np.uint64(offset), table

@@ -8,7 +8,8 @@ Decisions, first match wins:
 3. Data with NUL bytes: BOM-less UTF-32 / UTF-16 when the sample decodes strictly into
    plausible text (see :func:`plausibility`) in one of them.
 4. Binary: any other NUL byte, or more than 10 % control bytes, raises :class:`BinaryContent`
-   (unless the data decodes as plausible BOM-less UTF-16, as CJK text does without NULs).
+   (unless it decodes as BOM-less UTF-16 into mostly CJK text that reads like text: such
+   text has no NUL byte but many bytes under 0x20).
 5. Strict UTF-8 (pure ASCII counts as UTF-8, except 7-bit ISO-2022 / HZ text, which is handed
    to the detector). UTF-8 with a few bad bytes among many good multi-byte characters is
    UTF-8 with replacements (confidence 0.5), not a legacy code page.
@@ -143,9 +144,7 @@ def decode_bytes(data: bytes, *, encoding: str | None = None,
             return wide
         raise BinaryContent("it contains NUL bytes, so it is binary data, not text")
     if sample and len(sample.translate(None, _NOT_CONTROL)) > MAX_CONTROL_SHARE * len(sample):
-        # BOM-less UTF-16 of CJK text has no NUL byte but many low bytes under 0x20 (U+5404
-        # is 04 54): it is text if it reads like text.
-        wide = _decode_wide(data, sample) if len(data) % 2 == 0 else None
+        wide = _cjk_utf16(data, sample)
         if wide is not None:
             return wide
         raise BinaryContent("it is mostly control characters, so it is binary data, not text")
@@ -244,6 +243,36 @@ def _decode_wide(data: bytes, sample: bytes) -> Decoded | None:
     return Decoded(text, best[1], round(min(0.9, best[0]), 3), replaced)
 
 
+#: BOM-less UTF-16 without NUL bytes is taken for CJK text only from this many characters on,
+#: when at least CJK_SHARE of them are CJK and the whole reads like text.
+CJK_UTF16_MIN_CHARS = 4
+CJK_SHARE = 0.6
+
+
+def _cjk_utf16(data: bytes, sample: bytes) -> Decoded | None:
+    """BOM-less UTF-16 of CJK text has no NUL byte but many bytes under 0x20 (U+5404 is
+    04 54), so it looks like control-heavy binary. It is text when it decodes strictly into
+    mostly CJK characters that read like text; short or mixed data stays binary."""
+    if len(data) % 2 or len(data) < 2 * CJK_UTF16_MIN_CHARS:
+        return None
+    head = sample[: len(sample) - len(sample) % 2]
+    best: tuple[float, str] | None = None
+    for codec in ("utf-16-le", "utf-16-be"):
+        got = _strict(head, codec)
+        if got is None:
+            continue
+        text = "".join(got[0].split())
+        if not text or len(_CJK_CHAR.findall(text)) < CJK_SHARE * len(text):
+            continue
+        score = plausibility(text[:SCORE_SAMPLE])
+        if score >= 0.6 and (best is None or score > best[0]):
+            best = (score, codec)
+    if best is None:
+        return None
+    text, replaced = _decode_tolerant(data, best[1])
+    return Decoded(text, best[1], round(min(0.9, best[0]), 3), replaced)
+
+
 def _escape_encoding(data: bytes, sample: bytes) -> Decoded | None:
     """7-bit ISO-2022-JP/KR and HZ text is valid ASCII; only the detector can tell."""
     found = chardet.detect(sample, compat_names=False, max_bytes=max(1, len(sample)))
@@ -327,6 +356,7 @@ def _detect(data: bytes, sample: bytes) -> Decoded:
 _CJK_CLASS = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3\uf900-\ufaff\U00020000-\U0010ffff"
 #: An ideograph, kana or Hangul syllable glued to a Latin letter, either way round (counted with a
 #: lookahead so "a中b" counts twice).
+_CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
 _GLUED = re.compile(f"(?=[A-Za-z][{_CJK_CLASS}]|[{_CJK_CLASS}][A-Za-z])")
 
 

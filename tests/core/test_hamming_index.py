@@ -171,8 +171,9 @@ def test_repeats_are_expanded_and_max_pairs_guards_them() -> None:
     assert (d <= 1).all()
 
 
-def test_input_is_copied() -> None:
-    fps = np.array([1, 2, 4], dtype=np.uint64)
+@pytest.mark.parametrize("dtype", [np.uint64, np.int64])
+def test_input_is_copied(dtype: type) -> None:
+    fps = np.array([1, 2, 4], dtype=dtype)
     index = HammingIndex(fps, max_k=2)
     fps[:] = 0
     assert index.all_pairs()[0].size == 3

@@ -1,0 +1,421 @@
+"""The work inside a Dask scan's tasks: plain numpy and pandas, no dask import.
+
+:mod:`neardup_core.dask_scan` builds the task graph; the functions here run in the workers, one
+batch of files or one partition of a dataframe at a time. Keeping them free of dask makes each
+one a pure function of its inputs (testable on a pandas frame) and keeps the graph code short.
+
+Reading reuses the local scan's own batch function (:func:`neardup_core.scan._process_batch`),
+so a file gives the same text, fingerprint and problem message on a cluster as on a laptop.
+The pair search reuses the core's index pieces: the permuted-table plan and the run comparison
+of :mod:`neardup_core.hamming_index`, the band hash and the bucket rule of :mod:`neardup_core.lsh`.
+Those are module-private names there; the lead may make them public (see the Dask report).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from .extract import FileEntry
+from .fingerprint import FingerprintSettings
+from .hamming_index import _run_pairs
+from .lsh import _pairs_in_runs, band_hashes
+from .models import Problem
+from .scan import _process_batch
+from .scoring import simhash_similarity
+
+#: format, encoding, confidence, replaced, chars, text_hash: what the client keeps of a document.
+DocMeta = tuple[str, str | None, float | None, int, int, str]
+
+#: Fingerprinting is pure Python for the most part and its segmenter is shared per process, so a
+#: worker with several threads reads one batch at a time (threads still serve the shuffles).
+_READ_LOCK = threading.Lock()
+
+#: A row of the candidate frame with ``a == COUNT_ROW`` carries, in ``b``, the number of LSH
+#: buckets of its partition that were too crowded to pair in full (see :func:`bucket_pairs`).
+COUNT_ROW = -1
+
+
+def mcols(k: int) -> list[str]:
+    """Column names of the MinHash slots in a fingerprint frame."""
+    return [f"m{i}" for i in range(k)]
+
+
+# -- reading -------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class BatchOut:
+    """One batch of files read on a worker. Stays there: the client gets only :meth:`meta`."""
+
+    meta: tuple[tuple[str, Problem | DocMeta], ...]  # every file of the batch, batch order
+    entries: tuple[FileEntry, ...]   # the files that yielded text (the batch's documents)
+    text_hashes: tuple[str, ...]
+    simhash: np.ndarray              # uint64 (docs,)
+    minhash: np.ndarray              # uint32 (docs, num_perm); (docs, 0) for SimHash alone
+    lines: np.ndarray                # uint64: each document's distinct line hashes, in turn
+    line_doc: np.ndarray             # int64: the document (0-based in the batch) of each line
+
+    @property
+    def docs(self) -> int:
+        return len(self.entries)
+
+
+def read_batch(entries: Sequence[FileEntry], settings: FingerprintSettings,
+               max_bytes: int) -> BatchOut:
+    """Extract and fingerprint a batch of files, exactly as a local scan's worker does."""
+    with _READ_LOCK:
+        outcomes = _process_batch(list(entries), settings, max_bytes)
+    by_path = {o.path: o for o in outcomes}
+    k = settings.num_perm if settings.minhash else 0
+    meta: list[tuple[str, Problem | DocMeta]] = []
+    docs: list[FileEntry] = []
+    fps = []
+    for e in entries:
+        o = by_path[e.path]
+        if o.problem is not None:
+            meta.append((e.path, o.problem))
+            continue
+        assert o.extracted is not None and o.fingerprint is not None
+        fmt, enc, conf, repl = o.extracted
+        fp = o.fingerprint
+        meta.append((e.path, (fmt, enc, conf, repl, fp.chars, fp.text_hash)))
+        docs.append(e)
+        fps.append(fp)
+    per_doc = [np.unique(fp.line_hashes) for fp in fps]
+    return BatchOut(
+        meta=tuple(meta), entries=tuple(docs), text_hashes=tuple(fp.text_hash for fp in fps),
+        simhash=np.fromiter((fp.simhash for fp in fps), dtype=np.uint64, count=len(fps)),
+        minhash=(np.stack([fp.minhash for fp in fps]).astype(np.uint32) if fps and k
+                 else np.zeros((len(fps), k), dtype=np.uint32)),
+        lines=np.concatenate([np.empty(0, np.uint64), *per_doc]).astype(np.uint64),
+        line_doc=np.repeat(np.arange(len(fps), dtype=np.int64), [x.size for x in per_doc]),
+    )
+
+
+def batch_meta(out: BatchOut) -> tuple[tuple[str, Problem | DocMeta], ...]:
+    return out.meta
+
+
+def affected(out: BatchOut, boiler: np.ndarray) -> np.ndarray:
+    """Documents of the batch (0-based) holding at least one boilerplate line."""
+    hit = np.isin(out.lines, boiler)
+    return np.unique(out.line_doc[hit])
+
+
+def affected_count(out: BatchOut, boiler: np.ndarray) -> int:
+    return int(affected(out, boiler).size)
+
+
+def reread(out: BatchOut, boiler: np.ndarray, settings: FingerprintSettings,
+           max_bytes: int) -> BatchOut:
+    """The batch with boilerplate lines left out of its affected documents' fingerprints.
+
+    As in the local scan, a document whose text changed since it was first read (or that can
+    no longer be read) keeps its first fingerprint.
+    """
+    docs = affected(out, boiler).tolist()
+    if not docs:
+        return out
+    with _READ_LOCK:
+        outcomes = _process_batch([out.entries[i] for i in docs], settings, max_bytes, boiler)
+    by_path = {o.path: o for o in outcomes}
+    simhash = out.simhash.copy()
+    minhash = out.minhash.copy()
+    for i in docs:
+        o = by_path.get(out.entries[i].path)
+        if o is not None and o.fingerprint is not None \
+                and o.fingerprint.text_hash == out.text_hashes[i]:
+            simhash[i] = o.fingerprint.simhash
+            if minhash.shape[1]:
+                minhash[i] = o.fingerprint.minhash
+    return BatchOut(out.meta, out.entries, out.text_hashes, simhash, minhash, out.lines,
+                    out.line_doc)
+
+
+# -- frames built from batches -------------------------------------------------------------------
+def fps_meta(k: int) -> pd.DataFrame:
+    """The empty fingerprint frame: index ``id`` (document number), rep, simhash, m0..m{k-1}."""
+    cols = {"rep": np.empty(0, bool), "simhash": np.empty(0, np.uint64)}
+    cols.update({c: np.empty(0, np.uint32) for c in mcols(k)})
+    return pd.DataFrame(cols, index=pd.Index(np.empty(0, np.int64), name="id"))
+
+
+def fps_frame(start: int, rep: np.ndarray, *outs: BatchOut) -> pd.DataFrame:
+    """Fingerprints of consecutive batches as one partition; documents numbered from ``start``.
+
+    ``rep`` is the whole scan's mask of documents that are the first of their exact text.
+    """
+    simhash = np.concatenate([o.simhash for o in outs])
+    minhash = np.concatenate([o.minhash for o in outs])
+    ids = np.arange(start, start + simhash.shape[0], dtype=np.int64)
+    frame = pd.DataFrame(minhash, columns=mcols(minhash.shape[1]),
+                         index=pd.Index(ids, name="id"))
+    frame.insert(0, "simhash", simhash)
+    frame.insert(0, "rep", rep[ids])
+    return frame
+
+
+LINES_META = pd.DataFrame({"line": np.empty(0, np.uint64), "doc": np.empty(0, np.int64)})
+
+
+def lines_frame(start: int, *outs: BatchOut) -> pd.DataFrame:
+    """(line hash, document) once per distinct line of each document of the batches."""
+    offsets = np.cumsum([start] + [o.docs for o in outs])[:-1]
+    return pd.DataFrame({
+        "line": np.concatenate([np.empty(0, np.uint64), *(o.lines for o in outs)]),
+        "doc": np.concatenate([np.empty(0, np.int64),
+                               *(o.line_doc + off for o, off in zip(outs, offsets, strict=True))]),
+    })
+
+
+def select_rows(part: pd.DataFrame, ids: np.ndarray) -> pd.DataFrame:
+    """The rows of a fingerprint partition whose document is in ``ids`` (sorted)."""
+    return part[np.isin(part.index.to_numpy(), ids, assume_unique=True)]
+
+
+# -- candidate pairs -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PairPlan:
+    """How one pass looks for pairs: permuted SimHash tables, MinHash bands, and the floor.
+
+    Kinds ``0..len(tables)-1`` are the tables (Manku et al.'s permuted prefixes), the following
+    ``bands`` kinds the LSH bands. Every kind turns a fingerprint into one 64-bit key; documents
+    with equal (kind, key) are one bucket, and only buckets are compared.
+    """
+
+    k: int                                # Hamming radius of the tables
+    starts: tuple[int, ...]               # lowest bit of each block (hamming_index layout)
+    widths: tuple[int, ...]
+    tables: tuple[tuple[int, ...], ...]   # the blocks leading in each table
+    bands: int
+    rows: int
+    idx_bits: int                         # low band-hash bits lsh.candidate_pairs ignores
+    max_bucket: int
+    window: int
+    minhash: bool                         # score is the MinHash estimate (else from SimHash)
+    num_perm: int                         # MinHash slots per document (0 for SimHash alone)
+    floor: float
+
+    @property
+    def kinds(self) -> int:
+        return len(self.tables) + self.bands
+
+
+KEYED_META = pd.DataFrame({"kind": np.empty(0, np.int32), "key": np.empty(0, np.uint64),
+                           "id": np.empty(0, np.int64), "fp": np.empty(0, np.uint64)})
+CAND_META = pd.DataFrame({"a": np.empty(0, np.int64), "b": np.empty(0, np.int64),
+                          "dist": np.empty(0, np.uint8)})
+PAIRS_META = pd.DataFrame({"a": np.empty(0, np.int64), "b": np.empty(0, np.int64),
+                           "dist": np.empty(0, np.uint8), "jac": np.empty(0, np.float32),
+                           "score": np.empty(0, np.float32)})
+
+
+def table_key(fp: np.ndarray, plan: PairPlan, table: int) -> np.ndarray:
+    """The permuted prefix of each fingerprint in one table: its leading blocks, in order."""
+    key = np.zeros(fp.shape[0], dtype=np.uint64)
+    for blk in plan.tables[table]:
+        w = plan.widths[blk]
+        part = (fp >> np.uint64(plan.starts[blk])) & np.uint64((1 << w) - 1)
+        key = (key << np.uint64(w)) | part  # prefixes are narrower than 64 bits
+    return key
+
+
+def keyed_rows(part: pd.DataFrame, plan: PairPlan, kinds: Sequence[int]) -> pd.DataFrame:
+    """One row (kind, key, id, simhash) per document and kind: what the shuffle groups by."""
+    fp = part["simhash"].to_numpy(dtype=np.uint64)
+    ids = part.index.to_numpy(dtype=np.int64)
+    sig = part[mcols(plan.bands * plan.rows)].to_numpy(dtype=np.uint32) \
+        if any(kd >= len(plan.tables) for kd in kinds) else None
+    keys = []
+    for kd in kinds:
+        if kd < len(plan.tables):
+            keys.append(table_key(fp, plan, kd))
+        else:
+            assert sig is not None
+            h = band_hashes(sig, kd - len(plan.tables), plan.rows)
+            keys.append(h >> np.uint64(plan.idx_bits))
+    n = ids.shape[0]
+    return pd.DataFrame({
+        "kind": np.repeat(np.asarray(kinds, dtype=np.int32), n),
+        "key": np.concatenate([np.empty(0, np.uint64), *keys]),
+        "id": np.tile(ids, len(kinds)), "fp": np.tile(fp, len(kinds))})
+
+
+def bucket_pairs(part: pd.DataFrame, plan: PairPlan) -> pd.DataFrame:
+    """Candidate pairs inside the buckets of one shuffled partition (every bucket is whole).
+
+    Table buckets give the pairs within ``plan.k`` bits (the paper's popcount test, via the
+    index's own run comparison); band buckets give all their pairs, or for a bucket of more
+    than ``max_bucket`` documents each one with the next ``window`` (lsh.py's rule). Pairs are
+    (a, b, SimHash distance) with a < b, repeats allowed; one extra row (a = COUNT_ROW) holds
+    the number of such crowded buckets.
+    """
+    kind = part["kind"].to_numpy()
+    key = part["key"].to_numpy(dtype=np.uint64)
+    ids = part["id"].to_numpy(dtype=np.int64)
+    fp = part["fp"].to_numpy(dtype=np.uint64)
+    order = np.lexsort((ids, key, kind))
+    kind, key, ids, fp = kind[order], key[order], ids[order], fp[order]
+    n = ids.shape[0]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (kind[1:] != kind[:-1]) | (key[1:] != key[:-1])
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, n))
+    is_table = kind[starts] < len(plan.tables)
+    pa: list[np.ndarray] = []
+    pb: list[np.ndarray] = []
+    # tables: runs come first (kinds sorted); positions stand in for rows
+    t_end = int(starts[~is_table][0]) if (~is_table).any() else n
+    if t_end:
+        offs = np.append(starts[is_table], t_end)
+        a, b = _run_pairs(fp[:t_end], np.arange(t_end, dtype=np.int64), offs, plan.k)
+        pa.append(a)
+        pb.append(b)
+    truncated = 0
+    if t_end < n:
+        b_counts = counts[~is_table]
+        members = np.arange(t_end, n, dtype=np.int64)
+        crowded = b_counts > plan.max_bucket
+        truncated = int(crowded.sum())
+        for runs, window in ((crowded, plan.window), (~crowded & (b_counts > 1), None)):
+            if not runs.any():
+                continue
+            c = b_counts[runs]
+            sub = members[np.repeat(runs, b_counts)]  # these runs' members, runs kept together
+            a, b = _pairs_in_runs(np.cumsum(c) - c, c, sub, window)
+            pa.append(a)
+            pb.append(b)
+    a = np.concatenate([np.empty(0, np.int64), *pa])
+    b = np.concatenate([np.empty(0, np.int64), *pb])
+    dist = np.bitwise_count(fp[a] ^ fp[b]).astype(np.uint8)
+    ia, ib = ids[a], ids[b]
+    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+    return pd.DataFrame({"a": np.append(lo, COUNT_ROW), "b": np.append(hi, truncated),
+                         "dist": np.append(dist, np.uint8(0)).astype(np.uint8)})
+
+
+def _dedupe(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Positions of the first of each repeated (a, b)."""
+    order = np.lexsort((b, a))
+    sa, sb = a[order], b[order]
+    first = np.ones(order.shape[0], dtype=bool)
+    first[1:] = (sa[1:] != sa[:-1]) | (sb[1:] != sb[:-1])
+    return order[first]
+
+
+def _rows(part: pd.DataFrame, ids: np.ndarray) -> np.ndarray:
+    """Positions in a fingerprint partition (sorted by id) of the documents ``ids``."""
+    return np.searchsorted(part.index.to_numpy(dtype=np.int64), ids)
+
+
+def _scored(a: np.ndarray, b: np.ndarray, dist: np.ndarray, jac: np.ndarray,
+            score: np.ndarray, floor: float) -> pd.DataFrame:
+    keep = score >= np.float32(floor)
+    return pd.DataFrame({"a": a[keep], "b": b[keep], "dist": dist[keep], "jac": jac[keep],
+                         "score": score[keep]})
+
+
+def join_left(by_a: pd.DataFrame, fps: pd.DataFrame, plan: PairPlan) -> pd.DataFrame:
+    """Candidates whose ``a`` lies in this fingerprint partition: repeats dropped (every copy
+    of a pair came here), then either scored from SimHash or given a's MinHash slots."""
+    a = by_a.index.to_numpy(dtype=np.int64)
+    b = by_a["b"].to_numpy(dtype=np.int64)
+    dist = by_a["dist"].to_numpy(dtype=np.uint8)
+    keep = _dedupe(a, b)
+    a, b, dist = a[keep], b[keep], dist[keep]
+    if not plan.minhash:
+        jac = np.full(a.shape[0], np.nan, dtype=np.float32)
+        return _scored(a, b, dist, jac, simhash_similarity(dist), plan.floor)
+    cols = mcols(plan.num_perm)
+    sig = fps[cols].to_numpy(dtype=np.uint32)[_rows(fps, a)]
+    out = pd.DataFrame(sig, columns=cols)
+    out.insert(0, "dist", dist)
+    out.insert(0, "b", b)
+    out.insert(0, "a", a)
+    return out
+
+
+def join_right(by_b: pd.DataFrame, fps: pd.DataFrame, plan: PairPlan) -> pd.DataFrame:
+    """Candidates whose ``b`` lies in this partition, carrying a's slots: scored, and cut at
+    the floor, exactly as the local scan scores them (share of equal slots, float64 mean)."""
+    cols = mcols(plan.num_perm)
+    b = by_b.index.to_numpy(dtype=np.int64)
+    left = by_b[cols].to_numpy(dtype=np.uint32)
+    right = fps[cols].to_numpy(dtype=np.uint32)[_rows(fps, b)]
+    jac = np.empty(b.shape[0], dtype=np.float32)
+    step = 65536
+    for s in range(0, b.shape[0], step):
+        jac[s:s + step] = (left[s:s + step] == right[s:s + step]).mean(axis=1, dtype=np.float64)
+    return _scored(by_b["a"].to_numpy(dtype=np.int64), b, by_b["dist"].to_numpy(dtype=np.uint8),
+                   jac, jac.copy(), plan.floor)
+
+
+def strong_edges(pairs: pd.DataFrame, at_least: float) -> pd.DataFrame:
+    """The pairs scoring at least ``at_least`` as plain edges (a, b)."""
+    s = pairs["score"].to_numpy(dtype=np.float32)
+    keep = s >= at_least  # float32 against a Python float, as the local scan compares
+    return pd.DataFrame({"a": pairs["a"].to_numpy(dtype=np.int64)[keep],
+                         "b": pairs["b"].to_numpy(dtype=np.int64)[keep]})
+
+
+# -- connected components ------------------------------------------------------------------------
+EDGES_META = pd.DataFrame({"a": np.empty(0, np.int64), "b": np.empty(0, np.int64)})
+
+
+def forest(*parts: pd.DataFrame) -> pd.DataFrame:
+    """Union-find over some edge lists: each node once, ``b`` the smallest node of its component.
+
+    The output is itself an edge list (a star per component) with one row per node, so forests
+    of different partitions merge by calling this again on them: a tree of merges ends with one
+    row per paired document, never with every pair.
+    """
+    a = np.concatenate([np.empty(0, np.int64), *(p["a"].to_numpy(np.int64) for p in parts)])
+    b = np.concatenate([np.empty(0, np.int64), *(p["b"].to_numpy(np.int64) for p in parts)])
+    nodes = np.unique(np.concatenate([a, b]))
+    m = nodes.shape[0]
+    if not m:
+        return EDGES_META.copy()
+    graph = coo_matrix((np.ones(a.shape[0], np.int8),
+                        (np.searchsorted(nodes, a), np.searchsorted(nodes, b))), shape=(m, m))
+    ncomp, label = connected_components(graph, directed=False)
+    root = np.full(ncomp, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(root, label, nodes)
+    return pd.DataFrame({"a": nodes, "b": root[label]})
+
+
+def forest_summary(labels: pd.DataFrame) -> tuple[int, int]:
+    """(nodes, components) of a final forest."""
+    return int(labels.shape[0]), int(np.unique(labels["b"].to_numpy()).shape[0])
+
+
+# -- boilerplate ---------------------------------------------------------------------------------
+def cluster_lines(lines: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
+    """(line, cluster) once each: a document's cluster is its component's smallest document
+    (itself when it has no strong pair), so near-copies vote once for the lines they share."""
+    doc = lines["doc"].to_numpy(dtype=np.int64)
+    nodes = labels["a"].to_numpy(dtype=np.int64)
+    cluster = doc.copy()
+    if nodes.size:
+        pos = np.minimum(np.searchsorted(nodes, doc), nodes.size - 1)
+        hit = nodes[pos] == doc
+        cluster[hit] = labels["b"].to_numpy(dtype=np.int64)[pos[hit]]
+    out = pd.DataFrame({"line": lines["line"].to_numpy(dtype=np.uint64), "cluster": cluster})
+    return out.drop_duplicates(ignore_index=True)
+
+
+CLUSTER_LINES_META = pd.DataFrame({"line": np.empty(0, np.uint64),
+                                   "cluster": np.empty(0, np.int64)})
+BOILER_META = pd.DataFrame({"line": np.empty(0, np.uint64)})
+
+
+def vote(part: pd.DataFrame, need: int) -> pd.DataFrame:
+    """Lines of this partition (each line whole here) found in at least ``need`` clusters."""
+    uniq = part.drop_duplicates()
+    counts = uniq["line"].value_counts()
+    return pd.DataFrame({"line": counts.index.to_numpy(dtype=np.uint64)[
+        counts.to_numpy() >= need]})

@@ -246,6 +246,8 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
     _emit_report(result, fmt, args.output, stdout)
     if not args.quiet:
         where = f" Report: {args.output}." if args.output else ""
+        if fmt == "csv" and args.output and result.problems:
+            where += f" Problems: {problems_path(args.output)}."
         partial = " (partial: cancelled)" if result.partial else ""
         stderr.write(f"{len(result.documents)} files read, {len(result.groups)} groups, "
                      f"{result.duplicate_count} duplicates, {len(result.problems)} problems in "
@@ -265,6 +267,14 @@ def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextI
 
     writer = {"json": report.write_json, "csv": report.write_csv, "html": report.write_html}[fmt]
     writer(result, output or stdout)
+    if fmt == "csv" and output and result.problems:
+        # the CSV stays one rectangular table; problems get a file of their own beside it
+        report.write_problems_csv(result, problems_path(output))
+
+
+def problems_path(output: str) -> str:
+    base, ext = os.path.splitext(output)
+    return f"{base}.problems{ext or '.csv'}"
 
 
 def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:

@@ -56,6 +56,17 @@ def test_csv_report_has_bom_and_chinese(folder: Path, tmp_path: Path) -> None:
     assert raw.startswith(b"\xef\xbb\xbf")
     rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))
     assert any("甲 - 副本.txt" in cell for row in rows for cell in row)
+    assert not (tmp_path / "r.problems.csv").exists()  # no problems, no second file
+
+
+def test_csv_problems_go_beside_the_report(folder: Path, tmp_path: Path) -> None:
+    (folder / "bad.docx").write_bytes(b"not a zip at all")
+    out = tmp_path / "r.csv"
+    code, _, err = run_cli("scan", str(folder), "--no-cache", "-j", "1", "-o", str(out))
+    assert code == 0
+    problems = (tmp_path / "r.problems.csv").read_text("utf-8-sig")
+    assert "bad.docx" in problems and "corrupt" in problems
+    assert "r.problems.csv" in err
 
 
 def test_text_output_to_stdout(folder: Path) -> None:

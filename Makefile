@@ -19,7 +19,7 @@ run: $(STAMP)
 	$(BIN)/neardup-gui $(ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check neardup_core app tests benchmarks
+	$(BIN)/ruff check $(wildcard neardup_core app tests benchmarks)
 	$(BIN)/lint-imports
 
 test: $(STAMP) lint

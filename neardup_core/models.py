@@ -193,7 +193,7 @@ class ScanOptions:
 
 
 #: Bump when tokenising or hashing changes, so cached fingerprints are recomputed.
-FINGERPRINT_VERSION = 1
+FINGERPRINT_VERSION = 2
 
 
 def _enum(cls, value, option: str):

@@ -63,6 +63,8 @@ BOILERPLATE_SAME = 0.8
 BOTH_SIMHASH_K = 4
 #: LSH buckets larger than this are linked in a chain instead of all pairs (see lsh.py).
 LSH_MAX_BUCKET = 2000
+#: Bands whose candidates are gathered, scored and filtered together.
+LSH_BANDS_PER_CHUNK = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,7 @@ class _Outcome:
     fingerprint: DocFingerprint | None
     content_hash: str | None
     problem: Problem | None
+    changed: bool = False  # size or mtime moved while it was read: do not cache it
 
 
 # -- worker side --------------------------------------------------------------------------------
@@ -112,6 +115,15 @@ def _finish_one(e: FileEntry, got: Extracted, fp: DocFingerprint, max_bytes: int
     except OSError:
         chash = None
     meta = (got.format, got.encoding, got.confidence, got.replaced)
+    try:
+        st = os.stat(e.path)
+    except OSError:
+        return _problem(e, Problem(e.path, ProblemKind.VANISHED,
+                                   "the file disappeared while it was being read"))
+    if (st.st_size, st.st_mtime_ns) != (e.size, e.mtime_ns):
+        # Changed between the walk and the read: describe what was read, never cache it under
+        # the walk's key (a later restore of the old bytes and mtime would get this text).
+        return _Outcome(e.path, st.st_size, st.st_mtime_ns, meta, fp, chash, None, changed=True)
     return _Outcome(e.path, e.size, e.mtime_ns, meta, fp, chash, None)
 
 
@@ -287,8 +299,8 @@ class _Run:
         outcomes.update(fresh)
         if self.cache is not None and fresh:
             rows = [_cache_entry(o, self.settings_key) for o in fresh.values()
-                    if o.problem is None or o.problem.kind not in
-                    (ProblemKind.LOST, ProblemKind.VANISHED, ProblemKind.UNREADABLE)]
+                    if not o.changed and (o.problem is None or o.problem.kind not in
+                    (ProblemKind.LOST, ProblemKind.VANISHED, ProblemKind.UNREADABLE))]
             self._rows.update((r.path, r) for r in rows)
             try:
                 self.cache.put_many(rows)
@@ -402,7 +414,7 @@ class _Run:
             assert o.extracted is not None and o.fingerprint is not None
             fmt, enc, conf, repl = o.extracted
             fp = o.fingerprint
-            docs.append(Document(e.path, e.size, e.mtime_ns / 1e9, fmt, enc, conf, repl,
+            docs.append(Document(e.path, o.size, o.mtime_ns / 1e9, fmt, enc, conf, repl,
                                  fp.chars, fp.text_hash))
             fps.append(fp)
         return docs, fps, by_path
@@ -545,16 +557,28 @@ class _Run:
         try:
             if reps.size >= 2 and opt.method in (Method.MINHASH, Method.BOTH):
                 bands, rows = optimal_params(floor, opt.num_perm, fp_weight=0.3, fn_weight=0.7)
-                a, b, truncated = candidate_pairs(minh[reps], bands, rows,
-                                                  max_bucket=LSH_MAX_BUCKET)
-                self.stats["lsh"] = {"bands": bands, "rows": rows, "candidates": int(a.size),
+                sig = minh[reps]
+                seen = 0
+                truncated = 0
+                # A few bands at a time, scored and filtered at once: thousands of short
+                # template files can share buckets in every band, and the candidate list of all
+                # bands together would grow with the square of their number before filtering.
+                for lo_band in range(0, bands, LSH_BANDS_PER_CHUNK):
+                    nb = min(LSH_BANDS_PER_CHUNK, bands - lo_band)
+                    part = sig[:, lo_band * rows:(lo_band + nb) * rows]
+                    a, b, t = candidate_pairs(part, nb, rows, max_bucket=LSH_MAX_BUCKET)
+                    truncated += t
+                    seen += int(a.size)
+                    keep = minhash_agreement(sig, a, b) >= np.float32(floor)
+                    ca.append(reps[a[keep]])
+                    cb.append(reps[b[keep]])
+                    self.cancel.raise_if_cancelled()
+                self.stats["lsh"] = {"bands": bands, "rows": rows, "candidates": seen,
                                      "truncated_buckets": int(truncated)}
                 if truncated:
                     self.notes.append(f"{truncated} very crowded LSH buckets (many documents "
                                       f"alike in part) were linked in a chain rather than pair "
                                       f"by pair; a few weak pairs among them may be missing.")
-                ca.append(reps[a])
-                cb.append(reps[b])
             self.emit(Stage.PAIRS, 1, 3, "")
             self.cancel.raise_if_cancelled()
             if reps.size >= 2 and opt.method in (Method.SIMHASH, Method.BOTH):

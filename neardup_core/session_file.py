@@ -117,11 +117,16 @@ def load_result(path: str) -> ScanResult:
         raise ReportError(f"{path} does not exist") from None
     except OSError as exc:
         raise ReportError(f"{path} cannot be read: {exc.strerror or exc}") from exc
+    except RuntimeError as exc:  # "zip file version 6.5", an unknown method, a password
+        raise ReportError(f"{path} is damaged or uses zip features that cannot be read ({exc})"
+                          ) from None
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error) as exc:
         raise ReportError(f"{path} is not a neardup results file or it is damaged ({exc})"
                           ) from None
     except (KeyError, IndexError, TypeError, ValueError) as exc:  # a structure we did not foresee
         raise ReportError(f"{path} is damaged ({type(exc).__name__}: {exc})") from None
+    except MemoryError:
+        raise ReportError(f"{path} is too large to open") from None
 
 
 def _zip_time() -> tuple[int, int, int, int, int, int]:
@@ -169,6 +174,9 @@ def _load(zf: zipfile.ZipFile) -> ScanResult:
     threshold = _get(m, "threshold", float)
     if not 0.0 < threshold <= 1.0:
         raise ReportError(f"threshold {threshold!r} is out of range")
+    stats = _get(m, "stats", dict)
+    if "floor" in stats and not 0.0 < _num(stats["floor"]) <= 1.0:  # ScanResult.floor reads it
+        raise ReportError(f"floor {stats['floor']!r} is out of range")
     try:
         group_mode = GroupMode(_get(m, "group_mode", str))
     except ValueError:
@@ -183,7 +191,7 @@ def _load(zf: zipfile.ZipFile) -> ScanResult:
         simhash=arrays["simhash"], minhash=arrays["minhash"], pairs=pairs, threshold=threshold,
         group_mode=group_mode, partial=_get(m, "partial", bool),
         seconds=_get(m, "seconds", float), notes=tuple(_str(x) for x in _get(m, "notes", list)),
-        stats=_get(m, "stats", dict), ignored=ignored, references=references)
+        stats=stats, ignored=ignored, references=references)
 
 
 def _manifest(zf: zipfile.ZipFile) -> dict:
@@ -191,7 +199,7 @@ def _manifest(zf: zipfile.ZipFile) -> dict:
         info = zf.getinfo(MANIFEST)
     except KeyError:
         raise ReportError("it is not a neardup results file (no manifest)") from None
-    if info.file_size > _MAX_MANIFEST:
+    if info.file_size > _MAX_MANIFEST or info.file_size > max(info.compress_size, 1) * _MAX_RATIO:
         raise ReportError("its manifest is implausibly large")
     with zf.open(info) as f:
         raw = f.read(_MAX_MANIFEST + 1)
@@ -199,6 +207,8 @@ def _manifest(zf: zipfile.ZipFile) -> dict:
         m = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ReportError(f"its manifest is damaged ({exc})") from None
+    except RecursionError:  # "[[[[...": nesting no manifest has
+        raise ReportError("its manifest is damaged (nested too deeply)") from None
     if not isinstance(m, dict):
         raise ReportError("its manifest is damaged")
     return m
@@ -220,11 +230,17 @@ def _array(zf: zipfile.ZipFile, name: str, dtype: np.dtype, shape: tuple[int, ..
                 got_shape, fortran, got_dtype = np.lib.format.read_array_header_2_0(f)
             else:
                 raise ReportError(f"{name} has an unsupported array format {version}")
-        except ValueError as exc:
-            raise ReportError(f"{name} is damaged ({exc})") from None
+        except ReportError:
+            raise
+        except Exception as exc:  # numpy parses the header text with tokenize and ast, whose
+            # errors (TokenError, SyntaxError, RecursionError...) all mean a damaged header
+            raise ReportError(f"{name} is damaged ({type(exc).__name__}: {exc})") from None
         if got_dtype != dtype or tuple(got_shape) != shape or (fortran and len(shape) > 1):
             raise ReportError(f"{name} does not match the documents (found {got_dtype} "
                               f"{tuple(got_shape)}, expected {dtype} {shape})")
+        # The shape comes from the file: allocate only what the member can really hold.
+        if math.prod(shape) * dtype.itemsize > info.file_size:
+            raise ReportError(f"{name} is truncated")
         arr = np.empty(shape, dtype=dtype)
         view = memoryview(arr.reshape(-1).view(np.uint8))
         pos = 0

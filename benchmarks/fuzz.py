@@ -1,0 +1,497 @@
+"""``python -m benchmarks.fuzz`` (= ``make fuzz``): coverage-guided fuzzing of the readers.
+
+Targets (each a function of bytes that raises only when a contract is broken):
+
+* ``decode``: :func:`decode_bytes` returns text or raises :class:`BinaryContent`, nothing else;
+  confidence in [0, 1]; the encoding it reports reads the same bytes to the same text.
+* ``txt``: the bytes as a ``.txt`` file through :func:`extract` (64 KiB limit): a text without
+  ``\\r`` or a Problem of a kind text files can have, never an exception, never a reader bug.
+* ``docx``: the bytes as a ``.docx`` file through :func:`extract` and :func:`read_docx`: text,
+  or a Problem of a Word kind / an :class:`ExtractError`; never another exception.
+* ``docx-parts``: a valid package with one part (chosen by the first byte) replaced by the
+  rest of the bytes, so mutations reach the XML, relationships and content types.
+* ``session``: the bytes as a saved results file through :func:`load_result`: a
+  :class:`ReportError`, or a result whose groups, regrouping and JSON report all work.
+* ``session-parts``: a valid results file with one member (the manifest or an array, chosen by
+  the first byte) replaced by the rest of the bytes, re-zipped so checksums hold.
+
+With atheris (``pip install neardup[fuzz]``) each target runs in its own process under
+libFuzzer, instrumented, seeded with documents made here, for its share of ``--seconds``
+(60 in all by default); a crash ends that run, is kept under ``--artifacts`` and the target
+restarts for the time left. Without atheris, Hypothesis drives random and mutated inputs for
+the same time. Results (executions, crashes with their tracebacks) are printed and written to
+``benchmarks/results/fuzz-latest.json``. Exit status 1 when anything crashed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import zipfile
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "benchmarks" / "results"
+TXT_LIMIT = 64 * 1024
+
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_MAIN = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+
+
+# -- targets ---------------------------------------------------------------------------------
+class ContractBroken(AssertionError):
+    """A target saw behaviour its module promises never to show."""
+
+
+def _check(ok: bool, what: str) -> None:
+    if not ok:
+        raise ContractBroken(what)
+
+
+def _scratch() -> str:
+    base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    return tempfile.mkdtemp(prefix="neardup-fuzz-", dir=base)
+
+
+_SCRATCH: str | None = None
+
+
+def _file(data: bytes, suffix: str) -> str:
+    global _SCRATCH
+    if _SCRATCH is None or not os.path.isdir(_SCRATCH):
+        _SCRATCH = _scratch()
+    path = os.path.join(_SCRATCH, "input" + suffix)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def _drop_scratch() -> None:
+    """Remove the scratch folder this process made for target inputs (only its own files)."""
+    global _SCRATCH
+    if _SCRATCH is not None:
+        with contextlib.suppress(OSError):
+            for name in os.listdir(_SCRATCH):
+                os.unlink(os.path.join(_SCRATCH, name))
+            os.rmdir(_SCRATCH)
+        _SCRATCH = None
+
+
+def fuzz_decode(data: bytes) -> None:
+    from neardup_core.extract import BinaryContent, decode_bytes
+
+    try:
+        d = decode_bytes(data)
+    except BinaryContent:
+        return
+    _check(isinstance(d.text, str), "text is not a str")
+    _check(0.0 <= d.confidence <= 1.0, f"confidence {d.confidence}")
+    _check(d.replaced >= 0, f"replaced {d.replaced}")
+    again = decode_bytes(data, encoding=d.encoding)
+    _check(again.text == d.text, f"{d.encoding} does not read the bytes to the same text")
+
+
+_TXT_KINDS = {"binary", "empty", "too-large"}
+_DOCX_KINDS = {"corrupt", "encrypted", "unsupported", "too-large", "empty"}
+
+
+def _extracted(path: str, kinds: set[str]) -> Any:
+    from neardup_core.extract import Extracted, extract
+    from neardup_core.models import Problem
+
+    got = extract(path, max_bytes=TXT_LIMIT if path.endswith(".txt") else 1 << 24)
+    if isinstance(got, Problem):
+        _check(str(got.kind) in kinds, f"problem kind {got.kind}: {got.message}")
+        _check(not got.message.startswith("unexpected"), f"a reader bug: {got.message}")
+        _check(bool(got.message.strip()), "a problem without a message")
+    else:
+        _check(isinstance(got, Extracted) and isinstance(got.text, str), f"returned {got!r}")
+        _check(bool(got.text.strip()), "an empty text that is not an EMPTY problem")
+    return got
+
+
+def fuzz_txt(data: bytes) -> None:
+    got = _extracted(_file(data, ".txt"), _TXT_KINDS)
+    text = getattr(got, "text", None)
+    if text is not None:
+        _check("\r" not in text, "a carriage return survived")
+
+
+def fuzz_docx(data: bytes) -> None:
+    from neardup_core.extract import ExtractError, read_docx
+
+    path = _file(data, ".docx")
+    _extracted(path, _DOCX_KINDS)
+    try:
+        text = read_docx(path)
+    except ExtractError as exc:
+        _check(bool(exc.message), "an error without a message")
+        return
+    _check(isinstance(text, str), "read_docx returned a non-str")
+
+
+_PART_NAMES = ("word/document.xml", "[Content_Types].xml", "_rels/.rels",
+               "word/_rels/document.xml.rels", "word/header1.xml", "word/footnotes.xml")
+
+
+def package_parts(text: str = "Fuzzing the reader. 模糊测试。") -> dict[str, bytes]:
+    """A small valid .docx as parts: body with a table, a header and a footnote."""
+    p = f'<w:p><w:r><w:t xml:space="preserve">{text}</w:t></w:r></w:p>'
+    doc = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+           f'<w:document xmlns:w="{_W}" xmlns:r="{_R}"><w:body>{p}'
+           f'<w:tbl><w:tr><w:tc>{p}</w:tc><w:tc>{p}</w:tc></w:tr></w:tbl>'
+           f'<w:sectPr><w:headerReference w:type="default" r:id="rId2"/></w:sectPr>'
+           f'</w:body></w:document>')
+    return {
+        "[Content_Types].xml": (
+            '<?xml version="1.0" encoding="UTF-8"?>'
+            '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+            '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+            'relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>'
+            f'<Override PartName="/word/document.xml" ContentType="{_MAIN}"/>'
+            '</Types>').encode(),
+        "_rels/.rels": (
+            '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.'
+            'openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" '
+            f'Type="{_R}/officeDocument" Target="word/document.xml"/></Relationships>').encode(),
+        "word/_rels/document.xml.rels": (
+            '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.'
+            'openxmlformats.org/package/2006/relationships">'
+            f'<Relationship Id="rId2" Type="{_R}/header" Target="header1.xml"/>'
+            f'<Relationship Id="rId3" Type="{_R}/footnotes" Target="footnotes.xml"/>'
+            '</Relationships>').encode(),
+        "word/document.xml": doc.encode(),
+        "word/header1.xml": f'<w:hdr xmlns:w="{_W}">{p}</w:hdr>'.encode(),
+        "word/footnotes.xml": (f'<w:footnotes xmlns:w="{_W}"><w:footnote w:id="1">{p}'
+                               f'</w:footnote></w:footnotes>').encode(),
+    }
+
+
+def _zip(parts: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+_PARTS = package_parts()
+
+
+def fuzz_docx_parts(data: bytes) -> None:
+    if not data:
+        return
+    parts = dict(_PARTS)
+    parts[_PART_NAMES[data[0] % len(_PART_NAMES)]] = data[1:]
+    fuzz_docx(_zip(parts))
+
+
+def fuzz_session(data: bytes) -> None:
+    from neardup_core.errors import ReportError
+    from neardup_core.report import render, write_json
+    from neardup_core.session_file import load_result
+
+    try:
+        result = load_result(_file(data, ".neardup"))
+    except ReportError as exc:
+        _check(bool(str(exc)), "an error without a message")
+        return
+    _ = result.groups  # everything a view does with an opened file must work
+    result.regroup(max(result.floor, min(1.0, result.threshold)))
+    render(write_json, result)
+
+
+_SESSION_MEMBERS: list[tuple[str, bytes]] | None = None
+
+
+def _session_members() -> list[tuple[str, bytes]]:
+    global _SESSION_MEMBERS
+    if _SESSION_MEMBERS is None:
+        with zipfile.ZipFile(io.BytesIO(_saved_results()[0])) as z:
+            _SESSION_MEMBERS = [(n, z.read(n)) for n in z.namelist()]
+    return _SESSION_MEMBERS
+
+
+def fuzz_session_parts(data: bytes) -> None:
+    if not data:
+        return
+    members = dict(_session_members())
+    names = list(members)
+    members[names[data[0] % len(names)]] = data[1:]
+    fuzz_session(_zip(members))
+
+
+TARGETS: dict[str, Callable[[bytes], None]] = {
+    "decode": fuzz_decode, "txt": fuzz_txt, "docx": fuzz_docx, "docx-parts": fuzz_docx_parts,
+    "session": fuzz_session, "session-parts": fuzz_session_parts,
+}
+
+
+# -- seeds -------------------------------------------------------------------------------------
+_ZH = "会议纪要：项目组于三月五日讨论了年度预算和采购计划，相关部门需要配合执行。"
+_ZHT = "請各單位認真學習，詳細內容見附件。臺灣省政府公報第三期。"
+_EN = "The steering group reviewed the migration schedule with minor changes.\r\nDone.\n"
+_FR = "Café crème brûlée à la façon de grand-mère, déjà vu à Genève, señor."
+
+
+def seeds(target: str) -> list[bytes]:
+    """Inputs that reach deep into the target: real texts, real documents, known traps."""
+    texts = [_ZH.encode("gb18030"), _ZH.encode("utf-8"), _ZH.encode("utf-16"),
+             _ZH.encode("utf-16-le"), _ZHT.encode("big5"), _ZHT.encode("utf-16-be"),
+             _EN.encode(), _EN.encode("utf-8-sig"), _FR.encode("cp1252"),
+             "こんにちは、世界。".encode("shift_jis"), "안녕하세요 세계".encode("euc-kr"),
+             (_ZH + _EN).encode("utf-32"), b"\x1b$B$3$s$K$A$O\x1b(B", b"~{<:Ky2;S{#,NR~}",
+             b"\x00\x01\x02\x03" * 8, b"", b" \n\t "]
+    if target in ("decode", "txt"):
+        return texts
+    if target == "docx-parts":
+        return [bytes([i]) + _PARTS[name] for i, name in enumerate(_PART_NAMES)]
+    if target == "session":
+        return _saved_results()
+    if target == "session-parts":
+        return [bytes([i]) + data for i, (_, data) in enumerate(_session_members())]
+    import docx
+
+    out = [_zip(_PARTS)]
+    d = docx.Document()
+    d.add_paragraph(_ZH)
+    d.add_table(rows=2, cols=2).cell(0, 0).text = _EN
+    d.sections[0].header.paragraphs[0].text = "Header"
+    buf = io.BytesIO()
+    d.save(buf)
+    out.append(buf.getvalue())
+    strict = {k: v.replace(_W.encode(), b"http://purl.oclc.org/ooxml/wordprocessingml/main")
+              for k, v in _PARTS.items()}
+    out.append(_zip(strict))
+    out.append(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + "EncryptionInfo".encode("utf-16-le"))
+    return out
+
+
+def _saved_results() -> list[bytes]:
+    """Results files of a small scan (groups, a problem, an exact copy), saved two ways."""
+    from neardup_core import ScanOptions, ScanSession
+    from neardup_core.session_file import save_result
+
+    with tempfile.TemporaryDirectory() as tmp:
+        docs = Path(tmp, "docs")
+        docs.mkdir()
+        for i, text in enumerate((_ZH, _ZH + "附件一。", _EN, _EN, _FR)):
+            (docs / f"d{i}.txt").write_text(text, encoding="utf-8")
+        (docs / "bad.docx").write_bytes(b"PK\x03\x04")
+        result = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(docs)])
+        out = []
+        for k, r in enumerate((result, result.regroup(0.9, "strict"))):
+            path = os.path.join(tmp, f"r{k}.neardup")
+            save_result(r, path)
+            out.append(Path(path).read_bytes())
+    return out
+
+
+# -- engines -----------------------------------------------------------------------------------
+def _atheris_child(target: str, seconds: int, artifacts: str, corpus: str) -> None:
+    """Runs in its own process: libFuzzer never returns."""
+    import atheris
+
+    with atheris.instrument_imports(include=["neardup_core"]):
+        import neardup_core.extract  # noqa: F401 - instrumented here, used by the targets
+    fn = TARGETS[target]
+
+    def one(data: bytes) -> None:
+        fn(data)
+
+    atheris.Setup([sys.argv[0], f"-max_total_time={seconds}", f"-artifact_prefix={artifacts}/",
+                   "-rss_limit_mb=3072", "-timeout=30", "-print_final_stats=1", corpus], one)
+    atheris.Fuzz()
+
+
+def _run_atheris(target: str, seconds: float, artifacts: Path) -> dict[str, Any]:
+    corpus = Path(tempfile.mkdtemp(prefix=f"fuzz-{target}-"))
+    for s in seeds(target):
+        (corpus / hashlib.sha1(s).hexdigest()).write_bytes(s)
+    execs = 0
+    crashes: list[dict[str, str]] = []
+    cov = None
+    deadline = time.monotonic() + seconds
+    starts = 0
+    while (left := int(deadline - time.monotonic())) >= 2 and starts < 8:
+        starts += 1
+        before = set(os.listdir(artifacts))
+        proc = subprocess.run(
+            [sys.executable, "-m", "benchmarks.fuzz", "--child", target, "--seconds", str(left),
+             "--artifacts", str(artifacts), "--corpus", str(corpus)],
+            cwd=REPO, capture_output=True, text=True, errors="replace", timeout=left + 120,
+            check=False)
+        log = proc.stderr
+        done = re.findall(r"Done (\d+) runs", log)
+        runs = re.findall(r"#(\d+)\s", log)
+        execs += int(done[-1]) if done else (int(runs[-1]) if runs else 0)
+        found = re.findall(r"cov: (\d+)", log)
+        cov = int(found[-1]) if found else cov
+        new = sorted(set(os.listdir(artifacts)) - before)
+        if proc.returncode == 0 and not new:
+            break
+        report = "\n".join(replay(target, artifacts / n) for n in new) or log[-3000:]
+        crashes.append({"artifacts": ", ".join(new) or "-", "exit": str(proc.returncode),
+                        "report": report[-4000:]})
+    return {"target": target, "engine": "atheris", "seconds": round(seconds, 1),
+            "execs": execs, "coverage": cov, "corpus": len(os.listdir(corpus)),
+            "crashes": crashes}
+
+
+def replay(target: str, path: Path, timeout: float = 120.0) -> str:
+    """Run one saved input again in a fresh process: its traceback, or how it ended."""
+    try:
+        proc = subprocess.run([sys.executable, "-m", "benchmarks.fuzz", "--replay", target,
+                               str(path)], cwd=REPO, capture_output=True, text=True,
+                              errors="replace", timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return f"{path.name}: still running after {timeout:.0f} s (a hang)"
+    if proc.returncode == 0:
+        return f"{path.name}: passes when run alone (exit 0)"
+    return f"{path.name} (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
+
+
+def _run_hypothesis(target: str, seconds: float, artifacts: Path) -> dict[str, Any]:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    fn = TARGETS[target]
+    pool = seeds(target)
+    mutated = st.tuples(st.sampled_from(pool), st.lists(
+        st.tuples(st.integers(0, 1 << 16), st.integers(0, 255)), max_size=8),
+        st.one_of(st.none(), st.integers(0, 1 << 16))).map(_mutate)
+    inputs = st.one_of(st.binary(max_size=4096), mutated)
+    execs = 0
+    crashes: list[dict[str, str]] = []
+    seen: set[str] = set()
+
+    deadline = time.monotonic() + seconds
+
+    @settings(max_examples=100, deadline=None, database=None, derandomize=False,
+              suppress_health_check=list(HealthCheck))
+    @given(inputs)
+    def run(data: bytes) -> None:
+        nonlocal execs
+        if time.monotonic() > deadline:
+            return  # out of time: let Hypothesis finish this round at once
+        execs += 1
+        fn(data)
+
+    while time.monotonic() < deadline:
+        try:
+            run()
+        except Exception as exc:  # a falsifying example: keep it and go on
+            key = f"{type(exc).__name__}: {exc}"[:200]
+            if key in seen:
+                continue
+            seen.add(key)
+            crashes.append({"artifacts": "-", "exit": type(exc).__name__,
+                            "report": traceback.format_exc()[-4000:]})
+    return {"target": target, "engine": "hypothesis", "seconds": round(seconds, 1),
+            "execs": execs, "coverage": None, "corpus": len(pool), "crashes": crashes}
+
+
+def _mutate(case: tuple[bytes, list[tuple[int, int]], int | None]) -> bytes:
+    data, flips, cut = case
+    b = bytearray(data)
+    if b:
+        for pos, value in flips:
+            b[pos % len(b)] = value
+        if cut is not None:
+            del b[cut % len(b):]
+    return bytes(b)
+
+
+def has_atheris() -> bool:
+    try:
+        import atheris  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.fuzz", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seconds", type=float, default=60.0,
+                   help="total time, shared evenly by the targets (default 60)")
+    p.add_argument("--targets", default=",".join(TARGETS),
+                   help=f"comma-separated subset of {', '.join(TARGETS)}")
+    p.add_argument("--engine", choices=("auto", "atheris", "hypothesis"), default="auto")
+    p.add_argument("--artifacts", help="where crashing inputs are kept (default: a temp folder)")
+    p.add_argument("--out", type=Path, help="JSON results (default benchmarks/results/)")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    p.add_argument("--corpus", help=argparse.SUPPRESS)
+    p.add_argument("--replay", nargs=2, metavar=("TARGET", "FILE"),
+                   help="run one input (a crashing one kept in the artifacts) and show why")
+    args = p.parse_args(argv)
+
+    if args.replay:
+        target, path = args.replay
+        TARGETS[target](Path(path).read_bytes())
+        print("passed")
+        return 0
+    if args.child:
+        _atheris_child(args.child, int(args.seconds), args.artifacts, args.corpus)
+        return 0
+    names = [t.strip() for t in args.targets.split(",") if t.strip()]
+    unknown = [t for t in names if t not in TARGETS]
+    if unknown or not names:
+        print(f"unknown target {unknown[0] if unknown else '(none)'}; "
+              f"choose from {', '.join(TARGETS)}", file=sys.stderr)
+        return 2
+    engine = args.engine
+    if engine == "auto":
+        engine = "atheris" if has_atheris() else "hypothesis"
+    elif engine == "atheris" and not has_atheris():
+        print("atheris is not installed (pip install neardup[fuzz])", file=sys.stderr)
+        return 2
+    artifacts = Path(args.artifacts or tempfile.mkdtemp(prefix="neardup-fuzz-artifacts-"))
+    artifacts.mkdir(parents=True, exist_ok=True)
+    share = args.seconds / len(names)
+    rows = []
+    for name in names:
+        print(f"[{time.strftime('%H:%M:%S')}] fuzzing {name} with {engine} for {share:.0f} s",
+              flush=True)
+        runner = _run_atheris if engine == "atheris" else _run_hypothesis
+        rows.append(runner(name, share, artifacts))
+        r = rows[-1]
+        print(f"    {r['execs']:,} executions, {len(r['crashes'])} crashes"
+              + (f", coverage {r['coverage']}" if r["coverage"] else ""), flush=True)
+    print(f"\n{'target':<14} {'engine':<10} {'seconds':>8} {'execs':>10} {'exec/s':>8} "
+          f"{'crashes':>8}")
+    for r in rows:
+        rate = r["execs"] / max(r["seconds"], 1e-9)
+        print(f"{r['target']:<14} {r['engine']:<10} {r['seconds']:>8} {r['execs']:>10,} "
+              f"{rate:>8,.0f} {len(r['crashes']):>8}")
+    for r in rows:
+        for c in r["crashes"]:
+            print(f"\n== {r['target']}: crash (exit {c['exit']}, artifacts {c['artifacts']})\n"
+                  f"{c['report']}")
+    report = {"format": "neardup-fuzz", "version": 1,
+              "when": datetime.now(UTC).isoformat(timespec="seconds"),
+              "artifacts": str(artifacts), "rows": rows}
+    out = args.out or RESULTS / "fuzz-latest.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwritten: {out}; crashing inputs (if any) in {artifacts}")
+    _drop_scratch()
+    return 1 if any(r["crashes"] for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,329 @@
+"""The user's files are safe: nothing deletes, trash only a confirmed list, keep a copy, log all.
+
+The rules of ``actions.py`` are tested there on made-up results; here they are checked on a
+folder the engine really scanned, and the source itself is checked for calls that delete.
+"""
+
+from __future__ import annotations
+
+import ast
+import html.parser
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import textgen as tg
+from _robust import assert_whole, scan
+
+from neardup_core.actions import (
+    ActionLog,
+    execute,
+    plan_move,
+    plan_trash,
+    remove_documents,
+)
+from neardup_core.errors import ActionError
+from neardup_core.report import render, write_csv, write_html
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# -- no code path deletes -----------------------------------------------------------------------
+#: Calls that delete, move or overwrite a path.
+DANGEROUS = {"os.remove", "os.unlink", "os.rmdir", "os.removedirs", "os.replace", "os.rename",
+             "os.renames", "os.truncate", "shutil.rmtree", "shutil.move", "shutil.copy",
+             "shutil.copyfile", "shutil.copytree", "send2trash.send2trash", "send2trash"}
+#: Method names that delete or move whatever object they are called on (pathlib and the like).
+DANGEROUS_METHODS = {"unlink", "rmdir", "rename", "rmtree", "truncate"}
+
+#: Every place allowed to call one of them, and why it cannot hurt a user's file.
+ALLOWED: dict[tuple[str, str, str], str] = {
+    ("neardup_core/actions.py", "_move", "os.replace"):
+        "the move itself, onto a name reserved with O_EXCL: never overwrites",
+    ("neardup_core/actions.py", "_move", "shutil.copy2"):
+        "a move across drives copies first, into the reserved name",
+    ("neardup_core/actions.py", "_move", "os.remove"):
+        "removes the source only after a complete copy exists; or removes our own placeholder "
+        "or partial copy while the source is still there",
+    ("neardup_core/cache.py", "_move_aside", "os.replace"):
+        "moves a damaged cache database (and its -wal/-shm) aside, never deletes it",
+    ("neardup_core/report.py", "atomic_open", "os.replace"):
+        "puts a complete report over the path the user chose to write it to",
+    ("neardup_core/report.py", "atomic_open", "os.unlink"):
+        "removes the report's own temporary file after a failed write",
+}
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def _dangerous_calls(source: str, rel: str) -> list[tuple[str, str, str, int]]:
+    """(file, enclosing function, call, line) of each call that deletes or moves a path."""
+    tree = ast.parse(source, filename=rel)
+    found: list[tuple[str, str, str, int]] = []
+
+    def visit(node: ast.AST, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                visit(child, child.name)
+                continue
+            if isinstance(child, ast.Call):
+                name = _dotted(child.func)
+                method = child.func.attr if isinstance(child.func, ast.Attribute) else None
+                if name in DANGEROUS or name in ("shutil.copy2",) or method in DANGEROUS_METHODS:
+                    found.append((rel, where, name or f".{method}", child.lineno))
+            visit(child, where)
+
+    visit(tree, "<module>")
+    return found
+
+
+def test_no_code_deletes_moves_or_overwrites_files_except_where_reviewed() -> None:
+    sources = sorted([*ROOT.joinpath("neardup_core").rglob("*.py"),
+                      *ROOT.joinpath("app").rglob("*.py")])
+    assert len(sources) > 20
+    calls = [c for p in sources for c in _dangerous_calls(p.read_text(encoding="utf-8"),
+                                                           p.relative_to(ROOT).as_posix())]
+    unreviewed = [c for c in calls if c[:3] not in ALLOWED]
+    assert not unreviewed, "calls that delete or move files need a review and an ALLOWED entry"
+    gone = set(ALLOWED) - {c[:3] for c in calls}
+    assert not gone, f"ALLOWED lists calls that no longer exist: {sorted(gone)}"
+
+
+def test_the_checker_sees_every_spelling() -> None:
+    src = ("import os, shutil\nfrom pathlib import Path\n"
+           "def f(p):\n    os.remove(p)\n    Path(p).unlink()\n    shutil.rmtree(p)\n"
+           "    p.rename('x')\n    'a'.replace('a', 'b')\n"
+           "class C:\n    def g(self, p):\n        os.unlink(p)\n")
+    assert [c[1:] for c in _dangerous_calls(src, "probe.py")] == [
+        ("f", "os.remove", 4), ("f", ".unlink", 5), ("f", "shutil.rmtree", 6),
+        ("f", "p.rename", 7), ("g", "os.unlink", 11)]
+
+
+# -- the rules of actions, on a folder the engine scanned ---------------------------------------
+@pytest.fixture
+def scanned(tmp_path: Path):
+    root = tmp_path / "docs"
+    (root / "sub").mkdir(parents=True)
+    a = tg.zh_doc(31, 20)
+    b = tg.en_doc(32, 20)
+    (root / "a.txt").write_text(a, encoding="utf-8")
+    (root / "sub" / "a copy.txt").write_text(a, encoding="utf-8")
+    (root / "a (2).txt").write_text(a, encoding="gb18030")
+    (root / "b.txt").write_text(b, encoding="utf-8")
+    (root / "b edited.txt").write_text(tg.typos(b, 3, 4), encoding="utf-8")
+    (root / "unique.txt").write_text(tg.en_doc(33, 20), encoding="utf-8")
+    result = scan(root)
+    assert sorted(len(g) for g in result.groups) == [2, 3]
+    return root, result
+
+
+@pytest.fixture
+def trash_bin(tmp_path: Path):
+    """A trash that moves files into tmp_path/trash, as the system trash would."""
+    folder = tmp_path / "trash"
+    folder.mkdir()
+    taken: list[str] = []
+
+    def trash(path: str) -> None:
+        taken.append(path)
+        os.replace(path, folder / f"{len(taken)}-{os.path.basename(path)}")
+
+    trash.taken = taken  # type: ignore[attr-defined]
+    trash.folder = folder  # type: ignore[attr-defined]
+    return trash
+
+
+def _idx(result, name: str) -> int:
+    return next(i for i, d in enumerate(result.documents) if os.path.basename(d.path) == name)
+
+
+def _log_lines(log: ActionLog) -> list[list[str]]:
+    if not os.path.exists(log.path):
+        return []
+    with open(log.path, encoding="utf-8") as f:
+        return [line.rstrip("\n").split("\t") for line in f]
+
+
+def test_nothing_happens_without_confirmation(scanned, trash_bin, tmp_path: Path) -> None:
+    root, result = scanned
+    log = ActionLog(tmp_path / "actions.log")
+    plan = plan_trash(result, [_idx(result, "a copy.txt")])
+    with pytest.raises(ActionError, match="not confirmed"):
+        execute(plan, confirmed=False, trash=trash_bin, log=log)
+    assert not trash_bin.taken and (root / "sub" / "a copy.txt").exists()
+    assert _log_lines(log) == []
+
+
+def test_never_every_copy_of_a_group(scanned, trash_bin, tmp_path: Path) -> None:
+    _root, result = scanned
+    log = ActionLog(tmp_path / "actions.log")
+    group = next(g for g in result.groups if len(g) == 3)
+    everyone = [m.doc for m in group.members]
+    plan = plan_trash(result, everyone)
+    assert len(plan.items) == 2
+    [kept] = plan.refused
+    assert kept.doc == group.reference and "last copy" in kept.reason
+    assert any("every copy was selected" in w for w in plan.warnings)
+    # the list the user confirms names every file that goes
+    assert {it.path for it in plan.items} == {result.documents[d].path for d in everyone
+                                              if d != group.reference}
+    report = execute(plan, confirmed=True, trash=trash_bin, log=log)
+    assert report.ok and sorted(report.done) == sorted(trash_bin.taken)
+    assert os.path.exists(result.documents[group.reference].path)
+    assert len(os.listdir(trash_bin.folder)) == 2
+    # every file acted on is one readable line of the log
+    lines = _log_lines(log)
+    assert [(x[1], x[2], x[3], x[4]) for x in lines] == [("trash", p, "-", "ok")
+                                                         for p in trash_bin.taken]
+    # the view drops them without a rescan and stays consistent
+    after = remove_documents(result, report.done)
+    assert_whole(after)
+    assert sorted(len(g) for g in after.groups) == [2]
+
+
+def test_unique_files_are_never_trashed(scanned, trash_bin, tmp_path: Path) -> None:
+    _root, result = scanned
+    plan = plan_trash(result, [_idx(result, "unique.txt")])
+    assert not plan.items and "only copy" in plan.refused[0].reason
+    execute(plan, confirmed=True, trash=trash_bin, log=ActionLog(tmp_path / "log"))
+    assert not trash_bin.taken
+
+
+def test_a_file_changed_since_the_scan_needs_a_new_confirmation(scanned, trash_bin,
+                                                               tmp_path: Path) -> None:
+    root, result = scanned
+    log = ActionLog(tmp_path / "actions.log")
+    edited = root / "b edited.txt"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\nA line added after the scan.",
+                      encoding="utf-8")
+    plan = plan_trash(result, [_idx(result, "b edited.txt")])
+    [item] = plan.items
+    assert item.changed and "changed since the scan" in (item.reason or "")
+    first = execute(plan, confirmed=True, trash=trash_bin, log=log)
+    assert not first.done and "changed since the scan" in first.skipped[0].message
+    assert edited.exists() and not trash_bin.taken
+    # the user confirms the changed file again: now it goes, and both attempts are logged
+    second = execute(plan, confirmed=True, allow_changed=True, trash=trash_bin, log=log)
+    assert second.done == (str(edited),) and not edited.exists()
+    assert [x[4].split(":")[0] for x in _log_lines(log)] == ["skipped", "ok"]
+
+
+def test_a_file_changed_after_the_plan_is_not_trashed_even_when_changes_are_allowed(
+        scanned, trash_bin, tmp_path: Path) -> None:
+    root, result = scanned
+    edited = root / "b edited.txt"
+    plan = plan_trash(result, [_idx(result, "b edited.txt")])
+    edited.write_text("rewritten between the confirmation and the action", encoding="utf-8")
+    report = execute(plan, confirmed=True, allow_changed=True, trash=trash_bin,
+                     log=ActionLog(tmp_path / "log"))
+    assert not report.done and edited.exists()
+
+
+def test_moves_are_logged_and_never_overwrite(scanned, tmp_path: Path) -> None:
+    root, result = scanned
+    log = ActionLog(tmp_path / "actions.log")
+    dest = tmp_path / "elsewhere"
+    dest.mkdir()
+    (dest / "a.txt").write_text("a different file that happens to share the name")
+    docs = [_idx(result, "a.txt"), _idx(result, "a copy.txt")]
+    plan = plan_move(result, docs, dest)
+    report = execute(plan, confirmed=True, log=log)
+    assert report.ok and len(report.moved) == 2
+    assert (dest / "a.txt").read_text() == "a different file that happens to share the name"
+    assert sorted(os.listdir(dest)) == ["a (2).txt", "a copy.txt", "a.txt"]
+    assert not (root / "a.txt").exists()
+    lines = _log_lines(log)
+    assert [(x[1], x[4]) for x in lines] == [("move", "ok"), ("move", "ok")]
+    assert {x[3] for x in lines} == {t for _, t in report.moved}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names")
+def test_a_file_whose_name_is_not_utf8_is_trashed_and_logged(tmp_path: Path, trash_bin) -> None:
+    """Regression: writing its log line raised UnicodeEncodeError after the file was trashed,
+    which lost the line and stopped the rest of the batch."""
+    root = tmp_path / "names"
+    root.mkdir()
+    text = tg.en_doc(50, 10)
+    (root / "plain.txt").write_text(text, encoding="utf-8")
+    for raw in (b"caf\xe9.txt", b"\xb1\xa8\xb8\xe6.txt"):
+        with open(os.path.join(os.fsencode(root), raw), "w", encoding="utf-8") as f:
+            f.write(text)
+    result = scan(root)
+    log = ActionLog(tmp_path / "actions.log")
+    odd = [i for i, d in enumerate(result.documents) if os.path.basename(d.path) != "plain.txt"]
+    report = execute(plan_trash(result, odd), confirmed=True, trash=trash_bin, log=log)
+    assert len(report.done) == 2 and not report.notes
+    logged = [x[2] for x in _log_lines(log)]
+    assert sorted(logged) == sorted([str(root / "caf\\xe9.txt"),
+                                     str(root / "\\xb1\\xa8\\xb8\\xe6.txt")])
+
+
+# -- reports cannot be scripted by a hostile document ---------------------------------------------
+HOSTILE_NAMES = ['<img src=x onerror=alert(1)>.txt', '"><svg onload=alert(2)>.txt',
+                 "=HYPERLINK(\"http:\\\\evil\",\"x\").txt", "' onmouseover='alert(3).txt"]
+HOSTILE_TEXT = ("</td></tr></table><script>alert(4)</script>\n"
+                "<iframe src=javascript:alert(5)></iframe> <!-- ]]> -->\n"
+                "&lt;b&gt; stays text; <style>body{display:none}</style>\n")
+SAFE_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "div",
+             "span", "table", "thead", "tbody", "tr", "td", "th", "col", "colgroup", "details",
+             "summary", "code", "ul", "li", "b", "strong", "em", "small", "br", "a", "section",
+             "header", "footer", "main", "pre", "mark", "del", "ins", "abbr"}
+
+
+class _Tags(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+        self.styles = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, attrs))
+        self.styles += tag == "style"
+
+
+def test_the_html_report_escapes_hostile_names_and_texts(tmp_path: Path) -> None:
+    root = tmp_path / "hostile"
+    root.mkdir()
+    base = tg.en_doc(60, 8)
+    for k, name in enumerate(HOSTILE_NAMES):
+        extra = HOSTILE_TEXT if k % 2 else HOSTILE_TEXT.replace("alert", "prompt")
+        (root / name).write_text(f"{base}\n{extra}", encoding="utf-8")
+    (root / "<b onclick=alert(6)>broken.docx").write_bytes(b"PK\x03\x04<script>alert(7)</script>")
+    result = scan(root)
+    assert len(result.groups) == 1 and len(result.groups[0]) == 4 and result.problems
+
+    page = render(write_html, result)  # diffs re-read the files: the hostile text is shown
+    assert "&lt;img src=x onerror=alert(1)&gt;.txt" in page  # names are shown, as text
+    assert "script&gt;" in page and "iframe" in page  # and so is the hostile text
+    parser = _Tags()
+    parser.feed(page)
+    tags = {t for t, _ in parser.tags}
+    assert tags <= SAFE_TAGS, tags - SAFE_TAGS
+    assert parser.styles == 1  # the page's own stylesheet only
+    attrs = [name for _, a in parser.tags for name, _ in a]
+    assert not [n for n in attrs if n.lower().startswith("on")]
+    hrefs = [v for _, a in parser.tags for n, v in a if n in ("href", "src")]
+    assert not [v for v in hrefs if v and "javascript:" in v.lower()]
+
+    table = render(write_csv, result)
+    assert "\n=HYPERLINK" not in table and ",=HYPERLINK" not in table
+    assert "'=HYPERLINK" in table
+
+
+def test_trash_function_is_only_ever_given_planned_paths(scanned, tmp_path: Path) -> None:
+    """Even asked to act on a plan for every document, the injected trash sees only items."""
+    _root, result = scanned
+    seen: list[str] = []
+    plan = plan_trash(result, range(len(result.documents)))
+    execute(plan, confirmed=True, trash=seen.append, log=ActionLog(tmp_path / "log"))
+    assert seen == [it.path for it in plan.items]
+    refs = {result.documents[g.reference].path for g in result.groups}
+    assert not refs & set(seen)
+    assert str(_root / "unique.txt") not in seen

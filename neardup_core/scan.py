@@ -566,8 +566,8 @@ class _Run:
                 for lo_band in range(0, bands, LSH_BANDS_PER_CHUNK):
                     nb = min(LSH_BANDS_PER_CHUNK, bands - lo_band)
                     part = sig[:, lo_band * rows:(lo_band + nb) * rows]
-                    a, b, t = candidate_pairs(part, nb, rows, max_bucket=LSH_MAX_BUCKET)
-                    truncated += t
+                    a, b, cut = candidate_pairs(part, nb, rows, max_bucket=LSH_MAX_BUCKET)
+                    truncated += cut
                     seen += int(a.size)
                     keep = minhash_agreement(sig, a, b) >= np.float32(floor)
                     ca.append(reps[a[keep]])

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
@@ -42,12 +43,47 @@ _READ_LOCK = threading.Lock()
 COUNT_ROW = -1
 
 
-def mcols(k: int) -> list[str]:
-    """Column names of the MinHash slots in a fingerprint frame."""
-    return [f"m{i}" for i in range(k)]
+def pack_sig(sig: np.ndarray) -> pd.arrays.ArrowExtensionArray:
+    """MinHash signatures (rows of uint32) as one Arrow binary column, without copying.
+
+    One column of 4 * num_perm bytes a row instead of num_perm columns: a shuffle moves a few
+    buffers per partition rather than splitting and joining 128 columns, several times faster.
+    """
+    sig = np.ascontiguousarray(sig, dtype=np.uint32)
+    n, k = sig.shape
+    offsets = np.arange(n + 1, dtype=np.int64) * (4 * k)
+    arr = pa.LargeBinaryArray.from_buffers(pa.large_binary(), n,
+                                           [None, pa.py_buffer(offsets), pa.py_buffer(sig)])
+    return pd.arrays.ArrowExtensionArray(arr)
+
+
+def unpack_sig(column: pd.Series, k: int) -> np.ndarray:
+    """The (rows, k) uint32 signatures held by a column made by :func:`pack_sig`."""
+    got = column.array.__arrow_array__()
+    arr = got.combine_chunks() if isinstance(got, pa.ChunkedArray) else got
+    n = len(arr)
+    if not n:
+        return np.empty((0, k), dtype=np.uint32)
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset:arr.offset + n + 1]
+    if not bool((np.diff(offsets) == 4 * k).all()):
+        raise ValueError(f"signature column does not hold {k} slots in every row")
+    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]]
+    return data.view(np.uint32).reshape(n, k)
+
+
+SIG_META = pack_sig(np.empty((0, 1), np.uint32))
 
 
 # -- reading -------------------------------------------------------------------------------------
+def probe() -> tuple[str, int]:
+    """(neardup version, fingerprint version) of the process running it: a worker whose
+    answer differs from the client's would make different fingerprints."""
+    from . import __version__
+    from .models import FINGERPRINT_VERSION
+
+    return __version__, FINGERPRINT_VERSION
+
+
 @dataclass(frozen=True, eq=False)
 class BatchOut:
     """One batch of files read on a worker. Stays there: the client gets only :meth:`meta`."""
@@ -139,9 +175,11 @@ def reread(out: BatchOut, boiler: np.ndarray, settings: FingerprintSettings,
 
 # -- frames built from batches -------------------------------------------------------------------
 def fps_meta(k: int) -> pd.DataFrame:
-    """The empty fingerprint frame: index ``id`` (document number), rep, simhash, m0..m{k-1}."""
+    """The empty fingerprint frame: index ``id`` (document number), rep, simhash and, with
+    MinHash, sig (the signature, see :func:`pack_sig`)."""
     cols = {"rep": np.empty(0, bool), "simhash": np.empty(0, np.uint64)}
-    cols.update({c: np.empty(0, np.uint32) for c in mcols(k)})
+    if k:
+        cols["sig"] = SIG_META
     return pd.DataFrame(cols, index=pd.Index(np.empty(0, np.int64), name="id"))
 
 
@@ -153,11 +191,10 @@ def fps_frame(start: int, rep: np.ndarray, *outs: BatchOut) -> pd.DataFrame:
     simhash = np.concatenate([o.simhash for o in outs])
     minhash = np.concatenate([o.minhash for o in outs])
     ids = np.arange(start, start + simhash.shape[0], dtype=np.int64)
-    frame = pd.DataFrame(minhash, columns=mcols(minhash.shape[1]),
-                         index=pd.Index(ids, name="id"))
-    frame.insert(0, "simhash", simhash)
-    frame.insert(0, "rep", rep[ids])
-    return frame
+    cols = {"rep": rep[ids], "simhash": simhash}
+    if minhash.shape[1]:
+        cols["sig"] = pack_sig(minhash)
+    return pd.DataFrame(cols, index=pd.Index(ids, name="id"))
 
 
 LINES_META = pd.DataFrame({"line": np.empty(0, np.uint64), "doc": np.empty(0, np.int64)})
@@ -229,7 +266,7 @@ def keyed_rows(part: pd.DataFrame, plan: PairPlan, kinds: Sequence[int]) -> pd.D
     """One row (kind, key, id, simhash) per document and kind: what the shuffle groups by."""
     fp = part["simhash"].to_numpy(dtype=np.uint64)
     ids = part.index.to_numpy(dtype=np.int64)
-    sig = part[mcols(plan.bands * plan.rows)].to_numpy(dtype=np.uint32) \
+    sig = unpack_sig(part["sig"], plan.num_perm) \
         if any(kd >= len(plan.tables) for kd in kinds) else None
     keys = []
     for kd in kinds:
@@ -331,22 +368,16 @@ def join_left(by_a: pd.DataFrame, fps: pd.DataFrame, plan: PairPlan) -> pd.DataF
     if not plan.minhash:
         jac = np.full(a.shape[0], np.nan, dtype=np.float32)
         return _scored(a, b, dist, jac, simhash_similarity(dist), plan.floor)
-    cols = mcols(plan.num_perm)
-    sig = fps[cols].to_numpy(dtype=np.uint32)[_rows(fps, a)]
-    out = pd.DataFrame(sig, columns=cols)
-    out.insert(0, "dist", dist)
-    out.insert(0, "b", b)
-    out.insert(0, "a", a)
-    return out
+    sig = unpack_sig(fps["sig"], plan.num_perm)[_rows(fps, a)]
+    return pd.DataFrame({"a": a, "b": b, "dist": dist, "sig": pack_sig(sig)})
 
 
 def join_right(by_b: pd.DataFrame, fps: pd.DataFrame, plan: PairPlan) -> pd.DataFrame:
     """Candidates whose ``b`` lies in this partition, carrying a's slots: scored, and cut at
     the floor, exactly as the local scan scores them (share of equal slots, float64 mean)."""
-    cols = mcols(plan.num_perm)
     b = by_b.index.to_numpy(dtype=np.int64)
-    left = by_b[cols].to_numpy(dtype=np.uint32)
-    right = fps[cols].to_numpy(dtype=np.uint32)[_rows(fps, b)]
+    left = unpack_sig(by_b["sig"], plan.num_perm)
+    right = unpack_sig(fps["sig"], plan.num_perm)[_rows(fps, b)]
     jac = np.empty(b.shape[0], dtype=np.float32)
     step = 65536
     for s in range(0, b.shape[0], step):

@@ -35,12 +35,14 @@ The fingerprint cache is not used (it is a file on the client; workers cannot sh
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import math
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import dask.dataframe as dd
 import numpy as np
@@ -125,7 +127,8 @@ class DaskScanSession:
                  client: Client | None = None, batch_files: int = BATCH_FILES,
                  batch_bytes: int = BATCH_BYTES, partition_rows: int = PARTITION_ROWS,
                  task_rows: int = TASK_ROWS, shuffle_method: str | None = None,
-                 connect_timeout: float = 30.0) -> None:
+                 connect_timeout: float = 30.0,
+                 reader: Callable[..., K.BatchOut] = K.read_batch) -> None:
         self.options = (options or ScanOptions()).validate()
         self.address, self.local_workers = parse_address(address) if client is None \
             else (None, None)
@@ -142,11 +145,13 @@ class DaskScanSession:
         self.task_rows = task_rows
         self.shuffle_method = shuffle_method
         self.connect_timeout = connect_timeout
+        self.reader = reader  # a seam for tests: (entries, settings, max_bytes) -> BatchOut
 
     def run(self, paths: Sequence[str], progress: ProgressSink = null_progress,
             cancel: CancelToken | None = None) -> ScanResult:
         roots = check_roots(paths)
         with self._connect() as client:
+            _preflight(client, roots, self.options.user_dict)
             return _DaskRun(self, client, roots, progress, cancel or CancelToken()).execute()
 
     @contextlib.contextmanager
@@ -157,7 +162,7 @@ class DaskScanSession:
         if self.local_workers is not None:
             n = self.local_workers or self.options.jobs or (os.cpu_count() or 1)
             with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                              dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+                              dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster, \
                     Client(cluster, set_as_default=False) as client:
                 yield client
             return
@@ -194,7 +199,10 @@ class _DaskRun:
                                      "workers": len(client.nthreads())}}
         self.partial = False
         self.where = "while pairing documents"
-        self.settings = FingerprintSettings.from_options(self.opt)
+        settings = FingerprintSettings.from_options(self.opt)
+        if settings.user_dict:  # workers may run in another folder
+            settings = dataclasses.replace(settings, user_dict=os.path.abspath(settings.user_dict))
+        self.settings = settings
         self.k = self.opt.num_perm if self.opt.method != Method.SIMHASH else 0
 
     def emit(self, stage: Stage, done: int, total: int | None, message: str = "") -> None:
@@ -225,7 +233,7 @@ class _DaskRun:
                     watched.append(extra)
                     ac.add(extra)
 
-    def _persist(self, coll):
+    def _persist(self, coll: Any) -> Any:
         coll = self.client.persist(coll)
         futs = futures_of(coll)
         self._await(futs)
@@ -234,7 +242,7 @@ class _DaskRun:
                 f.result()  # raises the task's error
         return coll
 
-    def _compute(self, coll, *, keep: bool = False):
+    def _compute(self, coll: Any, *, keep: bool = False) -> Any:
         fut = self.client.compute(coll) if not isinstance(coll, Future) else coll
         self._await([fut])
         return fut if keep and fut.status == "finished" else fut.result()
@@ -304,7 +312,7 @@ class _DaskRun:
 
     # -- reading (tasks over batches of paths) -----------------------------------------------
     def _submit(self, batch: _Batch) -> Future:
-        batch.fut = self.client.submit(K.read_batch, batch.entries, self.settings,
+        batch.fut = self.client.submit(self.s.reader, batch.entries, self.settings,
                                        self.opt.max_size, pure=False)
         batch.meta_fut = self.client.submit(K.batch_meta, batch.fut, pure=False)
         return batch.meta_fut
@@ -426,12 +434,11 @@ class _DaskRun:
                 fps = self._fps(layout, rep, n)
                 kept = self._pass(fps, plan, int(is_rep.sum()))
         self.where = "while pairing documents"
-        table = self._pair_table(kept, rep_of, copies, n)
+        table = self._pair_table(kept, rep_of, copies)
         self.stats["pairs"] = len(table)
         self.stats["exact_copies"] = int(copies.size)
         self._fetch_fingerprints(fps, table, simh, minh)
         self._cluster_groups(kept, star, threshold)
-        self.emit(Stage.PAIRS, 3, 3, "")
         return table
 
     def _pass(self, fps: dd.DataFrame, plan: K.PairPlan | None, reps: int
@@ -441,10 +448,11 @@ class _DaskRun:
         self.emit(Stage.PAIRS, 0, 3, "Finding similar pairs")
         t = time.monotonic()
         if plan is None:
+            self.emit(Stage.PAIRS, 3, 3, "")
             return None
         method = self.s.shuffle_method
         cand = self._persist(P.candidates(fps, plan, reps=reps, part_rows=self.s.partition_rows,
-                                          task_rows=self.s.task_rows, shuffle_method=method))
+                                          task_rows=self.s.task_rows, method=method))
         self.emit(Stage.PAIRS, 1, 3, "")
         if plan.bands:
             truncated = int(self._compute(P.truncated(cand)))
@@ -456,10 +464,11 @@ class _DaskRun:
                                   f"by pair; a few weak pairs among them may be missing.")
         if plan.tables:
             self.stats["simhash_tables"] = len(plan.tables)
-        kept = self._persist(P.scored(cand, fps, plan, shuffle_method=method))
+        kept = self._persist(P.scored(cand, fps, plan, method=method))
         del cand
         self.emit(Stage.PAIRS, 2, 3, "")
         self.stats["seconds_pairs"] = round(time.monotonic() - t, 4)
+        self.emit(Stage.PAIRS, 3, 3, "")
         return kept
 
     def _components(self, edges: dd.DataFrame | None, star: pd.DataFrame) -> Future:
@@ -483,7 +492,7 @@ class _DaskRun:
             return None
         need = max(BOILERPLATE_MIN_DOCS, math.ceil(share * n_clusters))
         voted = self._compute(P.boilerplate(self._lines(layout), labels, need,
-                                            shuffle_method=self.s.shuffle_method))
+                                            method=self.s.shuffle_method))
         boiler = np.sort(voted["line"].to_numpy(dtype=np.uint64))
         self.stats["boilerplate_lines"] = int(boiler.size)
         if not boiler.size:
@@ -525,8 +534,8 @@ class _DaskRun:
         return [fresh.get(i, b) for i, b in enumerate(with_docs)]
 
     # -- results back to the client ----------------------------------------------------------
-    def _pair_table(self, kept: dd.DataFrame | None, rep_of: np.ndarray, copies: np.ndarray,
-                    n: int) -> PairTable:
+    def _pair_table(self, kept: dd.DataFrame | None, rep_of: np.ndarray,
+                    copies: np.ndarray) -> PairTable:
         """The kept pairs in the local scan's order: by (a, b), then the exact-copy links."""
         got = self._compute(kept) if kept is not None else K.PAIRS_META
         a = got["a"].to_numpy(dtype=np.int64)
@@ -561,7 +570,7 @@ class _DaskRun:
         at = rows.index.to_numpy(dtype=np.int64)
         simh[at] = rows["simhash"].to_numpy(dtype=np.uint64)
         if self.k:
-            minh[at] = rows[K.mcols(self.k)].to_numpy(dtype=np.uint32)
+            minh[at] = K.unpack_sig(rows["sig"], self.k)
 
     def _cluster_groups(self, kept: dd.DataFrame | None, star: pd.DataFrame,
                         threshold: float) -> None:
@@ -573,6 +582,34 @@ class _DaskRun:
         nodes, ncomp = self._compute(self.client.submit(K.forest_summary, labels, pure=False))
         self.stats["dask"]["grouped_documents"] = nodes
         self.stats["dask"]["components"] = ncomp
+
+
+def _preflight(client: Client, roots: Sequence[str], user_dict: str | None) -> None:
+    """Fail early, with a sentence, when the workers cannot do the scan: without neardup (or
+    with another version of it) or without the folders (they must see the same paths)."""
+    try:
+        versions = client.run(K.probe)
+    except Exception as exc:  # the workers cannot even load the task: neardup is missing
+        raise OptionsError("--dask", f"the Dask workers cannot run neardup ({exc}); install "
+                           f"the same neardup on every worker") from None
+    if not versions:
+        raise OptionsError("--dask", "the Dask cluster has no workers")
+    mine = K.probe()
+    other = sorted({tuple(v) for v in versions.values()} - {mine})
+    if other:
+        raise OptionsError("--dask", f"the Dask workers run neardup {other[0][0]} (fingerprints "
+                           f"v{other[0][1]}), this client {mine[0]} (v{mine[1]}); install the "
+                           f"same version everywhere")
+    wanted = [(os.path.isdir, root) for root in roots]
+    if user_dict:
+        wanted.append((os.path.isfile, os.path.abspath(user_dict)))
+    for check, path in wanted:
+        seen = client.run(check, path)
+        blind = sorted(w for w, ok in seen.items() if not ok)
+        if blind:
+            raise OptionsError("--dask", f"{len(blind)} of {len(seen)} Dask workers (e.g. "
+                               f"{blind[0]}) cannot see {path}: the files must be on storage "
+                               f"every worker mounts at the same path")
 
 
 def _exception(fut: Future) -> BaseException | None:

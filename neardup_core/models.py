@@ -351,15 +351,21 @@ class ScanResult:
         for pos, chosen in enumerate(self.references):
             # user-chosen references outrank every automatic preference, newest choice first
             rank[list(chosen)] = -1 - pos
-        members, weakest, score = build_groups(len(self.documents), a, b, s, self.threshold,
-                                               self.group_mode, self.pair_scores, rank,
-                                               with_scores=True)
-        sizes = np.fromiter((m.shape[0] for m in members), dtype=np.int64, count=len(members))
-        offsets = np.zeros(len(members) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
-        flat = np.concatenate(members).astype(np.int64) if members else np.empty(0, np.int64)
-        refs = np.repeat(flat[offsets[:-1]], sizes)
         cls = self._text_class
+        if self.group_mode == GroupMode.STRICT:
+            flat, offsets, score, weakest = self._strict_by_text(a, b, s, rank)
+            sizes = np.diff(offsets)
+        else:
+            members, weakest, score = build_groups(len(self.documents), a, b, s,
+                                                   self.threshold, self.group_mode,
+                                                   self.pair_scores, rank, with_scores=True)
+            sizes = np.fromiter((m.shape[0] for m in members), dtype=np.int64,
+                                count=len(members))
+            offsets = np.zeros(len(members) + 1, dtype=np.int64)
+            np.cumsum(sizes, out=offsets[1:])
+            flat = np.concatenate(members).astype(np.int64) if members else \
+                np.empty(0, np.int64)
+        refs = np.repeat(flat[offsets[:-1]], sizes)
         # Scores come from the grouping (edges, or pair_scores for members not linked to their
         # reference); distance is a cheap popcount. Jaccard is the score itself when MinHash is
         # the scorer, and not known with SimHash alone.
@@ -378,6 +384,69 @@ class ScanResult:
         return GroupTable(offsets=offsets, members=flat, similarity=score, distance=dist,
                           jaccard=jac, weakest=np.asarray(weakest, dtype=np.float32),
                           exact=exact)
+
+    def _strict_by_text(self, a: np.ndarray, b: np.ndarray, s: np.ndarray, rank: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """STRICT grouping over texts, not files: exact copies are one node (led by their
+        best-ranked file), so a group never keeps a reference's identical twin out.
+
+        Returns (members flat, offsets, score against the reference, weakest per group).
+        """
+        from .cluster import build_groups
+
+        n = len(self.documents)
+        cls = self._text_class
+        ncls = int(cls.max()) + 1 if n else 0
+        # leader of each class: best rank, then lowest index
+        order = np.lexsort((np.arange(n), rank, cls))
+        first = np.ones(n, dtype=bool)
+        first[1:] = cls[order[1:]] != cls[order[:-1]]
+        leader = np.empty(ncls, dtype=np.int64)
+        leader[cls[order[first]]] = order[first]
+        la, lb = leader[cls[a]], leader[cls[b]]
+        real = la != lb
+        groups, weakest, score = build_groups(n, la[real], lb[real], s[real], self.threshold,
+                                              GroupMode.STRICT, self.pair_scores, rank,
+                                              with_scores=True)
+        g_of = np.full(n, -1, dtype=np.int64)      # group of each leader
+        s_of = np.zeros(n, dtype=np.float64)       # its score against the group's reference
+        is_ref = np.zeros(n, dtype=bool)
+        flat_l = np.concatenate(groups).astype(np.int64) if groups else np.empty(0, np.int64)
+        sizes = np.fromiter((g.shape[0] for g in groups), dtype=np.int64, count=len(groups))
+        g_of[flat_l] = np.repeat(np.arange(len(groups)), sizes)
+        s_of[flat_l] = np.asarray(score, dtype=np.float64)
+        if flat_l.size:
+            is_ref[flat_l[np.r_[0, np.cumsum(sizes)[:-1]]]] = True
+        weak = list(np.asarray(weakest, dtype=np.float64))
+        # classes with copies whose leader is in no group form exact groups of their own
+        csize = np.bincount(cls, minlength=ncls)
+        lone = np.flatnonzero((csize >= 2) & (g_of[leader] < 0))
+        if lone.size:
+            g_of[leader[lone]] = len(weak) + np.arange(lone.size)
+            s_of[leader[lone]] = 1.0
+            is_ref[leader[lone]] = True
+            weak.extend([1.0] * lone.size)
+        docs = np.flatnonzero(g_of[leader[cls]] >= 0)
+        lead = leader[cls[docs]]
+        grp = g_of[lead]
+        doc_score = np.where(is_ref[lead], 1.0, s_of[lead])
+        # reference first, then its copies, then by descending score, then index
+        key_ref = ~(docs == lead) | ~is_ref[lead]
+        key_copy_of_ref = ~is_ref[lead]
+        o = np.lexsort((docs, -doc_score, key_copy_of_ref, key_ref, grp))
+        flat, grp, doc_score = docs[o], grp[o], doc_score[o]
+        counts = np.bincount(grp, minlength=len(weak))
+        # order groups as build_groups does: largest first, then by reference index
+        offs = np.zeros(len(weak) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offs[1:])
+        refs = flat[offs[:-1]] if flat.size else np.empty(0, np.int64)
+        gorder = np.lexsort((refs, -counts))
+        parts = [np.arange(offs[g], offs[g + 1]) for g in gorder.tolist()]
+        take = np.concatenate(parts) if parts else np.empty(0, np.int64)
+        new_offs = np.zeros(len(weak) + 1, dtype=np.int64)
+        np.cumsum(counts[gorder], out=new_offs[1:])
+        return (flat[take], new_offs, doc_score[take].astype(np.float32),
+                np.asarray(weak, dtype=np.float32)[gorder])
 
     @cached_property
     def groups(self) -> tuple[Group, ...]:

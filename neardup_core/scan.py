@@ -63,6 +63,9 @@ BOILERPLATE_SAME = 0.8
 BOTH_SIMHASH_K = 4
 #: LSH buckets larger than this are linked in a chain instead of all pairs (see lsh.py).
 LSH_MAX_BUCKET = 2000
+#: Pools that break before returning anything, in a row, before the scan stops trying (workers
+#: that cannot even start would otherwise be retried once per file).
+DEAD_POOLS_LIMIT = 8
 #: Bands whose candidates are gathered, scored and filtered together.
 LSH_BANDS_PER_CHUNK = 4
 
@@ -333,8 +336,19 @@ class _Run:
         # Files that were in flight when a worker died; run one at a time to find the culprit.
         suspects: deque[FileEntry] = deque()
         limit = 2 * self.opt.workers
+        dead_pools = 0  # pools in a row that broke before returning anything
         while (queue or suspects) and not self.cancel.cancelled:
             inflight: dict[Future, list[FileEntry]] = {}
+            returned = 0
+            if dead_pools >= DEAD_POOLS_LIMIT:
+                left = [e for b in queue for e in b] + list(suspects)
+                for e in left:
+                    out[e.path] = _lost(e, "worker processes could not be started")
+                queue.clear()
+                suspects.clear()
+                self.notes.append(f"Worker processes kept failing as they started; "
+                                  f"{len(left)} files were not read.")
+                break
             try:
                 with self._pool() as pool:
                     while (queue or suspects or inflight) and not self.cancel.cancelled:
@@ -360,6 +374,7 @@ class _Run:
                                 results = [_lost(e, f"could not be processed: {exc}")
                                            for e in batch]
                             del inflight[fut]
+                            returned += 1
                             if suspects and batch[0] is suspects[0]:
                                 suspects.popleft()
                             for o in results:
@@ -372,6 +387,7 @@ class _Run:
                         pool.shutdown(wait=False, cancel_futures=True)
             except BrokenProcessPool:
                 # A worker died (killed, out of memory, a crash in a C library).
+                dead_pools = 0 if returned else dead_pools + 1
                 if suspects and len(inflight) == 1 and next(iter(inflight.values()))[0] \
                         is suspects[0]:
                     e = suspects.popleft()

@@ -240,3 +240,22 @@ def test_versions_of_one_document_are_not_boilerplate(tmp_path: Path) -> None:
         (tmp_path / f"other{i}.txt").write_text(tg.en_doc(700 + i, 30), encoding="utf-8")
     result = run(tmp_path)
     assert [len(g) for g in result.groups] == [10]
+
+
+def test_strict_groups_keep_exact_copies_with_their_source(tmp_path: Path) -> None:
+    """In strict mode identical texts are one node: no copy is split off its reference."""
+    a = tg.en_doc(800, 25)
+    (tmp_path / "report.txt").write_text(a, encoding="utf-8")
+    (tmp_path / "report - Copy.txt").write_text(a, encoding="utf-8")
+    (tmp_path / "backup").mkdir()
+    (tmp_path / "backup" / "report.txt").write_bytes(a.encode("utf-16"))
+    (tmp_path / "report v2.txt").write_text(tg.typos(a, 3, 4), encoding="utf-8")
+    (tmp_path / "report v2 (1).txt").write_text(tg.typos(a, 3, 4), encoding="utf-8")
+    (tmp_path / "other.txt").write_text(tg.en_doc(801, 25), encoding="utf-8")
+    result = run(tmp_path, group_mode=GroupMode.STRICT)
+    assert [len(g) for g in result.groups] == [5]
+    g = result.groups[0]
+    assert os.path.basename(result.documents[g.reference].path) == "report.txt"
+    sims = [m.similarity for m in g.members]
+    assert sims[:3] == [1.0, 1.0, 1.0] and sims == sorted(sims, reverse=True)
+    assert all(s >= result.threshold for s in sims)

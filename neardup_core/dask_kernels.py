@@ -29,7 +29,7 @@ from .hamming_index import _run_pairs
 from .lsh import _pairs_in_runs, band_hashes
 from .models import Problem
 from .scan import _process_batch
-from .scoring import simhash_similarity
+from .scoring import minhash_agreement, simhash_similarity
 
 #: format, encoding, confidence, replaced, chars, text_hash: what the client keeps of a document.
 DocMeta = tuple[str, str | None, float | None, int, int, str]
@@ -373,15 +373,13 @@ def join_left(by_a: pd.DataFrame, fps: pd.DataFrame, plan: PairPlan) -> pd.DataF
 
 
 def join_right(by_b: pd.DataFrame, fps: pd.DataFrame, plan: PairPlan) -> pd.DataFrame:
-    """Candidates whose ``b`` lies in this partition, carrying a's slots: scored, and cut at
-    the floor, exactly as the local scan scores them (share of equal slots, float64 mean)."""
+    """Candidates whose ``b`` lies in this partition, carrying a's slots: scored with the
+    local scan's own function, and cut at the floor."""
     b = by_b.index.to_numpy(dtype=np.int64)
-    left = unpack_sig(by_b["sig"], plan.num_perm)
-    right = unpack_sig(fps["sig"], plan.num_perm)[_rows(fps, b)]
-    jac = np.empty(b.shape[0], dtype=np.float32)
-    step = 65536
-    for s in range(0, b.shape[0], step):
-        jac[s:s + step] = (left[s:s + step] == right[s:s + step]).mean(axis=1, dtype=np.float64)
+    m = b.shape[0]
+    both = np.concatenate([unpack_sig(by_b["sig"], plan.num_perm),
+                           unpack_sig(fps["sig"], plan.num_perm)[_rows(fps, b)]])
+    jac = minhash_agreement(both, np.arange(m), np.arange(m, 2 * m))
     return _scored(by_b["a"].to_numpy(dtype=np.int64), b, by_b["dist"].to_numpy(dtype=np.uint8),
                    jac, jac.copy(), plan.floor)
 

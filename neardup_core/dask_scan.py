@@ -53,7 +53,7 @@ from distributed import Client, Future, KilledWorker, LocalCluster, as_completed
 from . import dask_kernels as K
 from . import dask_pairs as P
 from .errors import OptionsError, ScanCancelled
-from .extract import FileEntry, WalkStats, check_roots, walk
+from .extract import FileEntry, check_roots
 from .fingerprint import FingerprintSettings
 from .models import (
     Document,
@@ -64,8 +64,8 @@ from .models import (
     ScanOptions,
     ScanResult,
 )
-from .progress import CancelToken, ProgressEvent, ProgressSink, Stage, null_progress
-from .scan import BOILERPLATE_MIN_DOCS, BOILERPLATE_SAME
+from .progress import CancelToken, ProgressSink, Stage, null_progress
+from .scan import BOILERPLATE_MIN_DOCS, BOILERPLATE_SAME, RunStages
 from .scoring import simhash_similarity
 
 #: A read task: enough files that scheduling costs little, few enough that a cancel is quick.
@@ -181,7 +181,7 @@ class DaskScanSession:
             yield client
 
 
-class _DaskRun:
+class _DaskRun(RunStages):
     """One run: the client-side state, and the waits that honour progress and cancel."""
 
     def __init__(self, session: DaskScanSession, client: Client, roots: tuple[str, ...],
@@ -204,14 +204,6 @@ class _DaskRun:
             settings = dataclasses.replace(settings, user_dict=os.path.abspath(settings.user_dict))
         self.settings = settings
         self.k = self.opt.num_perm if self.opt.method != Method.SIMHASH else 0
-
-    def emit(self, stage: Stage, done: int, total: int | None, message: str = "") -> None:
-        self.progress(ProgressEvent(stage, done, total, message, time.monotonic() - self.t0))
-
-    def _mark_cancelled(self, where: str) -> None:
-        if not self.partial:
-            self.partial = True
-            self.notes.append(f"Scan cancelled {where}: the results show what was found so far.")
 
     # -- waiting -----------------------------------------------------------------------------
     def _await(self, futures: Iterable[Future],
@@ -284,31 +276,6 @@ class _DaskRun:
         self.emit(Stage.GROUP, 1, 1, "")
         self.emit(Stage.DONE, 1, 1, "")
         return result
-
-    # -- walking (on the client, as locally) ---------------------------------------------------
-    def _walk(self) -> list[FileEntry]:
-        stats = WalkStats()
-        entries: list[FileEntry] = []
-        self.emit(Stage.WALK, 0, None, "Looking for files")
-        try:
-            for e in walk(self.roots, self.opt, cancel=self.cancel,
-                          on_problem=self.problems.append, stats=stats):
-                entries.append(e)
-                if len(entries) % 500 == 0:
-                    self.emit(Stage.WALK, len(entries), None, e.path)
-        except ScanCancelled:
-            self._mark_cancelled("while looking for files")
-        self.emit(Stage.WALK, len(entries), len(entries), "")
-        self.stats["walk"] = {k: getattr(stats, k) for k in
-                              ("files", "skipped_hidden", "skipped_excluded", "skipped_small",
-                               "skipped_type", "duplicates", "skipped_symlinks")}
-        if stats.skipped_symlinks:
-            self.notes.append(f"{stats.skipped_symlinks} symbolic links were not followed "
-                              f"(turn on following links to include them).")
-        if stats.skipped_small:
-            self.notes.append(f"{stats.skipped_small} files smaller than {self.opt.min_size} "
-                              f"bytes (empty files) were skipped.")
-        return entries
 
     # -- reading (tasks over batches of paths) -----------------------------------------------
     def _submit(self, batch: _Batch) -> Future:

@@ -184,7 +184,56 @@ class ScanSession:
         return _Run(self, roots, progress, cancel or CancelToken()).execute()
 
 
-class _Run:
+class RunStages:
+    """What a local and a Dask run share: progress events, cancellation notes and the walk
+    (which always runs where the scan was started). Subclasses set roots, opt, progress,
+    cancel, t0, notes, problems, stats and partial."""
+
+    roots: tuple[str, ...]
+    opt: ScanOptions
+    progress: ProgressSink
+    cancel: CancelToken
+    t0: float
+    notes: list[str]
+    problems: list[Problem]
+    stats: dict
+    partial: bool
+
+    def emit(self, stage: Stage, done: int, total: int | None, message: str = "") -> None:
+        self.progress(ProgressEvent(stage, done, total, message, time.monotonic() - self.t0))
+
+    def _mark_cancelled(self, where: str) -> None:
+        if not self.partial:
+            self.partial = True
+            self.notes.append(f"Scan cancelled {where}: the results show what was found so far.")
+
+    # -- walking -------------------------------------------------------------------------------
+    def _walk(self) -> list[FileEntry]:
+        stats = WalkStats()
+        entries: list[FileEntry] = []
+        self.emit(Stage.WALK, 0, None, "Looking for files")
+        try:
+            for e in walk(self.roots, self.opt, cancel=self.cancel,
+                          on_problem=self.problems.append, stats=stats):
+                entries.append(e)
+                if len(entries) % 500 == 0:
+                    self.emit(Stage.WALK, len(entries), None, e.path)
+        except ScanCancelled:
+            self._mark_cancelled("while looking for files")
+        self.emit(Stage.WALK, len(entries), len(entries), "")
+        self.stats["walk"] = {k: getattr(stats, k) for k in
+                              ("files", "skipped_hidden", "skipped_excluded", "skipped_small",
+                               "skipped_type", "duplicates", "skipped_symlinks")}
+        if stats.skipped_symlinks:
+            self.notes.append(f"{stats.skipped_symlinks} symbolic links were not followed "
+                              f"(turn on following links to include them).")
+        if stats.skipped_small:
+            self.notes.append(f"{stats.skipped_small} files smaller than {self.opt.min_size} "
+                              f"bytes (empty files) were skipped.")
+        return entries
+
+
+class _Run(RunStages):
     """The state of one run; split out so ScanSession stays a small, reusable object."""
 
     def __init__(self, session: ScanSession, roots: tuple[str, ...], progress: ProgressSink,
@@ -204,9 +253,6 @@ class _Run:
         self.cache: FingerprintCache | None = None
         self._own_cache = False
         self._rows: dict[str, CacheEntry] = {}  # cache rows of this run, to add boilerplate fps
-
-    def emit(self, stage: Stage, done: int, total: int | None, message: str = "") -> None:
-        self.progress(ProgressEvent(stage, done, total, message, time.monotonic() - self.t0))
 
     def execute(self) -> ScanResult:
         self._open_cache()
@@ -243,36 +289,6 @@ class _Run:
             with contextlib.suppress(Exception):
                 self.cache.close()
         self.cache = None
-
-    # -- walking -------------------------------------------------------------------------------
-    def _walk(self) -> list[FileEntry]:
-        stats = WalkStats()
-        entries: list[FileEntry] = []
-        self.emit(Stage.WALK, 0, None, "Looking for files")
-        try:
-            for e in walk(self.roots, self.opt, cancel=self.cancel,
-                          on_problem=self.problems.append, stats=stats):
-                entries.append(e)
-                if len(entries) % 500 == 0:
-                    self.emit(Stage.WALK, len(entries), None, e.path)
-        except ScanCancelled:
-            self._mark_cancelled("while looking for files")
-        self.emit(Stage.WALK, len(entries), len(entries), "")
-        self.stats["walk"] = {k: getattr(stats, k) for k in
-                              ("files", "skipped_hidden", "skipped_excluded", "skipped_small",
-                               "skipped_type", "duplicates", "skipped_symlinks")}
-        if stats.skipped_symlinks:
-            self.notes.append(f"{stats.skipped_symlinks} symbolic links were not followed "
-                              f"(turn on following links to include them).")
-        if stats.skipped_small:
-            self.notes.append(f"{stats.skipped_small} files smaller than {self.opt.min_size} "
-                              f"bytes (empty files) were skipped.")
-        return entries
-
-    def _mark_cancelled(self, where: str) -> None:
-        if not self.partial:
-            self.partial = True
-            self.notes.append(f"Scan cancelled {where}: the results show what was found so far.")
 
     # -- reading + fingerprinting -----------------------------------------------------------------
     def _read(self, entries: list[FileEntry]) -> dict[str, _Outcome]:

@@ -65,7 +65,7 @@ from .models import (
     ScanResult,
 )
 from .progress import CancelToken, ProgressSink, Stage, null_progress
-from .scan import BOILERPLATE_MIN_DOCS, BOILERPLATE_SAME, RunStages
+from .scan import BOILERPLATE_MIN_DOCS, BOILERPLATE_SAME, RunStages, batches
 from .scoring import simhash_similarity
 
 #: A read task: enough files that scheduling costs little, few enough that a cancel is quick.
@@ -287,7 +287,7 @@ class _DaskRun(RunStages):
     def _read(self, entries: list[FileEntry]) -> list[_Batch]:
         """Read every file on the workers; a batch whose task fails is read again file by file,
         and a file whose own task fails becomes a problem, as a dead local worker's does."""
-        top = [_Batch(b) for b in _batches(entries, self.s.batch_files, self.s.batch_bytes)]
+        top = [_Batch(b) for b in batches(entries, self.s.batch_files, self.s.batch_bytes)]
         total = len(entries)
         self.stats["cache_hits"] = 0
         self.stats["read"] = total
@@ -586,18 +586,6 @@ def _exception(fut: Future) -> BaseException | None:
         return exc
 
 
-def _batches(entries: Iterable[FileEntry], files: int, size_limit: int
-             ) -> Iterator[list[FileEntry]]:
-    batch: list[FileEntry] = []
-    size = 0
-    for e in entries:
-        batch.append(e)
-        size += e.size
-        if len(batch) >= files or size >= size_limit:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
 
 
 __all__ = ["DaskScanSession", "parse_address"]

@@ -20,7 +20,7 @@ import multiprocessing
 import os
 import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -338,7 +338,7 @@ class _Run(RunStages):
         inprocess = (self.opt.workers == 1 or len(todo) <= INPROCESS_MAX_FILES
                      or nbytes <= INPROCESS_MAX_BYTES)
         if inprocess:
-            for batch in _batches(todo):
+            for batch in batches(todo):
                 if self.cancel.cancelled:
                     self._mark_cancelled(f"while {verb.lower()} files")
                     break
@@ -348,7 +348,7 @@ class _Run(RunStages):
                 self.emit(stage, done, total, batch[-1].path)
             return out
 
-        queue: deque[list[FileEntry]] = deque(_batches(todo))
+        queue: deque[list[FileEntry]] = deque(batches(todo))
         # Files that were in flight when a worker died; run one at a time to find the culprit.
         suspects: deque[FileEntry] = deque()
         limit = 2 * self.opt.workers
@@ -664,13 +664,18 @@ class _Run(RunStages):
 
 
 # -- helpers ------------------------------------------------------------------------------------
-def _batches(entries: Iterable[FileEntry]) -> Iterable[list[FileEntry]]:
+def batches(entries: Iterable[FileEntry], files: int | None = None,
+            size_limit: int | None = None) -> Iterator[list[FileEntry]]:
+    """Consecutive runs of at most ``files`` files or about ``size_limit`` bytes (by default
+    BATCH_FILES and BATCH_BYTES, read at call time)."""
+    files = BATCH_FILES if files is None else files
+    size_limit = BATCH_BYTES if size_limit is None else size_limit
     batch: list[FileEntry] = []
     size = 0
     for e in entries:
         batch.append(e)
         size += e.size
-        if len(batch) >= BATCH_FILES or size >= BATCH_BYTES:
+        if len(batch) >= files or size >= size_limit:
             yield batch
             batch, size = [], 0
     if batch:

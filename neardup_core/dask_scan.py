@@ -66,7 +66,6 @@ from .models import (
 )
 from .progress import CancelToken, ProgressSink, Stage, null_progress
 from .scan import BOILERPLATE_MIN_DOCS, BOILERPLATE_SAME, RunStages, batches
-from .scoring import simhash_similarity
 
 #: A read task: enough files that scheduling costs little, few enough that a cancel is quick.
 BATCH_FILES = 32
@@ -245,15 +244,7 @@ class _DaskRun(RunStages):
         batches = self._read(entries) if not self.partial else []
         docs = self._collect(batches)
         opt = self.opt
-        floor = opt.floor
-        if opt.method == Method.SIMHASH:
-            floor = max(floor, float(simhash_similarity(opt.max_distance)))
-            if floor > opt.floor:
-                self.notes.append(f"With SimHash alone, pairs are searched up to {opt.max_distance}"
-                                  f" differing bits, which is a similarity of "
-                                  f"{floor:.0%}; use MinHash or both to look further.")
-        self.stats["floor"] = floor
-        threshold = max(opt.threshold, floor)
+        floor, threshold = self._floor_and_threshold()
         n = len(docs)
         simh = np.zeros(n, dtype=np.uint64)
         minh = np.zeros((n, self.k), dtype=np.uint32)  # rows filled for paired documents only

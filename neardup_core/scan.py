@@ -207,6 +207,22 @@ class RunStages:
             self.partial = True
             self.notes.append(f"Scan cancelled {where}: the results show what was found so far.")
 
+    def _floor_and_threshold(self) -> tuple[float, float]:
+        """The loosest score pairs are kept down to, and the threshold groups start at.
+
+        SimHash alone searches only ``max_distance`` bits, which caps how loose it can go.
+        """
+        opt = self.opt
+        floor = opt.floor
+        if opt.method == Method.SIMHASH:
+            floor = max(floor, float(simhash_similarity(opt.max_distance)))
+            if floor > opt.floor:
+                self.notes.append(f"With SimHash alone, pairs are searched up to {opt.max_distance}"
+                                  f" differing bits, which is a similarity of "
+                                  f"{floor:.0%}; use MinHash or both to look further.")
+        self.stats["floor"] = floor
+        return floor, max(opt.threshold, floor)
+
     # -- walking -------------------------------------------------------------------------------
     def _walk(self) -> list[FileEntry]:
         stats = WalkStats()
@@ -543,15 +559,7 @@ class _Run(RunStages):
                 entries: dict[str, FileEntry]) -> ScanResult:
         opt = self.opt
         simh, minh = self._arrays(fps)
-        floor = opt.floor
-        if opt.method == Method.SIMHASH:
-            floor = max(floor, float(simhash_similarity(opt.max_distance)))
-            if floor > opt.floor:
-                self.notes.append(f"With SimHash alone, pairs are searched up to {opt.max_distance}"
-                                  f" differing bits, which is a similarity of "
-                                  f"{floor:.0%}; use MinHash or both to look further.")
-        self.stats["floor"] = floor
-        threshold = max(opt.threshold, floor)
+        floor, threshold = self._floor_and_threshold()
         pairs = self._pairs(docs, simh, minh, floor)
         if not self.partial and opt.boilerplate is not None and len(docs) >= BOILERPLATE_MIN_DOCS:
             new_fps = self._boilerplate(docs, fps, entries, pairs)

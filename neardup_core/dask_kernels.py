@@ -4,7 +4,7 @@
 batch of files or one partition of a dataframe at a time. Keeping them free of dask makes each
 one a pure function of its inputs (testable on a pandas frame) and keeps the graph code short.
 
-Reading reuses the local scan's own batch function (:func:`neardup_core.scan._process_batch`),
+Reading reuses the local scan's own batch function (:func:`neardup_core.worker.process_batch`),
 so a file gives the same text, fingerprint and problem message on a cluster as on a laptop.
 The pair search reuses the core's index pieces: the permuted-table plan and the run comparison
 of :mod:`neardup_core.hamming_index`, the band hash and the bucket rule of :mod:`neardup_core.lsh`.
@@ -28,8 +28,8 @@ from .fingerprint import FingerprintSettings
 from .hamming_index import _run_pairs
 from .lsh import _pairs_in_runs, band_hashes
 from .models import Problem
-from .scan import _process_batch
 from .scoring import minhash_agreement, simhash_similarity
+from .worker import process_batch
 
 #: format, encoding, confidence, replaced, chars, text_hash: what the client keeps of a document.
 DocMeta = tuple[str, str | None, float | None, int, int, str]
@@ -105,7 +105,7 @@ def read_batch(entries: Sequence[FileEntry], settings: FingerprintSettings,
                max_bytes: int) -> BatchOut:
     """Extract and fingerprint a batch of files, exactly as a local scan's worker does."""
     with _READ_LOCK:
-        outcomes = _process_batch(list(entries), settings, max_bytes)
+        outcomes = process_batch(list(entries), settings, max_bytes)
     by_path = {o.path: o for o in outcomes}
     k = settings.num_perm if settings.minhash else 0
     meta: list[tuple[str, Problem | DocMeta]] = []
@@ -158,7 +158,7 @@ def reread(out: BatchOut, boiler: np.ndarray, settings: FingerprintSettings,
     if not docs:
         return out
     with _READ_LOCK:
-        outcomes = _process_batch([out.entries[i] for i in docs], settings, max_bytes, boiler)
+        outcomes = process_batch([out.entries[i] for i in docs], settings, max_bytes, boiler)
     by_path = {o.path: o for o in outcomes}
     simhash = out.simhash.copy()
     minhash = out.minhash.copy()

@@ -18,12 +18,12 @@ import dataclasses
 import math
 import multiprocessing
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -32,8 +32,8 @@ from scipy.sparse.csgraph import connected_components
 from .arrays import unique_sorted
 from .cache import CacheEntry, FingerprintCache
 from .errors import CacheError, ScanCancelled
-from .extract import Extracted, FileEntry, WalkStats, check_roots, content_hash, extract, walk
-from .fingerprint import DocFingerprint, Fingerprinter, FingerprintSettings
+from .extract import FileEntry, WalkStats, check_roots, walk
+from .fingerprint import DocFingerprint, FingerprintSettings
 from .hamming_index import HammingIndex
 from .hashing import hash128_hex
 from .lsh import candidate_pairs, optimal_params
@@ -46,8 +46,10 @@ from .models import (
     ScanOptions,
     ScanResult,
 )
+from .processes import prestart, start_method
 from .progress import CancelToken, ProgressEvent, ProgressSink, Stage, null_progress
 from .scoring import distance_for_similarity, hamming, minhash_agreement, simhash_similarity
+from .worker import Outcome, lost, process_batch, warm_up
 
 #: Below this many files (or bytes) worker processes cost more to start than they save.
 INPROCESS_MAX_FILES = 48
@@ -70,112 +72,102 @@ DEAD_POOLS_LIMIT = 8
 LSH_BANDS_PER_CHUNK = 4
 
 
-@dataclass(frozen=True, slots=True)
-class _Outcome:
-    """What a worker sends back for one file: metadata and fingerprint, or a problem."""
-
-    path: str
-    size: int
-    mtime_ns: int
-    extracted: tuple[str, str | None, float | None, int] | None  # format, encoding, conf, replaced
-    fingerprint: DocFingerprint | None
-    content_hash: str | None
-    problem: Problem | None
-    changed: bool = False  # size or mtime moved while it was read: do not cache it
+#: Entries the walk hands over at a time for the early cache lookup and the pool decision.
+WALK_CHUNK = 256
 
 
-# -- worker side --------------------------------------------------------------------------------
-_worker_fp: Fingerprinter | None = None
+# -- the worker pool ----------------------------------------------------------------------------
+class _Workers:
+    """The run's process pool: started once, as soon as the walk shows that workers will pay
+    off, and warmed (modules imported, segmenter and IDF loaded) while the walk goes on; reused
+    by the boilerplate pass; replaced when a worker dies.
 
+    Workers that cannot start at all (a script without an ``if __name__ == "__main__"`` guard, a
+    sandbox that forbids processes) are told apart from files that kill their worker by the
+    warm-up tasks, which touch no user file: when those fail, the scan reads in its own process.
+    """
 
-def _init_worker(settings: FingerprintSettings) -> None:
-    global _worker_fp
-    _worker_fp = Fingerprinter(settings)
+    def __init__(self, count: int, method: str, settings: FingerprintSettings) -> None:
+        self.count = count
+        self.method = method
+        self.settings = settings
+        self.pool: ProcessPoolExecutor | None = None
+        self._warm: list[Future] = []
+        self._starting: threading.Thread | None = None
+        self.unavailable: str | None = None  # why workers cannot start, once known
+        self.pools = 0  # pools started in this run (one, unless workers died)
 
+    @property
+    def started(self) -> bool:
+        return self.pool is not None or self._starting is not None
 
-def _fingerprinter(settings: FingerprintSettings) -> Fingerprinter:
-    global _worker_fp
-    if _worker_fp is None or _worker_fp.settings != settings:
-        _worker_fp = Fingerprinter(settings)
-    return _worker_fp
+    def start(self) -> None:
+        """Start the pool in the background: the first fork waits for the fork server to load,
+        which is time the walk can use."""
+        if not self.started:
+            self._starting = threading.Thread(target=self._start, name="neardup-pool-start",
+                                              daemon=True)
+            self._starting.start()
 
+    def _start(self) -> None:
+        if self.method == "forkserver":
+            prestart()
+        ctx = multiprocessing.get_context(self.method)
+        pool = ProcessPoolExecutor(max_workers=self.count, mp_context=ctx)
+        self.pools += 1
+        self._warm = [pool.submit(warm_up, self.settings) for _ in range(self.count)]
+        self.pool = pool
 
-def _problem(e: FileEntry, problem: Problem) -> _Outcome:
-    return _Outcome(e.path, e.size, e.mtime_ns, None, None, None, problem)
+    def _started(self) -> None:
+        if self._starting is not None:
+            self._starting.join()
+            self._starting = None
 
+    def get(self) -> ProcessPoolExecutor:
+        self._started()
+        if self.pool is None:
+            self._start()
+        assert self.pool is not None
+        return self.pool
 
-def _unexpected(e: FileEntry, exc: BaseException) -> _Outcome:
-    return _problem(e, Problem(e.path, ProblemKind.CORRUPT,
-                               f"unexpected error while reading: {type(exc).__name__}: {exc}"))
+    def failed_to_start(self) -> bool:
+        """True when no warm-up task ran: the processes die before they can do anything."""
+        if not self._warm or not all(f.done() for f in self._warm):
+            return False
+        errors = [f.exception() for f in self._warm if not f.cancelled()]
+        if errors and all(e is not None for e in errors):
+            self.unavailable = f"{type(errors[0]).__name__}: {errors[0]}"
+            return True
+        return False
 
+    def discard(self) -> None:
+        """Drop a broken or cancelled pool without waiting for it."""
+        self._started()
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool = None
 
-def _finish_one(e: FileEntry, got: Extracted, fp: DocFingerprint, max_bytes: int) -> _Outcome:
-    if fp.units == 0:
-        return _problem(e, Problem(e.path, ProblemKind.EMPTY,
-                                   "no words or characters to compare"))
-    try:
-        chash: str | None = content_hash(e.path, max_bytes)
-    except OSError:
-        chash = None
-    meta = (got.format, got.encoding, got.confidence, got.replaced)
-    try:
-        st = os.stat(e.path)
-    except OSError:
-        return _problem(e, Problem(e.path, ProblemKind.VANISHED,
-                                   "the file disappeared while it was being read"))
-    if (st.st_size, st.st_mtime_ns) != (e.size, e.mtime_ns):
-        # Changed between the walk and the read: describe what was read, never cache it under
-        # the walk's key (a later restore of the old bytes and mtime would get this text).
-        return _Outcome(e.path, st.st_size, st.st_mtime_ns, meta, fp, chash, None, changed=True)
-    return _Outcome(e.path, e.size, e.mtime_ns, meta, fp, chash, None)
-
-
-def _process_batch(batch: list[FileEntry], settings: FingerprintSettings, max_bytes: int,
-                   drop_lines: np.ndarray | None = None) -> list[_Outcome]:
-    """Extract a batch, then fingerprint its texts in one pass (several times faster than one
-    document at a time for small files). One bad file never costs the others."""
-    out: list[_Outcome | None] = [None] * len(batch)
-    texts: list[str] = []
-    got_at: list[tuple[int, Extracted]] = []
-    for i, e in enumerate(batch):
-        try:
-            got = extract(e.path, max_bytes=max_bytes)
-        except Exception as exc:  # last resort: extract() maps every file problem itself
-            out[i] = _unexpected(e, exc)
-            continue
-        if isinstance(got, Problem):
-            out[i] = _problem(e, got)
-        else:
-            texts.append(got.text)
-            got_at.append((i, got))
-    fper = _fingerprinter(settings)
-    try:
-        fps = fper.fingerprint_many(texts, drop_lines)
-    except Exception:
-        fps = []
-        for t, (i, _) in zip(texts, got_at, strict=True):
-            try:
-                fps.append(fper.fingerprint(t, drop_lines))
-            except Exception as exc:
-                fps.append(None)
-                out[i] = _unexpected(batch[i], exc)
-    del texts
-    for (i, got), fp in zip(got_at, fps, strict=True):
-        if fp is not None:
-            out[i] = _finish_one(batch[i], got, fp, max_bytes)
-    return [o for o in out if o is not None]
+    def close(self) -> None:
+        self._started()
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+        self.pool = None
 
 
 # -- the session --------------------------------------------------------------------------------
 class ScanSession:
-    """One configured scan. ``run`` may be called several times (e.g. rescans)."""
+    """One configured scan. ``run`` may be called several times (e.g. rescans).
+
+    ``mp_context`` is the start method of the worker processes; by default ``forkserver`` where
+    the platform has it and ``spawn`` elsewhere (see :mod:`neardup_core.worker`).
+    """
 
     def __init__(self, options: ScanOptions | None = None, *,
                  cache: FingerprintCache | None = None,
-                 mp_context: str = "spawn") -> None:
+                 mp_context: str | None = None) -> None:
         self.options = (options or ScanOptions()).validate()
         self._cache = cache
-        self._mp_context = mp_context
+        self._mp_context = mp_context or start_method()
 
     # The public entry point ------------------------------------------------------------------
     def run(self, paths: Sequence[str], progress: ProgressSink = null_progress,
@@ -232,10 +224,13 @@ class RunStages:
             for e in walk(self.roots, self.opt, cancel=self.cancel,
                           on_problem=self.problems.append, stats=stats):
                 entries.append(e)
-                if len(entries) % 500 == 0:
+                if len(entries) % WALK_CHUNK == 0:
                     self.emit(Stage.WALK, len(entries), None, e.path)
+                    self._walked(entries)
         except ScanCancelled:
             self._mark_cancelled("while looking for files")
+        if not self.partial:
+            self._walked(entries)
         self.emit(Stage.WALK, len(entries), len(entries), "")
         self.stats["walk"] = {k: getattr(stats, k) for k in
                               ("files", "skipped_hidden", "skipped_excluded", "skipped_small",
@@ -247,6 +242,10 @@ class RunStages:
             self.notes.append(f"{stats.skipped_small} files smaller than {self.opt.min_size} "
                               f"bytes (empty files) were skipped.")
         return entries
+
+    def _walked(self, entries: list[FileEntry]) -> None:
+        """Called with the entries found so far, every WALK_CHUNK of them and at the end, so a
+        run can prepare the next stage while the walk goes on."""
 
 
 class _Run(RunStages):
@@ -269,6 +268,10 @@ class _Run(RunStages):
         self.cache: FingerprintCache | None = None
         self._own_cache = False
         self._rows: dict[str, CacheEntry] = {}  # cache rows of this run, to add boilerplate fps
+        self.workers = _Workers(self.opt.workers, session._mp_context, self.settings)
+        self._looked = 0          # entries already looked up in the cache during the walk
+        self._todo: list[FileEntry] = []  # ... and those of them it did not hold
+        self._todo_bytes = 0
 
     def execute(self) -> ScanResult:
         self._open_cache()
@@ -278,8 +281,38 @@ class _Run(RunStages):
             docs, fps, entries_by_path = self._collect(entries, outcomes)
             return self._finish(docs, fps, entries_by_path)
         finally:
+            self.workers.close()
+            self.stats["workers"] = {"start_method": self.workers.method,
+                                     "pools": self.workers.pools}
             if self._own_cache and self.cache is not None:
                 self.cache.close()
+
+    def _walked(self, entries: list[FileEntry]) -> None:
+        """Look the new entries up in the cache, and start the workers as soon as the files
+        left to read are enough for them to pay off: they load while the walk goes on."""
+        new = entries[self._looked:]
+        self._looked = len(entries)
+        if not new:
+            return
+        hits: dict[str, CacheEntry] = {}
+        if self.cache is not None:
+            try:
+                hits = self.cache.get_many([(e.path, e.size, e.mtime_ns) for e in new],
+                                           self.settings_key)
+            except CacheError as exc:
+                self._cache_failed(exc)
+        self._rows.update(hits)
+        for e in new:
+            if e.path not in hits:
+                self._todo.append(e)
+                self._todo_bytes += e.size
+        if not self.workers.started and not self._inprocess(len(self._todo), self._todo_bytes):
+            self.workers.start()
+
+    def _inprocess(self, files: int, nbytes: int) -> bool:
+        """Too little to read for worker processes to pay for their start."""
+        return (self.opt.workers == 1 or files <= INPROCESS_MAX_FILES
+                or nbytes <= INPROCESS_MAX_BYTES or self.workers.unavailable is not None)
 
     # -- cache ----------------------------------------------------------------------------------
     def _open_cache(self) -> None:
@@ -307,26 +340,16 @@ class _Run(RunStages):
         self.cache = None
 
     # -- reading + fingerprinting -----------------------------------------------------------------
-    def _read(self, entries: list[FileEntry]) -> dict[str, _Outcome]:
-        outcomes: dict[str, _Outcome] = {}
-        todo: list[FileEntry] = []
+    def _read(self, entries: list[FileEntry]) -> dict[str, Outcome]:
+        outcomes: dict[str, Outcome] = {}
         total = len(entries)
-        if self.cache is not None and entries:
-            try:
-                hits = self.cache.get_many([(e.path, e.size, e.mtime_ns) for e in entries],
-                                           self.settings_key)
-            except CacheError as exc:
-                self._cache_failed(exc)
-                hits = {}
-            self._rows.update(hits)
+        self._walked(entries)  # the walk looked up all but a cancelled remainder
+        todo = self._todo
+        if self._rows:
             for e in entries:
-                hit = hits.get(e.path)
-                if hit is None:
-                    todo.append(e)
-                else:
+                hit = self._rows.get(e.path)
+                if hit is not None:
                     outcomes[e.path] = _outcome_from_cache(hit)
-        else:
-            todo = list(entries)
         self.stats["cache_hits"] = len(outcomes)
         self.stats["read"] = len(todo)
         self.emit(Stage.READ, len(outcomes), total, "")
@@ -344,26 +367,18 @@ class _Run(RunStages):
         return outcomes
 
     def _run_batches(self, todo: list[FileEntry], drop_lines: np.ndarray | None, stage: Stage,
-                     done0: int, total: int, verb: str) -> dict[str, _Outcome]:
+                     done0: int, total: int, verb: str) -> dict[str, Outcome]:
         """Run files through workers; survive dead workers; stop promptly on cancel."""
-        out: dict[str, _Outcome] = {}
+        out: dict[str, Outcome] = {}
         if not todo:
             return out
-        done = done0
         nbytes = sum(e.size for e in todo)
-        inprocess = (self.opt.workers == 1 or len(todo) <= INPROCESS_MAX_FILES
-                     or nbytes <= INPROCESS_MAX_BYTES)
-        if inprocess:
-            for batch in batches(todo):
-                if self.cancel.cancelled:
-                    self._mark_cancelled(f"while {verb.lower()} files")
-                    break
-                for o in _process_batch(batch, self.settings, self.opt.max_size, drop_lines):
-                    out[o.path] = o
-                done += len(batch)
-                self.emit(stage, done, total, batch[-1].path)
+        if self.workers.unavailable is not None or (
+                not self.workers.started and self._inprocess(len(todo), nbytes)):
+            self._run_here(todo, drop_lines, stage, done0, total, verb, out)
             return out
 
+        done = done0
         queue: deque[list[FileEntry]] = deque(batches(todo))
         # Files that were in flight when a worker died; run one at a time to find the culprit.
         suspects: deque[FileEntry] = deque()
@@ -375,79 +390,100 @@ class _Run(RunStages):
             if dead_pools >= DEAD_POOLS_LIMIT:
                 left = [e for b in queue for e in b] + list(suspects)
                 for e in left:
-                    out[e.path] = _lost(e, "worker processes could not be started")
+                    out[e.path] = lost(e, "worker processes could not be started")
                 queue.clear()
                 suspects.clear()
                 self.notes.append(f"Worker processes kept failing as they started; "
                                   f"{len(left)} files were not read.")
                 break
             try:
-                with self._pool() as pool:
-                    while (queue or suspects or inflight) and not self.cancel.cancelled:
-                        if suspects:
-                            if not inflight:
-                                fut = pool.submit(_process_batch, [suspects[0]], self.settings,
-                                                  self.opt.max_size, drop_lines)
-                                inflight[fut] = [suspects[0]]
-                        else:
-                            while queue and len(inflight) < limit:
-                                batch = queue.popleft()
-                                fut = pool.submit(_process_batch, batch, self.settings,
-                                                  self.opt.max_size, drop_lines)
-                                inflight[fut] = batch
-                        finished, _ = wait(inflight, timeout=0.2, return_when=FIRST_COMPLETED)
-                        for fut in finished:
-                            batch = inflight[fut]
-                            try:
-                                results = fut.result()
-                            except BrokenProcessPool:
-                                raise
-                            except Exception as exc:  # pickling trouble and the like
-                                results = [_lost(e, f"could not be processed: {exc}")
-                                           for e in batch]
-                            del inflight[fut]
-                            returned += 1
-                            if suspects and batch[0] is suspects[0]:
-                                suspects.popleft()
-                            for o in results:
-                                out[o.path] = o
-                            done += len(batch)
-                            self.emit(stage, done, total, batch[-1].path)
-                    if self.cancel.cancelled:
-                        for fut in inflight:
-                            fut.cancel()
-                        pool.shutdown(wait=False, cancel_futures=True)
+                pool = self.workers.get()
+                while (queue or suspects or inflight) and not self.cancel.cancelled:
+                    if suspects:
+                        if not inflight:
+                            fut = pool.submit(process_batch, [suspects[0]], self.settings,
+                                              self.opt.max_size, drop_lines)
+                            inflight[fut] = [suspects[0]]
+                    else:
+                        while queue and len(inflight) < limit:
+                            batch = queue.popleft()
+                            fut = pool.submit(process_batch, batch, self.settings,
+                                              self.opt.max_size, drop_lines)
+                            inflight[fut] = batch
+                    finished, _ = wait(inflight, timeout=0.2, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        batch = inflight[fut]
+                        try:
+                            results = fut.result()
+                        except BrokenProcessPool:
+                            raise
+                        except Exception as exc:  # pickling trouble and the like
+                            results = [lost(e, f"could not be processed: {exc}")
+                                       for e in batch]
+                        del inflight[fut]
+                        returned += 1
+                        if suspects and batch[0] is suspects[0]:
+                            suspects.popleft()
+                        for o in results:
+                            out[o.path] = o
+                        done += len(batch)
+                        self.emit(stage, done, total, batch[-1].path)
+                if self.cancel.cancelled:
+                    for fut in inflight:
+                        fut.cancel()
+                    self.workers.discard()
             except BrokenProcessPool:
-                # A worker died (killed, out of memory, a crash in a C library).
+                # A worker died (killed, out of memory, a crash in a C library), or none could
+                # start at all.
+                self.workers.discard()
+                for fut, batch in list(inflight.items()):
+                    if fut.done() and not fut.cancelled() and fut.exception() is None:
+                        for o in fut.result():
+                            out[o.path] = o
+                        done += len(batch)
+                        del inflight[fut]
+                if not returned and self.workers.failed_to_start():
+                    left = [e for b in inflight.values() for e in b] + list(suspects) + \
+                        [e for b in queue for e in b]
+                    queue.clear()
+                    suspects.clear()
+                    self.notes.append(
+                        f"Worker processes could not start ({self.workers.unavailable}), so "
+                        f"the files were read in the scan's own process, more slowly. From a "
+                        f"Python script, call the scan under 'if __name__ == \"__main__\":' "
+                        f"so that workers can start.")
+                    self._run_here(left, drop_lines, stage, done, total, verb, out)
+                    break
                 dead_pools = 0 if returned else dead_pools + 1
                 if suspects and len(inflight) == 1 and next(iter(inflight.values()))[0] \
                         is suspects[0]:
                     e = suspects.popleft()
-                    out[e.path] = _lost(e, "its worker process stopped unexpectedly while "
-                                           "reading it")
+                    out[e.path] = lost(e, "its worker process stopped unexpectedly while "
+                                          "reading it")
                     done += 1
                     self.emit(stage, done, total, e.path)
                     continue
-                for fut, batch in inflight.items():
-                    ok = fut.done() and not fut.cancelled() and fut.exception() is None
-                    if ok:
-                        for o in fut.result():
-                            out[o.path] = o
-                        done += len(batch)
-                    else:
-                        suspects.extend(batch)
+                for batch in inflight.values():
+                    suspects.extend(batch)
                 self.notes.append("A worker process stopped unexpectedly; the files it held "
                                   "were read again one by one.")
         if self.cancel.cancelled:
             self._mark_cancelled(f"while {verb.lower()} files")
         return out
 
-    def _pool(self) -> ProcessPoolExecutor:
-        ctx = multiprocessing.get_context(self.session._mp_context)
-        return ProcessPoolExecutor(max_workers=self.opt.workers, mp_context=ctx,
-                                   initializer=_init_worker, initargs=(self.settings,))
+    def _run_here(self, todo: list[FileEntry], drop_lines: np.ndarray | None, stage: Stage,
+                  done: int, total: int, verb: str, out: dict[str, Outcome]) -> None:
+        """Read in this process: small jobs, or when worker processes cannot start."""
+        for batch in batches(todo):
+            if self.cancel.cancelled:
+                self._mark_cancelled(f"while {verb.lower()} files")
+                break
+            for o in process_batch(batch, self.settings, self.opt.max_size, drop_lines):
+                out[o.path] = o
+            done += len(batch)
+            self.emit(stage, done, total, batch[-1].path)
 
-    def _collect(self, entries: list[FileEntry], outcomes: dict[str, _Outcome]
+    def _collect(self, entries: list[FileEntry], outcomes: dict[str, Outcome]
                  ) -> tuple[list[Document], list[DocFingerprint], dict[str, FileEntry]]:
         docs: list[Document] = []
         fps: list[DocFingerprint] = []
@@ -690,22 +726,17 @@ def batches(entries: Iterable[FileEntry], files: int | None = None,
         yield batch
 
 
-def _lost(e: FileEntry, message: str) -> _Outcome:
-    return _Outcome(e.path, e.size, e.mtime_ns, None, None, None,
-                    Problem(e.path, ProblemKind.LOST, message))
-
-
-def _outcome_from_cache(c: CacheEntry) -> _Outcome:
+def _outcome_from_cache(c: CacheEntry) -> Outcome:
     if c.problem_kind is not None:
         prob = Problem(c.path, ProblemKind(c.problem_kind), c.problem_message or "")
-        return _Outcome(c.path, c.size, c.mtime_ns, None, None, c.content_hash, prob)
+        return Outcome(c.path, c.size, c.mtime_ns, None, None, c.content_hash, prob)
     fp = DocFingerprint(simhash=c.simhash, minhash=c.minhash, text_hash=c.text_hash,
                         chars=c.chars, units=c.units, line_hashes=c.line_hashes)
-    return _Outcome(c.path, c.size, c.mtime_ns, (c.format, c.encoding, c.confidence, c.replaced),
+    return Outcome(c.path, c.size, c.mtime_ns, (c.format, c.encoding, c.confidence, c.replaced),
                     fp, c.content_hash, None)
 
 
-def _cache_entry(o: _Outcome, settings_key: str) -> CacheEntry:
+def _cache_entry(o: Outcome, settings_key: str) -> CacheEntry:
     if o.problem is not None:
         return CacheEntry(path=o.path, size=o.size, mtime_ns=o.mtime_ns,
                           content_hash=o.content_hash, settings_key=settings_key, format="",

@@ -138,13 +138,13 @@ def test_cache_makes_rescan_read_nothing(corpus: Path, tmp_path: Path,
     first = run(corpus, use_cache=True, cache_path=cache)
     assert first.stats["read"] > 0
 
-    import neardup_core.scan as scan_mod
+    import neardup_core.worker as worker_mod
 
     def no_reading(*a, **k):
         raise AssertionError("a file was read on a warm rescan")
 
-    monkeypatch.setattr(scan_mod, "extract", no_reading)
-    monkeypatch.setattr(scan_mod, "content_hash", no_reading)
+    monkeypatch.setattr(worker_mod, "extract", no_reading)
+    monkeypatch.setattr(worker_mod, "content_hash", no_reading)
     second = run(corpus, use_cache=True, cache_path=cache)
     assert second.stats["read"] == 0
     assert group_sets(second) == group_sets(first)

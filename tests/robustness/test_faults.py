@@ -15,6 +15,7 @@ import textgen as tg
 from _robust import IS_ROOT, assert_whole, by_name, scan
 
 import neardup_core.scan as scan_mod
+import neardup_core.worker as worker_mod
 from neardup_core import CancelToken, ProblemKind, ScanOptions, ScanSession, Stage
 from neardup_core.cache import FingerprintCache
 from neardup_core.report import render, write_csv, write_html, write_json
@@ -57,14 +58,14 @@ def test_a_worker_killed_mid_scan_loses_only_its_file(big: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     victim = "part17.txt"
     parent = os.getpid()
-    real_extract = scan_mod.extract
+    real_extract = worker_mod.extract
 
     def deadly(path: str, **kw):  # type: ignore[no-untyped-def]
         if os.getpid() != parent and os.path.basename(path) == victim:
             os._exit(1)  # as the OOM killer or a crash in a C library would end it
         return real_extract(path, **kw)
 
-    monkeypatch.setattr(scan_mod, "extract", deadly)  # forked workers inherit it
+    monkeypatch.setattr(worker_mod, "extract", deadly)  # forked workers inherit it
     result = ScanSession(ScanOptions(use_cache=False, jobs=2), mp_context="fork").run([str(big)])
     assert_whole(result)
     [lost] = result.problems
@@ -85,20 +86,20 @@ def test_every_worker_dying_still_ends_the_scan(big: Path, tmp_path: Path,
     """Three files that kill their worker each time: each is lost alone, the rest is read."""
     parent = os.getpid()
     victims = {"part03.txt", "part30.txt", "part55.txt"}
-    real_extract = scan_mod.extract
+    real_extract = worker_mod.extract
 
     def deadly(path: str, **kw):  # type: ignore[no-untyped-def]
         if os.getpid() != parent and os.path.basename(path) in victims:
             os._exit(9)
         return real_extract(path, **kw)
 
-    monkeypatch.setattr(scan_mod, "extract", deadly)
+    monkeypatch.setattr(worker_mod, "extract", deadly)
     result = ScanSession(ScanOptions(use_cache=True, cache_path=str(tmp_path / "c.sqlite"),
                                      jobs=2), mp_context="fork").run([str(big)])
     assert {os.path.basename(p.path) for p in result.problems if p.kind == "lost"} == victims
     assert len(result.documents) == len(os.listdir(big)) - 3
     # lost files are not cached as problems: the next scan reads them again
-    monkeypatch.setattr(scan_mod, "extract", real_extract)
+    monkeypatch.setattr(worker_mod, "extract", real_extract)
     again = scan(big, use_cache=True, cache_path=str(tmp_path / "c.sqlite"))
     assert not again.problems and again.stats["read"] == 3
 

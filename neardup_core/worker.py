@@ -1,0 +1,129 @@
+"""What a scan's worker process runs: read a batch of files and fingerprint their texts.
+
+Kept apart from :mod:`neardup_core.scan` so that a worker imports only reading and
+fingerprinting (not the pair search, SciPy or the SQLite cache): a worker process that starts
+in half the time is a scan that starts in half the time. The same function serves the local
+scan's process pool, its in-process path for small folders and the Dask scan's tasks, so a file
+gives the same text, fingerprint and problem message wherever it is read.
+
+How workers are started (and started early) is :mod:`neardup_core.processes`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from .extract import Extracted, FileEntry, content_hash, extract
+from .fingerprint import DocFingerprint, Fingerprinter, FingerprintSettings
+from .models import Problem, ProblemKind
+
+__all__ = ["Outcome", "lost", "process_batch", "warm_up"]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a worker sends back for one file: metadata and fingerprint, or a problem."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    extracted: tuple[str, str | None, float | None, int] | None  # format, encoding, conf, replaced
+    fingerprint: DocFingerprint | None
+    content_hash: str | None
+    problem: Problem | None
+    changed: bool = False  # size or mtime moved while it was read: do not cache it
+
+
+_worker_fp: Fingerprinter | None = None
+
+#: Text that makes a fingerprinter load everything it loads lazily (the segmenter's dictionary
+#: for the Chinese words, the IDF table, the stop-word table for the English ones).
+_WARM_TEXT = "预热分词词典与逆文档频率表。Warm up the segmenter and the tables of the workers."
+
+
+def _fingerprinter(settings: FingerprintSettings) -> Fingerprinter:
+    global _worker_fp
+    if _worker_fp is None or _worker_fp.settings != settings:
+        _worker_fp = Fingerprinter(settings)
+    return _worker_fp
+
+
+def warm_up(settings: FingerprintSettings | None = None) -> int:
+    """Load what the first batch would otherwise wait for; returns the process id (so a caller
+    can tell that distinct workers ran it)."""
+    _fingerprinter(settings or FingerprintSettings()).fingerprint_many([_WARM_TEXT])
+    return os.getpid()
+
+
+def _problem(e: FileEntry, problem: Problem) -> Outcome:
+    return Outcome(e.path, e.size, e.mtime_ns, None, None, None, problem)
+
+
+def _unexpected(e: FileEntry, exc: BaseException) -> Outcome:
+    return _problem(e, Problem(e.path, ProblemKind.CORRUPT,
+                               f"unexpected error while reading: {type(exc).__name__}: {exc}"))
+
+
+def lost(e: FileEntry, message: str) -> Outcome:
+    """A file no worker could finish (its process died, or none could start)."""
+    return _problem(e, Problem(e.path, ProblemKind.LOST, message))
+
+
+def _finish_one(e: FileEntry, got: Extracted, fp: DocFingerprint, max_bytes: int) -> Outcome:
+    if fp.units == 0:
+        return _problem(e, Problem(e.path, ProblemKind.EMPTY,
+                                   "no words or characters to compare"))
+    try:
+        chash: str | None = content_hash(e.path, max_bytes)
+    except OSError:
+        chash = None
+    meta = (got.format, got.encoding, got.confidence, got.replaced)
+    try:
+        st = os.stat(e.path)
+    except OSError:
+        return _problem(e, Problem(e.path, ProblemKind.VANISHED,
+                                   "the file disappeared while it was being read"))
+    if (st.st_size, st.st_mtime_ns) != (e.size, e.mtime_ns):
+        # Changed between the walk and the read: describe what was read, never cache it under
+        # the walk's key (a later restore of the old bytes and mtime would get this text).
+        return Outcome(e.path, st.st_size, st.st_mtime_ns, meta, fp, chash, None, changed=True)
+    return Outcome(e.path, e.size, e.mtime_ns, meta, fp, chash, None)
+
+
+def process_batch(batch: list[FileEntry], settings: FingerprintSettings, max_bytes: int,
+                  drop_lines: np.ndarray | None = None) -> list[Outcome]:
+    """Extract a batch, then fingerprint its texts in one pass (several times faster than one
+    document at a time for small files). One bad file never costs the others."""
+    out: list[Outcome | None] = [None] * len(batch)
+    texts: list[str] = []
+    got_at: list[tuple[int, Extracted]] = []
+    for i, e in enumerate(batch):
+        try:
+            got = extract(e.path, max_bytes=max_bytes)
+        except Exception as exc:  # last resort: extract() maps every file problem itself
+            out[i] = _unexpected(e, exc)
+            continue
+        if isinstance(got, Problem):
+            out[i] = _problem(e, got)
+        else:
+            texts.append(got.text)
+            got_at.append((i, got))
+    fper = _fingerprinter(settings)
+    try:
+        fps = fper.fingerprint_many(texts, drop_lines)
+    except Exception:
+        fps = []
+        for t, (i, _) in zip(texts, got_at, strict=True):
+            try:
+                fps.append(fper.fingerprint(t, drop_lines))
+            except Exception as exc:
+                fps.append(None)
+                out[i] = _unexpected(batch[i], exc)
+    del texts
+    for (i, got), fp in zip(got_at, fps, strict=True):
+        if fp is not None:
+            out[i] = _finish_one(batch[i], got, fp, max_bytes)
+    return [o for o in out if o is not None]

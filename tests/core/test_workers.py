@@ -1,0 +1,140 @@
+"""The scan's worker processes: light to import, started once per run, and a scan that still
+works when they cannot start at all."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import neardup_core.scan as scan_mod
+from neardup_core import ScanOptions, ScanSession
+from neardup_core.processes import start_method
+from neardup_core.worker import process_batch, warm_up
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _tree(root: Path, files: int, lines: int = 40, seed: int = 3) -> Path:
+    """``files`` small English documents; #1 is a near-copy of #0, and every file shares a
+    two-line footer (boilerplate) so that the boilerplate pass re-reads them."""
+    root.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    words = ["".join(rng.choice("abcdefghiklmnoprstuvy") for _ in range(rng.randint(3, 8)))
+             for _ in range(3000)]
+    footer = ("\nThis message and its attachments are confidential and meant for the addressee."
+              "\nIf you received it by mistake, please tell the sender and delete it.\n")
+    first = ""
+    for i in range(files):
+        r = random.Random(seed * 1000 + i)
+        body = "\n".join(" ".join(r.choice(words) for _ in range(10)) for _ in range(lines))
+        if i == 0:
+            first = body
+        if i == 1:
+            body = first.replace(first.split()[5], "changed", 1)
+        (root / f"doc{i:03d}.txt").write_text(body + footer, encoding="utf-8")
+    return root
+
+
+def test_workers_use_the_fork_server_where_there_is_one() -> None:
+    assert ScanSession()._mp_context == start_method()
+    if sys.platform.startswith("linux"):
+        assert start_method() == "forkserver"
+    assert ScanSession(mp_context="spawn")._mp_context == "spawn"
+
+
+def test_a_worker_imports_neither_scipy_nor_the_cache() -> None:
+    code = ("import sys, neardup_core.worker, neardup_core._forkserver_preload; "
+            "print([m for m in ('scipy', 'sqlite3', 'neardup_core.scan', 'neardup_core.cache')"
+            " if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True, timeout=120)
+    assert out.stdout.strip() == "[]"
+
+
+def test_warm_up_loads_what_the_first_batch_needs() -> None:
+    assert warm_up() == os.getpid()
+
+
+def test_one_pool_serves_reading_and_the_boilerplate_pass(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "docs", 30)
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(scan_mod, "WALK_CHUNK", 8)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    assert result.stats["workers"] == {"start_method": start_method(), "pools": 1}
+    assert result.stats["boilerplate_reread"] == 30  # the pass ran, through the same pool
+    assert here.stats["workers"]["pools"] == 0
+    assert [d.path for d in result.documents] == [d.path for d in here.documents]
+    assert (result.simhash == here.simhash).all() and (result.minhash == here.minhash).all()
+    assert len(result.groups) == len(here.groups) == 1
+
+
+def test_a_small_folder_starts_no_worker(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "docs", 6)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
+    assert result.stats["workers"]["pools"] == 0
+    assert len(result.documents) == 6
+
+
+def test_a_cached_rescan_starts_no_worker(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "docs", 20)
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
+    options = ScanOptions(use_cache=True, cache_path=str(tmp_path / "cache.sqlite"), jobs=2,
+                          boilerplate=None)
+    first = ScanSession(options).run([str(root)])
+    again = ScanSession(options).run([str(root)])
+    assert first.stats["workers"]["pools"] == 1
+    assert again.stats["cache_hits"] == 20 and again.stats["workers"]["pools"] == 0
+    assert (first.simhash == again.simhash).all()
+
+
+def test_process_batch_reads_and_fingerprints_in_this_process(tmp_path: Path) -> None:
+    from neardup_core.extract import walk
+    from neardup_core.fingerprint import FingerprintSettings
+
+    root = _tree(tmp_path / "docs", 3)
+    (root / "empty.txt").write_bytes(b"")
+    entries = list(walk([str(root)], ScanOptions(min_size=0)))
+    out = process_batch(entries, FingerprintSettings(), 1 << 20)
+    by_name = {os.path.basename(o.path): o for o in out}
+    assert by_name["empty.txt"].problem is not None
+    assert by_name["doc000.txt"].fingerprint is not None
+    assert by_name["doc000.txt"].extracted == ("txt", "utf-8", 1.0, 0)
+
+
+def test_a_script_without_a_main_guard_still_gets_every_file(tmp_path: Path) -> None:
+    """Workers started by spawn or the fork server import the main script again; without an
+    ``if __name__ == "__main__"`` guard they fail at once. The scan then reads the files
+    itself and says why, instead of listing every file as lost."""
+    root = _tree(tmp_path / "docs", 12)
+    script = tmp_path / "unguarded.py"
+    script.write_text(textwrap.dedent(f"""
+        import json
+        import neardup_core.scan as scan_mod
+        from neardup_core import ScanOptions, ScanSession
+        scan_mod.INPROCESS_MAX_FILES = 2
+        scan_mod.INPROCESS_MAX_BYTES = 100
+        result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([{str(root)!r}])
+        print("RESULT " + json.dumps({{"documents": len(result.documents),
+                                       "problems": [p.kind for p in result.problems],
+                                       "groups": len(result.groups),
+                                       "notes": list(result.notes)}}))
+    """), encoding="utf-8")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    [line] = [x for x in out.stdout.splitlines() if x.startswith("RESULT ")]
+    got = json.loads(line.removeprefix("RESULT "))
+    assert got["documents"] == 12 and got["problems"] == [] and got["groups"] == 1
+    assert any("could not start" in n and "__main__" in n for n in got["notes"])

@@ -127,8 +127,10 @@ def run_e2e(corpus: C.Corpus, args: argparse.Namespace, work: Path) -> dict:
             ("neardup (cache, 1st)", "neardup", {"cache": str(cache_dir / "fp.sqlite")}),
             ("neardup (cache, rescan)", "neardup", {"cache": str(cache_dir / "fp.sqlite")})]
     if not args.skip_peers:
-        plan += [("datasketch", "datasketch", {}),
-                 (f"simhash (k={args.simhash_k})", "simhash", {"k": args.simhash_k})]
+        plan += [("datasketch", "datasketch", {"reader": "own"}),
+                 ("datasketch (neardup's reader)", "datasketch", {"reader": "neardup"}),
+                 (f"simhash (k={args.simhash_k})", "simhash", {"k": args.simhash_k,
+                                                               "reader": "own"})]
     # Repeats are interleaved (a, b, c, a, b, c) so a burst of load on the shared machine hits
     # every tool alike; each tool keeps its fastest run. The cache runs stay in order.
     rounds = [plan] + [[p for p in plan if "cache" not in p[0]]] * (args.repeat - 1)

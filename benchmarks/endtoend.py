@@ -5,7 +5,7 @@ memory is the largest sum of resident memory over the process and its workers, s
 50 ms (a sum of RSS counts shared library pages once per process, the same for every tool).
 
     python -m benchmarks.endtoend TOOL FOLDER OUT.json [--threshold T] [--jobs N] [--k K]
-                                                      [--cache PATH]
+                                                      [--cache PATH] [--reader own|neardup]
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ class _TreeRss:
 
 
 def measure(tool: str, folder: str, out: str | Path, *, threshold: float, jobs: int,
-            k: int | None = None, cache: str | None = None, timeout: float = 3600) -> dict:
+            k: int | None = None, cache: str | None = None, reader: str | None = None,
+            timeout: float = 3600) -> dict:
     """Run ``tool`` on ``folder`` in a subprocess; its result plus ``wall`` and ``peak_rss``."""
     cmd = [sys.executable, "-m", "benchmarks.endtoend", tool, folder, str(out),
            "--threshold", str(threshold), "--jobs", str(jobs)]
@@ -55,6 +56,8 @@ def measure(tool: str, folder: str, out: str | Path, *, threshold: float, jobs: 
         cmd += ["--k", str(k)]
     if cache is not None:
         cmd += ["--cache", cache]
+    if reader is not None:
+        cmd += ["--reader", reader]
     env = dict(os.environ)
     root = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -88,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=0)
     ap.add_argument("--k", type=int, default=None)
     ap.add_argument("--cache", default=None)
+    ap.add_argument("--reader", default="own", help="the peers' reader: own or neardup")
     args = ap.parse_args(argv)
     from . import peers
 
@@ -95,9 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.tool == "neardup":
         res = peers.run_neardup(args.folder, args.threshold, args.jobs, args.cache)
     elif args.tool == "datasketch":
-        res = peers.run_datasketch(args.folder, args.threshold, jobs)
+        res = peers.run_datasketch(args.folder, args.threshold, jobs, args.reader)
     else:
-        res = peers.run_simhash(args.folder, args.k or peers.DEFAULT_SIMHASH_K, jobs)
+        res = peers.run_simhash(args.folder, args.k or peers.DEFAULT_SIMHASH_K, jobs,
+                                args.reader)
     res["tool"] = args.tool
     Path(args.out).write_text(json.dumps(res, ensure_ascii=False), encoding="utf-8")
     return 0

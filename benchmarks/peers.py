@@ -3,8 +3,13 @@
 Each runner goes from a folder to groups of paths: walk, read and decode, fingerprint, index,
 pair, group. The peers are written the way a competent user would write them:
 
-* **Reading** is the same for all three: neardup's reader (:func:`benchmarks.corpus.read_text`,
-  encoding detection and .docx included). It is timed inside each run, so every tool pays it.
+* **Reading**, timed inside each run, comes in two kinds. ``reader="own"`` (the default, and
+  the peers' headline rows) is what a datasketch or simhash user writes, since neither library
+  reads files: :func:`user_read_text`, python-docx for .docx (paragraphs, then table cells) and
+  for text the bytes as UTF-8 when they are UTF-8 (BOMs honoured), else decoded with
+  ``chardet.detect``'s guess, chardet's documented recipe. ``reader="neardup"`` gives the peers
+  neardup's own reader (:func:`benchmarks.corpus.read_text`: its encoding detection and .docx
+  reader), which isolates what the peers' fingerprinting and indexing cost.
 * **Shingles** for the peers are the truth's: NFKC + casefold, units = Latin words and single
   CJK characters, 3 consecutive units joined by a space, as a *set* per document.
 * **Processes**: the peers read and fingerprint in a ``multiprocessing.Pool`` with one process
@@ -24,6 +29,8 @@ pair, group. The peers are written the way a competent user would write them:
 
 from __future__ import annotations
 
+import codecs
+import functools
 import logging
 import multiprocessing
 import os
@@ -36,6 +43,7 @@ from .corpus import read_text
 from .truth import shingles
 
 NUM_PERM = 128
+READERS = ("own", "neardup")
 DEFAULT_SIMHASH_K = 6
 CHUNK = 64
 SUFFIXES = (".txt", ".docx")
@@ -49,6 +57,41 @@ def list_files(root: str) -> list[str]:
         out += [os.path.join(d, f) for f in sorted(files)
                 if f.lower().endswith(SUFFIXES) and not f.startswith(".")]
     return out
+
+
+def user_read_text(path: str) -> str | None:
+    """A file's text as a datasketch or simhash user reads it; None when it cannot be read."""
+    try:
+        if path.lower().endswith(".docx"):
+            import docx
+
+            document = docx.Document(path)
+            parts = [p.text for p in document.paragraphs]
+            for table in document.tables:
+                for row in table.rows:
+                    parts += [cell.text for cell in row.cells]
+            return "\n".join(parts)
+        with open(path, "rb") as f:
+            data = f.read()
+        if data.startswith(codecs.BOM_UTF8):
+            return data[3:].decode("utf-8", errors="replace")
+        if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+            return data.decode("utf-16", errors="replace")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            import chardet
+
+            encoding = chardet.detect(data).get("encoding") or "utf-8"
+            return data.decode(encoding, errors="replace")
+    except Exception:  # an unreadable, corrupt or oddly encoded file: skipped, as a user would
+        return None
+
+
+def _reader(name: str) -> Callable[[str], str | None]:
+    if name not in READERS:
+        raise ValueError(f"reader must be one of {READERS}, not {name!r}")
+    return user_read_text if name == "own" else read_text
 
 
 def _chunks(xs: Sequence[str], n: int) -> Iterable[list[str]]:
@@ -84,14 +127,15 @@ def _pool_map(fn: Callable, paths: list[str], jobs: int) -> list:
 
 
 # -- datasketch -----------------------------------------------------------------------------------
-def _datasketch_chunk(paths: list[str]) -> list[tuple[str, object]]:
+def _datasketch_chunk(paths: list[str], reader: str = "own") -> list[tuple[str, object]]:
     import xxhash
     from datasketch import LeanMinHash, MinHash
 
+    read = _reader(reader)
     sets, keep = [], []
     out: list[tuple[str, object]] = []
     for p in paths:
-        text = read_text(p)
+        text = read(p)
         sh = set(shingles(text)) if text is not None else set()
         if not sh:
             out.append((p, None))  # unreadable or no words: not a document
@@ -103,12 +147,12 @@ def _datasketch_chunk(paths: list[str]) -> list[tuple[str, object]]:
     return out
 
 
-def run_datasketch(root: str, threshold: float, jobs: int) -> dict:
+def run_datasketch(root: str, threshold: float, jobs: int, reader: str = "own") -> dict:
     from datasketch import MinHashLSH
 
     t0 = time.perf_counter()
     files = list_files(root)
-    got = _pool_map(_datasketch_chunk, files, jobs)
+    got = _pool_map(functools.partial(_datasketch_chunk, reader=reader), files, jobs)
     docs = [(p, m) for p, m in got if m is not None]
     t1 = time.perf_counter()
     lsh = MinHashLSH(threshold=threshold, num_perm=NUM_PERM)
@@ -130,28 +174,30 @@ def run_datasketch(root: str, threshold: float, jobs: int) -> dict:
             "stages": {"read+fingerprint": t1 - t0, "index": t2 - t1, "query": t3 - t2,
                        "group": t4 - t3},
             "settings": {"num_perm": NUM_PERM, "threshold": threshold, "jobs": jobs,
-                         "lsh_bands_rows": [lsh.b, lsh.r], "hashfunc": "xxh32"}}
+                         "lsh_bands_rows": [lsh.b, lsh.r], "hashfunc": "xxh32",
+                         "reader": reader}}
 
 
 # -- simhash --------------------------------------------------------------------------------------
-def _simhash_chunk(paths: list[str]) -> list[tuple[str, int | None]]:
+def _simhash_chunk(paths: list[str], reader: str = "own") -> list[tuple[str, int | None]]:
     from simhash import Simhash
 
+    read = _reader(reader)
     out: list[tuple[str, int | None]] = []
     for p in paths:
-        text = read_text(p)
+        text = read(p)
         sh = set(shingles(text)) if text is not None else set()
         out.append((p, Simhash(sh).value if sh else None))
     return out
 
 
-def run_simhash(root: str, k: int, jobs: int) -> dict:
+def run_simhash(root: str, k: int, jobs: int, reader: str = "own") -> dict:
     from simhash import Simhash, SimhashIndex
 
     logging.getLogger("simhash").setLevel(logging.ERROR)  # it warns on every big bucket
     t0 = time.perf_counter()
     files = list_files(root)
-    got = _pool_map(_simhash_chunk, files, jobs)
+    got = _pool_map(functools.partial(_simhash_chunk, reader=reader), files, jobs)
     docs = [(p, Simhash(v)) for p, v in got if v is not None]
     t1 = time.perf_counter()
     index = SimhashIndex([(str(i), s) for i, (_, s) in enumerate(docs)], k=k)
@@ -169,7 +215,7 @@ def run_simhash(root: str, k: int, jobs: int) -> dict:
             "problems": len(files) - len(docs), "pairs": len(a_l), "seconds": t4 - t0,
             "stages": {"read+fingerprint": t1 - t0, "index": t2 - t1, "query": t3 - t2,
                        "group": t4 - t3},
-            "settings": {"k": k, "f": 64, "jobs": jobs}}
+            "settings": {"k": k, "f": 64, "jobs": jobs, "reader": reader}}
 
 
 # -- neardup --------------------------------------------------------------------------------------

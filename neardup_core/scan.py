@@ -277,7 +277,10 @@ class _Run(RunStages):
         self._open_cache()
         try:
             entries = self._walk()
+            self.stats["seconds_walk"] = round(time.monotonic() - self.t0, 4)
             outcomes = self._read(entries) if not self.partial else {}
+            self.stats["seconds_read"] = round(time.monotonic() - self.t0
+                                               - self.stats["seconds_walk"], 4)
             docs, fps, entries_by_path = self._collect(entries, outcomes)
             return self._finish(docs, fps, entries_by_path)
         finally:

@@ -69,6 +69,17 @@ def excepthook(exc_type: type[BaseException], exc: BaseException,
         _handling = False
 
 
+def prestart_workers() -> None:
+    """Start the scan's worker server while the user picks folders: the first scan then finds
+    its workers loaded (see neardup_core.processes). A failure only costs that head start."""
+    try:
+        from neardup_core.processes import prestart
+
+        prestart()
+    except Exception:  # an optimisation, never a reason not to open
+        log.warning("could not start the worker server early", exc_info=True)
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="neardup-gui",
                                 description="Find near-duplicate documents in folders.")
@@ -100,6 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     translators = install_translators(app, pick_language(settings.language))
     window = MainWindow(settings, folders=[os.path.abspath(p) for p in args.paths])
     window.show()
+    prestart_workers()
     code = app.exec()
     del translators
     return code

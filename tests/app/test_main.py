@@ -26,12 +26,26 @@ def test_main_prefills_folders_and_runs(qtbot, tmp_path, monkeypatch):
     monkeypatch.setattr(QApplication, "exec", lambda self=None: 0)
     monkeypatch.setattr(entry, "setup_logging", lambda: None)
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)   # restored after the test
+    started: list[bool] = []
+    monkeypatch.setattr(entry, "prestart_workers", lambda: started.append(True))
     folder = tmp_path / "docs"
     folder.mkdir()
     assert entry.main([str(folder), "--settings", str(tmp_path / "s.ini")]) == 0
     assert shown[0].scan_panel.folders.folders() == [str(folder)]
+    assert started == [True]  # the worker server starts while the user picks folders
     assert sys.excepthook is entry.excepthook
     qtbot.addWidget(shown[0])
+
+
+def test_a_worker_server_that_cannot_start_only_costs_the_head_start(monkeypatch, caplog):
+    import neardup_core.processes as processes
+
+    def broken() -> None:
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(processes, "prestart", broken)
+    entry.prestart_workers()  # no exception
+    assert "could not start the worker server early" in caplog.text
 
 
 def test_excepthook_logs_and_shows_a_dialog(qtbot, monkeypatch, caplog):

@@ -81,6 +81,7 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS entries_key ON entries (settings_key, path);
 CREATE INDEX IF NOT EXISTS entries_content ON entries (content_hash, settings_key);
+CREATE INDEX IF NOT EXISTS entries_size ON entries (settings_key, size);
 """
 _COLUMNS = ("settings_key, path, size, mtime_ns, content_hash, format, encoding, confidence, "
             "replaced, chars, units, text_hash, simhash, minhash, line_hashes, problem_kind, "
@@ -228,6 +229,25 @@ class FingerprintCache:
                         out[path] = _entry(row, path)
         return out
 
+    def sizes_with_content(self, sizes: Collection[int], settings_key: str
+                           ) -> dict[int, set[str]]:
+        """Content hashes of the readable entries of each of these sizes, by size.
+
+        A file the cache misses by path may be a renamed, moved or copied one: only a file of a
+        size listed here can be, so only those are hashed to be looked up by content.
+        """
+        out: dict[int, set[str]] = {}
+        wanted = sorted({int(x) for x in sizes})
+        with self._guard("read") as conn:
+            for i in range(0, len(wanted), _CHUNK):
+                chunk = wanted[i:i + _CHUNK]
+                sql = (f"SELECT size, content_hash FROM entries WHERE settings_key = ? "
+                       f"AND size IN ({', '.join('?' * len(chunk))}) "
+                       f"AND content_hash IS NOT NULL AND problem_kind IS NULL")
+                for size, chash in conn.execute(sql, [settings_key, *chunk]):
+                    out.setdefault(int(size), set()).add(chash)
+        return out
+
     def find_by_content(self, content_hash: str, settings_key: str) -> CacheEntry | None:
         """Any entry with these bytes (a renamed or copied file), preferring one without problem.
 
@@ -314,6 +334,9 @@ def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
         # e.g. a file system without shared memory: still usable, only without concurrent readers
         conn.execute("PRAGMA journal_mode = DELETE")
     conn.execute("PRAGMA synchronous = NORMAL")
+    # Added after the first release of the schema; a read-only cache simply goes without it.
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute("CREATE INDEX IF NOT EXISTS entries_size ON entries (settings_key, size)")
     if not tables:
         with _transaction(conn):
             for statement in _SCHEMA.split(";"):

@@ -32,7 +32,7 @@ from scipy.sparse.csgraph import connected_components
 from .arrays import unique_sorted
 from .cache import CacheEntry, FingerprintCache
 from .errors import CacheError, ScanCancelled
-from .extract import FileEntry, WalkStats, check_roots, walk
+from .extract import FileEntry, WalkStats, check_roots, content_hash, walk
 from .fingerprint import DocFingerprint, FingerprintSettings
 from .hamming_index import HammingIndex
 from .hashing import hash128_hex
@@ -302,6 +302,7 @@ class _Run(RunStages):
             try:
                 hits = self.cache.get_many([(e.path, e.size, e.mtime_ns) for e in new],
                                            self.settings_key)
+                hits.update(self._same_content([e for e in new if e.path not in hits]))
             except CacheError as exc:
                 self._cache_failed(exc)
         self._rows.update(hits)
@@ -311,6 +312,33 @@ class _Run(RunStages):
                 self._todo_bytes += e.size
         if not self.workers.started and not self._inprocess(len(self._todo), self._todo_bytes):
             self.workers.start()
+
+    def _same_content(self, misses: list[FileEntry]) -> dict[str, CacheEntry]:
+        """Renamed, moved and copied files: the cache misses them by path, but knows their
+        bytes. Only files of a size the cache holds are hashed (a read, no decoding), so a folder
+        that was moved is not read again, and a new folder costs one query."""
+        assert self.cache is not None
+        if not misses:
+            return {}
+        known = self.cache.sizes_with_content([e.size for e in misses], self.settings_key)
+        found: dict[str, CacheEntry] = {}
+        for e in misses:
+            if e.size not in known:
+                continue
+            try:
+                chash = content_hash(e.path, self.opt.max_size)
+            except OSError:
+                continue  # the worker will say what is wrong with it
+            if chash not in known[e.size]:
+                continue
+            row = self.cache.find_by_content(chash, self.settings_key)
+            if row is not None and row.problem_kind is None:
+                found[e.path] = dataclasses.replace(row, path=e.path, size=e.size,
+                                                    mtime_ns=e.mtime_ns, content_hash=chash)
+        if found:
+            self.stats["cache_same_content"] = self.stats.get("cache_same_content", 0) + len(found)
+            self.cache.put_many(found.values())
+        return found
 
     def _inprocess(self, files: int, nbytes: int) -> bool:
         """Too little to read for worker processes to pay for their start."""

@@ -118,7 +118,7 @@ def test_same_path_kept_per_settings_key(db):
         c.put_many([entry("/a.txt", key="k1", seed=1), entry("/a.txt", key="k2", seed=2)])
         assert len(c) == 2
         k = ("/a.txt", 100, 1_700_000_000_123_456_789)
-        assert c.get_many([k], "k1")["/a.txt"].text_hash == f"{1:032x}"
+        assert c.get_many([k], KEY)["/a.txt"].text_hash == f"{1:032x}"
         assert c.get_many([k], "k2")["/a.txt"].text_hash == f"{2:032x}"
 
 
@@ -367,3 +367,30 @@ def test_many_entries_put_and_get_in_batches(db):
         assert_same(got[e.path], e)
     assert [got[e.path].simhash for e in items if e.path in got] == \
         [int(s) for i, s in enumerate(sims) if i != 10]
+
+
+def test_sizes_with_content_lists_readable_entries_by_size(db):
+    with FingerprintCache.open(db) as c:
+        c.put_many([entry("/a.txt", size=10, content_hash="h1"),
+                    entry("/b.txt", size=10, content_hash="h2"),
+                    entry("/c.txt", size=20, content_hash="h3"),
+                    entry("/d.txt", size=30, content_hash=None),
+                    problem_entry("/e.txt", size=10, content_hash="h4")])
+        assert c.sizes_with_content([10, 20, 30, 40], KEY) == {10: {"h1", "h2"}, 20: {"h3"}}
+        assert c.sizes_with_content([10], "other settings") == {}
+        assert c.sizes_with_content([], KEY) == {}
+
+
+def test_an_older_cache_gets_the_size_index_when_opened(db):
+    with FingerprintCache.open(db) as c:
+        c.put_many([entry("/a.txt", size=10, content_hash="h1")])
+    conn = sqlite3.connect(db)
+    conn.execute("DROP INDEX entries_size")
+    conn.commit()
+    conn.close()
+    with FingerprintCache.open(db) as c:
+        assert c.sizes_with_content([10], KEY) == {10: {"h1"}}
+    conn = sqlite3.connect(db)
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    conn.close()
+    assert "entries_size" in names

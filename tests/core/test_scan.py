@@ -153,6 +153,42 @@ def test_cache_makes_rescan_read_nothing(corpus: Path, tmp_path: Path,
     assert np.array_equal(second.simhash, first.simhash)
 
 
+def test_moved_and_copied_files_are_recognised_by_their_bytes(corpus: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    cache = str(tmp_path / "cache.sqlite")
+    first = run(corpus, use_cache=True, cache_path=cache)
+    moved = tmp_path / "moved"
+    os.rename(corpus, moved)
+    (moved / "sub" / "a copy of minutes.txt").write_bytes((moved / "minutes.txt").read_bytes())
+    same_size = (moved / "短讯2.txt").read_bytes()
+    (moved / "短讯2.txt").write_bytes(same_size[:-3] + "改".encode())  # same size, new bytes
+
+    import neardup_core.worker as worker_mod
+
+    real_extract = worker_mod.extract
+    extracted: list[str] = []
+
+    def counting(path: str, **kw):  # type: ignore[no-untyped-def]
+        extracted.append(os.path.basename(path))
+        return real_extract(path, **kw)
+
+    monkeypatch.setattr(worker_mod, "extract", counting)
+    again = run(moved, use_cache=True, cache_path=cache)
+    # Read again: the file whose bytes changed, and the files that had a problem (the cache
+    # keeps no content hash for those: hashing a file refused as too large would read it).
+    assert sorted(extracted) == sorted(["短讯2.txt", "binary.txt", "broken.docx"])
+    assert again.stats["cache_same_content"] == len(first.documents) - 1 + 1  # + the copy
+    assert len(again.documents) == len(first.documents) + 1
+    assert {frozenset(g) for g in group_sets(again)} >= {
+        frozenset(g) for g in group_sets(first) if "短讯2.txt" not in g}
+    assert any({"minutes.txt", "a copy of minutes.txt"} <= g for g in group_sets(again))
+    # and the new paths are now cached under their own names: a third scan reads nothing
+    extracted.clear()
+    third = run(moved, use_cache=True, cache_path=cache)
+    assert extracted == [] and third.stats["read"] == 0
+
+
 def test_corrupt_cache_is_rebuilt(corpus: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache.sqlite"
     cache.write_bytes(b"this is not a database" * 100)

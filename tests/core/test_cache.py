@@ -118,7 +118,7 @@ def test_same_path_kept_per_settings_key(db):
         c.put_many([entry("/a.txt", key="k1", seed=1), entry("/a.txt", key="k2", seed=2)])
         assert len(c) == 2
         k = ("/a.txt", 100, 1_700_000_000_123_456_789)
-        assert c.get_many([k], KEY)["/a.txt"].text_hash == f"{1:032x}"
+        assert c.get_many([k], "k1")["/a.txt"].text_hash == f"{1:032x}"
         assert c.get_many([k], "k2")["/a.txt"].text_hash == f"{2:032x}"
 
 

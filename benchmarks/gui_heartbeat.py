@@ -8,6 +8,10 @@ react to a click. Falls back to a bare QThread around ``ScanSession.run`` when t
 cannot be imported. Runs offscreen, in its own process:
 
     QT_QPA_PLATFORM=offscreen python -m benchmarks.gui_heartbeat FOLDER OUT.json
+
+``slider_move`` times the other way the loop can stall: a move of the threshold slider on a
+synthetic 100,000-document result, from the slider's new value to the regrouped tree painted
+(included in ``run``'s result; alone: ``python -m benchmarks.gui_heartbeat --slider``).
 """
 
 from __future__ import annotations
@@ -16,8 +20,11 @@ import itertools
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 TICK_MS = 10
 
@@ -126,6 +133,10 @@ def run(folder: str, *, use_cache: bool = False, cache_path: str | None = None) 
         return last
 
     worst = sorted(range(len(gaps)), key=lambda i: -gaps[i])[:5]
+    try:
+        slider: dict = slider_move()
+    except ImportError as exc:  # the app's window is needed; the heartbeat above is not
+        slider = {"error": repr(exc)}
     return {
         "how": how,
         "scan_seconds": done.get("t", t0) - t0,
@@ -139,11 +150,118 @@ def run(folder: str, *, use_cache: bool = False, cache_path: str | None = None) 
         "regroup_on_main_thread_ms": regroup_ms,
         "worst_gaps": [f"{gaps[i]:.0f} ms at {stamps[i] - t0:.2f} s, after '{during(stamps[i])}'"
                        for i in worst],
+        "slider_move": slider,
     }
+
+
+def synthetic_result(n: int = 100_000, seed: int = 8) -> object:
+    """A ScanResult with ``n`` documents and families of near copies, as ``micro.regroup`` makes
+    one: half the documents have 1-6 near copies, plus chance pairs just above the floor."""
+    from neardup_core.models import Document, GroupMode, PairTable, ScanOptions, ScanResult
+
+    rng = np.random.default_rng(seed)
+    docs = tuple(Document(f"/data/folder{i % 500:03d}/file_{i:06d}.txt", 2000 + i % 977,
+                          1.7e9 + i, "txt", "utf-8", 0.99, 0, 1800, f"{i:032x}")
+                 for i in range(n))
+    a_l, b_l = [], []
+    i = 0
+    while i < n:
+        size = 1 if rng.random() < 0.5 else int(rng.integers(2, 8))
+        fam = np.arange(i, min(n, i + size))
+        if fam.size > 1:
+            iu, ju = np.triu_indices(fam.size, 1)
+            a_l.append(fam[iu])
+            b_l.append(fam[ju])
+        i += size
+    a = np.concatenate(a_l).astype(np.int32)
+    b = np.concatenate(b_l).astype(np.int32)
+    extra = int(0.05 * n)
+    ea = rng.integers(0, n, extra)
+    eb = rng.integers(0, n, extra)
+    keep = ea != eb
+    fam_pairs = a.size
+    a = np.concatenate([a, np.minimum(ea, eb)[keep].astype(np.int32)])
+    b = np.concatenate([b, np.maximum(ea, eb)[keep].astype(np.int32)])
+    score = np.concatenate([rng.uniform(0.55, 1.0, fam_pairs),
+                            rng.uniform(0.4, 0.55, a.size - fam_pairs)]).astype(np.float32)
+    _, first = np.unique(a.astype(np.int64) * n + b, return_index=True)
+    first = np.sort(first)
+    a, b, score = a[first], b[first], score[first]
+    m = a.size
+    pairs = PairTable(a=a, b=b, distance=rng.integers(0, 20, m).astype(np.uint8),
+                      jaccard=score.copy(), score=score, exact=np.zeros(m, bool))
+    sig = rng.integers(0, 2**32, size=(n, 128), dtype=np.uint32)
+    return ScanResult(options=ScanOptions(), roots=("/data",), documents=docs, problems=(),
+                      simhash=rng.integers(0, 2**64, size=n, dtype=np.uint64),
+                      minhash=sig, pairs=pairs, threshold=0.6, group_mode=GroupMode.CONNECTED,
+                      stats={"floor": 0.4})
+
+
+def slider_move(n: int = 100_000, thresholds: tuple[float, ...] = (0.7, 0.65, 0.8, 0.6)
+                ) -> dict:
+    """Milliseconds from a threshold-slider value change to the regrouped tree painted, in the
+    app's own window on a synthetic ``n``-document result (the 30 ms debounce that coalesces
+    a drag is skipped). Then, for the last move, its parts measured one by one: the core's
+    regroup, the model taking the new result, and the tree laying out its expanded groups."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from app.main_window import MainWindow
+    from app.settings import Settings
+    from app.widgets.threshold_panel import STEPS
+
+    app = QApplication.instance() or QApplication([])
+    result = synthetic_result(n)
+    out: dict = {"documents": n, "pairs": len(result.pairs)}  # type: ignore[attr-defined]
+    with tempfile.TemporaryDirectory() as tmp:
+        w = MainWindow(Settings.from_file(os.path.join(tmp, "settings.ini")),
+                       trash=lambda _p: None, action_log=os.path.join(tmp, "actions.log"))
+        w.resize(1200, 800)
+        w.show()
+        app.processEvents()
+        t = time.perf_counter()
+        w.set_result(result, new_scan=True)  # type: ignore[arg-type]
+        app.processEvents()
+        out["first_result_ms"] = (time.perf_counter() - t) * 1e3
+        times, cpu = [], []
+        for th in thresholds:
+            t, c = time.perf_counter(), time.process_time()
+            w.threshold.slider.setValue(round(th * STEPS))
+            w.threshold.flush()
+            app.processEvents()
+            w.tree.viewport().repaint()
+            times.append((time.perf_counter() - t) * 1e3)
+            cpu.append((time.process_time() - c) * 1e3)
+            assert w.result is not None and abs(w.result.threshold - th) < 1e-6
+            out[f"move_to_{th}_ms"] = times[-1]
+            out[f"groups_at_{th}"] = w.model.group_count()
+            out[f"rows_at_{th}"] = w.model.group_count() + int(w.result.group_table.members.size)
+        out["move_max_ms"] = max(times)
+        out["move_median_ms"] = float(np.median(times))
+        # CPU time of the process: steadier than the wall clock on a busy machine
+        out["move_cpu_median_ms"] = float(np.median(cpu))
+        # the parts of one move (to the last threshold again, from a fresh regroup)
+        t = time.perf_counter()
+        again = result.regroup(thresholds[-1])  # type: ignore[attr-defined]
+        _ = again.group_table
+        out["part_regroup_ms"] = (time.perf_counter() - t) * 1e3
+        t = time.perf_counter()
+        w.model.set_result(again)
+        out["part_model_ms"] = (time.perf_counter() - t) * 1e3
+        t = time.perf_counter()
+        w.tree.expandAll()
+        out["part_expand_all_ms"] = (time.perf_counter() - t) * 1e3
+        w.close()
+        w.deleteLater()
+        app.processEvents()
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "--slider":
+        print(json.dumps(slider_move()))
+        return 0
     folder, out = args[0], args[1]
     res = run(folder)
     Path(out).write_text(json.dumps(res), encoding="utf-8")

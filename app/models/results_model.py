@@ -1,15 +1,18 @@
 """The group tree: a QAbstractItemModel over one immutable ScanResult.
 
-Top-level rows are groups, their children the members, the reference first. Nothing per row is
-precomputed: ``data()`` reads the result's tuples on demand. The tree view walks every row's
-``index`` / ``flags`` / ``hasChildren`` when it lays out expanded groups, so those are kept to a
-few attribute reads each; 10,000 groups lay out in a fraction of a second.
+Top-level rows are groups, their children the members, the reference first. The rows come from
+the core's flat :class:`~neardup_core.models.GroupTable` through :class:`GroupRows` (numpy, no
+Qt): nothing per member is built when the result changes, so moving the threshold slider costs
+the regroup and a few array operations, and ``data()`` reads a row's values when the view asks
+for them. The tree view walks every row's ``index`` / ``flags`` / ``hasChildren`` when it lays
+out expanded groups, so those are kept to a few attribute reads each.
 
-Sorting and the text filter live here too, rather than in a QSortFilterProxyModel: a proxy calls
-``lessThan`` in Python a million times for 10,000 groups, whereas one ``list.sort`` over keys is
-instant. Groups sort among themselves by a summary of their members and members sort inside
-their group, the reference staying on top; the filter keeps a whole group when any of its paths
-matches, since a lone member out of context says nothing.
+Sorting and the text filter live in :class:`GroupRows` too, rather than in a
+QSortFilterProxyModel: a proxy calls ``lessThan`` in Python a million times for 10,000 groups,
+whereas one stable numpy sort over keys is instant. Groups sort among themselves by a summary of
+their members and members sort inside their group, the reference staying on top; the filter
+keeps a whole group when any of its paths matches, since a lone member out of context says
+nothing.
 
 Marks are kept by path, not by document index, so they survive a regroup, "make reference" and a
 result rebuilt after files were moved away.
@@ -17,9 +20,10 @@ result rebuilt after files were moved away.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from enum import IntEnum
 
+import numpy as np
 from PySide6.QtCore import (
     QAbstractItemModel,
     QModelIndex,
@@ -33,20 +37,11 @@ from PySide6.QtWidgets import QApplication
 
 from neardup_core.models import Document, Group, Member, ScanResult
 
+from .group_rows import NCOLS, Col, GroupRows
 from .presentation import format_encoding, format_percent, format_size, format_time, is_inside
 
 Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()  # the invisible root, as a shared default argument
-
-
-class Col(IntEnum):
-    NAME = 0
-    FOLDER = 1
-    SIZE = 2
-    MODIFIED = 3
-    FORMAT = 4
-    SIMILARITY = 5
-    DISTANCE = 6
 
 
 class Role(IntEnum):
@@ -56,7 +51,6 @@ class Role(IntEnum):
     PATH = Qt.ItemDataRole.UserRole + 5   # the document's path ("" on group rows)
 
 
-NCOLS = len(Col)
 # internalId of group rows; member rows carry their group's display row + 1.
 _GROUP = 0
 
@@ -84,17 +78,15 @@ class ResultsModel(QAbstractItemModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._result: ScanResult | None = None
-        self._all: tuple[Group, ...] = ()
+        self._rows = GroupRows(None)          # visible groups, display order
         self._docs: tuple[Document, ...] = ()
-        self._rows: list[Group] = []          # visible groups, display order
-        self._order: list[tuple[int, ...] | None] = []  # member order per display row
-        self._sizes: list[int] = []
+        self._sizes: list[int] = []           # members per display row (hot: rowCount, index)
         self._n = 0
         self._sort_column = -1
         self._sort_order = Qt.SortOrder.AscendingOrder
         self._needle = ""
         self._marked: set[str] = set()
-        self._markable: dict[int, int] | None = None  # doc -> display row, built on demand
+        self._markable: list[int] | None = None  # doc -> display row, built on demand
         self._bold = QFont()
         self._bold.setBold(True)
         self._headers = (self.tr("Name"), self.tr("Folder"), self.tr("Size"),
@@ -120,65 +112,49 @@ class ResultsModel(QAbstractItemModel):
         if not keep_marks:
             self._marked.clear()
         self._result = result
-        self._all = result.groups if result is not None else ()
-        self._docs = result.documents if result is not None else ()
         self._rebuild()
-        self._marked &= {self._docs[m.doc].path for g in self._all for m in g.members[1:]}
+        if self._marked:
+            index = result.document_index() if result is not None else {}
+            dup = self._rows.is_duplicate()
+            self._marked = {p for p in self._marked
+                            if (d := index.get(p)) is not None and dup[d]}
         self.endResetModel()
         self.marksChanged.emit()
 
     def _rebuild(self) -> None:
         """Recompute the visible rows from the groups, the filter and the sort."""
-        groups: list[Group] = list(self._all)
-        if self._needle:
-            n = self._needle.casefold()
-            docs = self._docs
-            groups = [g for g in groups if any(n in docs[m.doc].path.casefold()
-                                               for m in g.members)]
-        order: list[tuple[int, ...] | None] = [None] * len(groups)
-        col = self._sort_column
-        if 0 <= col < NCOLS:
-            reverse = self._sort_order == Qt.SortOrder.DescendingOrder
-            gkey = self._group_key(col)
-            groups.sort(key=gkey, reverse=reverse)  # stable: ties keep the engine's order
-            mkey = self._member_key(col)
-            for i, g in enumerate(groups):
-                rest = sorted(range(1, len(g.members)), key=lambda k, g=g: mkey(g.members[k]),
-                              reverse=reverse)
-                order[i] = (0, *rest)
-        self._rows = groups
-        self._order = order
-        self._sizes = [len(g.members) for g in groups]
-        self._n = len(groups)
+        rows = GroupRows(self._result, self._rows.columns, needle=self._needle,
+                         sort_column=self._sort_column,
+                         descending=self._sort_order == Qt.SortOrder.DescendingOrder)
+        self._rows = rows
+        self._docs = rows.documents
+        self._sizes = rows.sizes
+        self._n = len(rows)
         self._markable = None
 
     # -- sorting and filtering ----------------------------------------------------------------
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort groups and their members; selection and expanded groups follow their rows."""
         self.layoutAboutToBeChanged.emit()
-        old_rows, old_order = self._rows, self._order
+        old = self._rows
         self._sort_column, self._sort_order = column, order
         self._rebuild()
-        new_pos = {id(g): i for i, g in enumerate(self._rows)}
-        inverse: dict[int, dict[int, int]] = {}
+        new = self._rows
         old_list = self.persistentIndexList()
+        # where each old row went: by table group, and by table position for members
+        group_row = new.row_of_group()
+        member_row = new.member_row_of_position()
+        group_of = new.table.group_of
         new_list = []
         for idx in old_list:
             gid = idx.internalId()
             if gid == _GROUP:
-                new_list.append(self.createIndex(new_pos[id(old_rows[idx.row()])],
-                                                 idx.column(), id=_GROUP))
+                row = int(group_row[old.group_number(idx.row())])
+                new_list.append(self.createIndex(row, idx.column(), id=_GROUP))
                 continue
-            g = old_rows[gid - 1]
-            row = new_pos[id(g)]
-            o = old_order[gid - 1]
-            k = o[idx.row()] if o is not None else idx.row()
-            inv = inverse.get(row)
-            if inv is None:
-                n = self._order[row]
-                inv = inverse[row] = ({pos: r for r, pos in enumerate(n)} if n is not None
-                                      else {})
-            new_list.append(self.createIndex(inv.get(k, k), idx.column(), id=row + 1))
+            p = old.position(gid - 1, idx.row())
+            row = int(group_row[group_of[p]])
+            new_list.append(self.createIndex(int(member_row[p]), idx.column(), id=row + 1))
         self.changePersistentIndexList(old_list, new_list)
         self.layoutChanged.emit()
 
@@ -198,53 +174,20 @@ class ResultsModel(QAbstractItemModel):
     def text_filter(self) -> str:
         return self._needle
 
-    def _group_key(self, col: int) -> Callable[[Group], object]:
-        docs = self._docs
-        if col == Col.NAME:
-            return lambda g: docs[g.reference].name.casefold()
-        if col == Col.FOLDER:
-            return lambda g: docs[g.reference].folder.casefold()
-        if col == Col.SIZE:
-            return lambda g: sum(docs[m.doc].size for m in g.members[1:])
-        if col == Col.MODIFIED:
-            return lambda g: docs[g.reference].mtime
-        if col == Col.FORMAT:
-            return lambda g: (not g.exact, format_encoding(docs[g.reference]))
-        if col == Col.SIMILARITY:
-            return lambda g: g.weakest
-        return lambda g: max(m.distance for m in g.members[1:])
-
-    def _member_key(self, col: int) -> Callable[[Member], object]:
-        docs = self._docs
-        if col == Col.NAME:
-            return lambda m: docs[m.doc].name.casefold()
-        if col == Col.FOLDER:
-            return lambda m: docs[m.doc].folder.casefold()
-        if col == Col.SIZE:
-            return lambda m: docs[m.doc].size
-        if col == Col.MODIFIED:
-            return lambda m: docs[m.doc].mtime
-        if col == Col.FORMAT:
-            return lambda m: format_encoding(docs[m.doc])
-        if col == Col.SIMILARITY:
-            return lambda m: m.similarity
-        return lambda m: m.distance
-
     # -- lookups ------------------------------------------------------------------------------
     def group(self, row: int) -> Group:
-        """The group shown at display ``row``."""
-        return self._rows[row]
+        """The group shown at display ``row`` (built on request: one group, not all)."""
+        return self._rows.group(row)
 
     def group_count(self) -> int:
         """Groups shown (after the filter)."""
         return self._n
 
     def total_group_count(self) -> int:
-        return len(self._all)
+        return len(self._rows.table)
 
     def member(self, group_row: int, member_row: int) -> Member:
-        o = self._order[group_row]
-        return self._rows[group_row].members[o[member_row] if o is not None else member_row]
+        return self._rows.member(group_row, member_row)
 
     def document(self, doc: int) -> Document:
         return self._docs[doc]
@@ -255,20 +198,17 @@ class ResultsModel(QAbstractItemModel):
 
     def index_of_doc(self, doc: int) -> QModelIndex:
         """The row showing document ``doc`` (first column), or an invalid index."""
-        for row, g in enumerate(self._rows):
-            for m in g.members:
-                if m.doc == doc:
-                    o = self._order[row]
-                    pos = g.members.index(m)
-                    r = o.index(pos) if o is not None else pos
-                    return self.createIndex(r, 0, id=row + 1)
-        return QModelIndex()
+        where = self._rows.locate(doc)
+        if where is None:
+            return QModelIndex()
+        row, member_row = where
+        return self.createIndex(member_row, 0, id=row + 1)
 
     def doc_at(self, index: Index) -> int:
         """Document index of a member row, -1 for a group row or an invalid index."""
         if not index.isValid() or index.internalId() == _GROUP:
             return -1
-        return self.member(index.internalId() - 1, index.row()).doc
+        return self._rows.doc(index.internalId() - 1, index.row())
 
     def group_row_of(self, index: Index) -> int:
         if not index.isValid():
@@ -345,28 +285,32 @@ class ResultsModel(QAbstractItemModel):
         return self._member_data(gid - 1, index.row(), index.column(), role)
 
     def _group_data(self, row: int, col: int, role: int) -> object:
-        g = self._rows[row]
+        rows = self._rows
+        t = rows.table
+        g = rows.group_number(row)
         if role == _DISPLAY:
             if col == Col.NAME:
-                return self.tr("Group {id} · {n} files").format(id=g.id, n=len(g))
+                return self.tr("Group {id} · {n} files").format(id=g + 1, n=self._sizes[row])
+            lo, hi = int(t.offsets[g]), int(t.offsets[g + 1])
             if col == Col.SIZE:
                 # what removing every duplicate would free
-                return format_size(sum(self._docs[m.doc].size for m in g.members[1:]))
-            if col == Col.FORMAT and g.exact:
+                docs = self._docs
+                return format_size(sum(docs[d].size for d in t.members[lo + 1:hi].tolist()))
+            if col == Col.FORMAT and t.exact[g]:
                 return self.tr("same text")
             if col == Col.SIMILARITY:
-                return self.tr("≥ {p}").format(p=format_percent(g.weakest))
+                return self.tr("≥ {p}").format(p=format_percent(float(t.weakest[g])))
             if col == Col.DISTANCE:
-                return str(max(m.distance for m in g.members[1:]))
+                return str(int(t.distance[lo + 1:hi].max()))
             return None
         if role == Qt.ItemDataRole.BackgroundRole:
             dark = QApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
             return QBrush(_GROUP_BG_DARK if dark else _GROUP_BG_LIGHT)
         if role == Qt.ItemDataRole.ToolTipRole:
-            if g.exact:
+            if t.exact[g]:
                 return self.tr("Every file in this group has the same text")
             return self.tr("The weakest link holding this group together scores {p}").format(
-                p=format_percent(g.weakest))
+                p=format_percent(float(t.weakest[g])))
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _RIGHT if col in (Col.SIZE, Col.SIMILARITY, Col.DISTANCE) else None
         if role == Role.DOC:
@@ -380,8 +324,10 @@ class ResultsModel(QAbstractItemModel):
         return None
 
     def _member_data(self, gr: int, row: int, col: int, role: int) -> object:
-        m = self.member(gr, row)
-        d = self._docs[m.doc]
+        t = self._rows.table
+        p = self._rows.position(gr, row)
+        doc = int(t.members[p])
+        d = self._docs[doc]
         ref = row == 0
         if role == _DISPLAY:
             if col == Col.NAME:
@@ -395,9 +341,9 @@ class ResultsModel(QAbstractItemModel):
             if col == Col.FORMAT:
                 return format_encoding(d)
             if col == Col.SIMILARITY:
-                return self.tr("reference") if ref else format_percent(m.similarity)
+                return self.tr("reference") if ref else format_percent(float(t.similarity[p]))
             if col == Col.DISTANCE:
-                return "" if ref else str(m.distance)
+                return "" if ref else str(int(t.distance[p]))
             return None
         if role == Qt.ItemDataRole.CheckStateRole:
             if col != Col.NAME or ref:
@@ -417,7 +363,7 @@ class ResultsModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _RIGHT if col in (Col.SIZE, Col.SIMILARITY, Col.DISTANCE) else None
         if role == Role.DOC:
-            return m.doc
+            return doc
         if role == Role.GROUP:
             return gr
         if role == Role.IS_REFERENCE:
@@ -466,16 +412,22 @@ class ResultsModel(QAbstractItemModel):
 
     def marked_docs(self) -> list[int]:
         """Marked documents, group by group (hidden groups included: marks are not filtered)."""
-        return [m.doc for g in self._all for m in g.members[1:]
-                if self._docs[m.doc].path in self._marked]
+        if not self._marked:
+            return []
+        t = self._rows.table
+        rest = np.ones(t.members.shape[0], dtype=bool)
+        rest[t.offsets[:-1]] = False
+        docs = t.members[rest]
+        return docs[self._marked_mask()[docs]].tolist()
 
     def set_marked(self, docs: Iterable[int], marked: bool) -> None:
         """Mark or unmark documents; references are never marked."""
         markable = self._markable_docs()
+        n = len(markable)
         changed: set[int] = set()
         for doc in docs:
-            row = markable.get(doc)
-            if row is None:
+            row = markable[doc] if 0 <= doc < n else -1
+            if row < 0:
                 continue
             p = self._docs[doc].path
             if marked == (p in self._marked):
@@ -490,35 +442,48 @@ class ResultsModel(QAbstractItemModel):
     def toggle(self, docs: Iterable[int]) -> None:
         """Space-bar behaviour: if any is unmarked mark them all, else unmark them all."""
         markable = self._markable_docs()
-        docs = [d for d in docs if d in markable]
+        n = len(markable)
+        docs = [d for d in docs if 0 <= d < n and markable[d] >= 0]
         if docs:
             self.set_marked(docs, not all(self.is_marked(d) for d in docs))
 
     def mark_all_but_reference(self, group_rows: Iterable[int] | None = None) -> None:
         """Mark every duplicate of the shown groups (or of the given display rows)."""
-        rows = range(self._n) if group_rows is None else group_rows
-        self.set_marked((m.doc for r in rows for m in self._rows[r].members[1:]), True)
+        rows = None if group_rows is None else np.fromiter(group_rows, dtype=np.int64)
+        positions = self._rows.duplicate_positions(rows)
+        self.set_marked(self._rows.members[positions].tolist(), True)
 
     def mark_in_folder(self, folder: str) -> int:
         """Mark every shown duplicate inside ``folder``; returns how many were added."""
         before = len(self._marked)
-        self.set_marked((m.doc for g in self._rows for m in g.members[1:]
-                         if is_inside(self._docs[m.doc].path, folder)), True)
+        docs = self._docs
+        dupes = self._rows.members[self._rows.duplicate_positions()].tolist()
+        self.set_marked((d for d in dupes if is_inside(docs[d].path, folder)), True)
         return len(self._marked) - before
 
     def unmark_all(self) -> None:
         if not self._marked:
             return
-        rows = {r for r, g in enumerate(self._rows)
-                if any(self._docs[m.doc].path in self._marked for m in g.members)}
+        where = self._rows.display_row_of_docs()[self._marked_mask()]
+        rows = set(where[where >= 0].tolist())
         self._marked.clear()
         self._emit_changed(rows)
 
-    def _markable_docs(self) -> dict[int, int]:
-        """doc index -> display row, for the non-reference members of shown groups."""
+    def _marked_mask(self) -> np.ndarray:
+        """Per document, whether its path is marked."""
+        mask = np.zeros(len(self._docs), dtype=bool)
+        if self._marked and self._result is not None:
+            index = self._result.document_index()
+            mask[[i for p in self._marked if (i := index.get(p)) is not None]] = True
+        return mask
+
+    def _markable_docs(self) -> list[int]:
+        """Per document, the display row of the shown group where it is a non-reference
+        member; -1 for the others. A list: ``set_marked`` reads it once per document."""
         if self._markable is None:
-            self._markable = {m.doc: r for r, g in enumerate(self._rows)
-                              for m in g.members[1:]}
+            rows = self._rows.display_row_of_docs()
+            rows[~self._rows.is_duplicate()] = -1
+            self._markable = rows.tolist()
         return self._markable
 
     def _emit_changed(self, rows: set[int]) -> None:

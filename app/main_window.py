@@ -542,7 +542,7 @@ class MainWindow(QMainWindow):
                 self.threshold.set_histogram(counts, edges, int(result.pairs.exact.sum()))
         else:
             self.threshold.histogram.clear()
-        self.tree.expandAll()
+        self.tree.expand_groups()
         if new_scan or result is None:
             self.preview.clear()
         elif keep:
@@ -581,7 +581,7 @@ class MainWindow(QMainWindow):
 
     def _on_filter(self, text: str) -> None:
         self.model.set_text_filter(text)
-        self.tree.expandAll()
+        self.tree.expand_groups()
 
     def _update_counts(self) -> None:
         r = self.result

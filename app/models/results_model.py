@@ -183,6 +183,10 @@ class ResultsModel(QAbstractItemModel):
         """Groups shown (after the filter)."""
         return self._n
 
+    def row_total(self) -> int:
+        """Rows the tree shows with every group expanded (groups and their members)."""
+        return self._n + sum(self._sizes)
+
     def total_group_count(self) -> int:
         return len(self._rows.table)
 

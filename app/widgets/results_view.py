@@ -2,16 +2,23 @@
 
 Uniform row heights let Qt skip measuring rows, which keeps 10,000 groups smooth; no row has a
 widget of its own.
+
+Groups are shown expanded. With more rows than :data:`EXPAND_ALL_ROWS`, expanding them all would
+cost more than a second on every slider move (Qt lays out every expanded row, asking the model
+about each one), so the groups are then expanded as they scroll into view: the same picture for
+the user, at the cost of the rows on screen only.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeView, QWidget
 
 # Default widths of the columns (name, folder, size, modified, format, similarity, distance).
 COLUMN_WIDTHS = (250, 250, 72, 128, 116, 84, 110)
+#: Up to this many rows (groups and members) every group is expanded at once.
+EXPAND_ALL_ROWS = 20_000
 
 
 class ResultsTree(QTreeView):
@@ -33,6 +40,47 @@ class ResultsTree(QTreeView):
         self.header().setStretchLastSection(False)
         self.header().setSectionsMovable(True)
         self.doubleClicked.connect(lambda _i: self.openRequested.emit())
+        self._lazy = False          # groups expand as they come into view
+        self._seen: set[int] = set()  # group rows expanded (or left collapsed) since the reset
+        self.verticalScrollBar().valueChanged.connect(lambda _v: self._expand_in_view())
+
+    def expand_groups(self) -> None:
+        """Show the groups expanded: all at once, or as they scroll into view when there are
+        too many rows for that (see the module docstring)."""
+        model = self.model()
+        self._seen.clear()
+        if model is None:
+            return
+        total = getattr(model, "row_total", None)
+        if total is not None:
+            rows = total()
+        else:
+            groups = model.rowCount()
+            rows = groups + sum(model.rowCount(model.index(g, 0)) for g in range(groups))
+        self._lazy = rows > EXPAND_ALL_ROWS
+        if not self._lazy:
+            self.expandAll()
+            return
+        self._expand_in_view()
+
+    def _expand_in_view(self) -> None:
+        if not self._lazy or self.model() is None:
+            return
+        model = self.model()
+        top = self.indexAt(QPoint(0, 0))
+        while top.isValid() and top.parent().isValid():
+            top = top.parent()
+        first = top.row() if top.isValid() else 0
+        # a group row is at least one line high: this many cover the viewport
+        lines = max(1, self.viewport().height() // max(1, self.sizeHintForRow(0) or 16)) + 1
+        for g in range(first, min(model.rowCount(), first + lines)):
+            if g not in self._seen:
+                self._seen.add(g)
+                self.setExpanded(model.index(g, 0), True)
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().resizeEvent(event)
+        self._expand_in_view()
 
     def apply_default_widths(self) -> None:
         for col, w in enumerate(COLUMN_WIDTHS):

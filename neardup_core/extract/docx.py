@@ -1,11 +1,12 @@
 """Text of Word .docx files, read safely.
 
 A .docx is a zip of XML parts, which makes it a vehicle for zip bombs and XML entity attacks.
-So before python-docx sees a file, the archive is checked: entry count, each part's declared
-size, the sum of sizes and the compression ratio (:class:`DocxLimits`), and every XML part is
-refused if it declares a DTD or entities. Python's zipfile never inflates a part past its
-declared size (it stops and reports a CRC error), so declared sizes bound memory even when they
-lie; the parts parsed here are also read with a bounded read.
+So before any XML is parsed, the archive is checked: entry count, each part's declared size, the
+sum of sizes and the compression ratio (:class:`DocxLimits`), and every XML part, read or not, is
+refused if it declares a DTD or entities (a hostile part makes a hostile file, and the fallback
+below parses them all). No part is ever inflated past its declared size (zipfile stops there
+and reports a CRC error; the direct inflate asks zlib for no more), so declared sizes bound
+memory even when they lie.
 
 What the text is:
 
@@ -14,16 +15,23 @@ What the text is:
   paragraph that anchors them;
 * tables cell by cell, row by row, **each paragraph of a cell on its own line** ("\\n"): cells
   hold paragraphs and tables of their own, so one line per row cannot represent them;
-* then the headers and footers of every section (first-page and even-page ones too), each
-  part once however many sections link to it;
+* then the headers and footers, section by section: the first-page, default and even-page
+  headers, then the footers in the same order; a section with no header (footer) of a kind
+  inherits the previous section's, which adds nothing; each part once however many sections
+  use it;
 * then footnotes and endnotes.
 
 Paragraphs are joined with "\\n"; tabs and line breaks inside a paragraph become "\\t" and "\\n".
 
-Transitional documents are opened with python-docx. Strict Open XML (ISO 29500 Strict, namespace
-``http://purl.oclc.org/ooxml/wordprocessingml/main``), which python-docx cannot open, and packages
-python-docx rejects for a reason that does not touch the text (an image part missing, say) are
-read directly with lxml: the same walk over the same elements, in either namespace.
+How it is read: directly with lxml, from the only parts the text comes from (main part,
+headers, footers, notes), in Transitional and Strict Open XML alike (namespace
+``http://purl.oclc.org/ooxml/wordprocessingml/main``, which python-docx cannot open). The main
+part is parsed once, both to tell the two apart and to be read. Transitional documents used to
+go through python-docx, which parses every XML part of the package (styles, numbering, theme,
+settings...) into its own element classes: twice the time for the same text. The header and
+footer order above is python-docx's, so the text is what python-docx gave, and a Strict file
+reads like its Transitional twin. python-docx is kept as the fallback for a Transitional
+package the direct reader cannot read.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import io
 import lzma
 import os
 import posixpath
+import struct
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -123,50 +132,66 @@ def read_docx(path: str, *, limits: DocxLimits = DocxLimits()) -> str:
         raise CorruptDocx(f"not a Word document: the zip archive is damaged or of a kind that "
                           f"cannot be read ({exc})") from None
     with archive:
-        package = _Package(archive, limits)
+        package = _Package(archive, data, limits)
         main = package.main_part()
-        root_ns = package.root_namespace(main)
-        if root_ns == W_STRICT:
+        namespace, root = package.main_root(main)
+        if namespace == W_STRICT:
             try:
-                return _read_own(package, main, W_STRICT)
+                return _read_own(package, main, root, W_STRICT)
             except (CorruptDocx, etree.LxmlError, KeyError, ValueError) as exc:
                 reason = exc.message if isinstance(exc, CorruptDocx) else str(exc)
                 raise UnsupportedDocx(f"it is a Strict Open XML document whose text could not "
                                       f"be read ({reason})") from exc
-        if root_ns != W_TRANSITIONAL:
+        if namespace != W_TRANSITIONAL:
             raise CorruptDocx(f"not a Word document: its main part {main} is not "
                               "WordprocessingML")
         try:
-            return _read_python_docx(data)
-        except Exception as exc:  # python-docx rejects the package: read the text directly
+            return _read_own(package, main, root, W_TRANSITIONAL)
+        except Exception as own:  # a package python-docx may still read
             try:
-                return _read_own(package, main, W_TRANSITIONAL)
-            except CorruptDocx:
-                raise
-            except (etree.LxmlError, KeyError, ValueError) as own:
-                raise CorruptDocx(f"the document is damaged: {own}") from exc
+                return _read_python_docx(data)
+            except Exception as exc:
+                if isinstance(own, (etree.LxmlError, KeyError, ValueError)):
+                    raise CorruptDocx(f"the document is damaged: {own}") from exc
+                raise own from exc
 
 
 # -- the package, checked -----------------------------------------------------------------
 
+#: Content types of the parts the text comes from: their bytes are kept from the DTD check
+#: for the reader (parts are read once). Other XML parts are only checked.
+_TEXT_TYPES = WORD_MAIN_TYPES | frozenset(
+    f"application/vnd.openxmlformats-officedocument.wordprocessingml.{kind}+xml"
+    for kind in ("header", "footer", "footnotes", "endnotes"))
+
+
 class _Package:
     """A zip archive checked against :class:`DocxLimits`, with bounded, DTD-free XML reads."""
 
-    def __init__(self, archive: zipfile.ZipFile, limits: DocxLimits) -> None:
+    def __init__(self, archive: zipfile.ZipFile, data: bytes, limits: DocxLimits) -> None:
         self._zip = archive
+        self._data = data
         self._limits = limits
         infos = archive.infolist()
         _check_archive(infos, limits)
         self._infos = {i.filename: i for i in infos}
         self._folded = {name.lower(): name for name in self._infos}
-        if self.find("[Content_Types].xml") is None:
+        self._kept: dict[str, bytes] = {}
+        types_name = self.find("[Content_Types].xml")
+        if types_name is None:
             raise CorruptDocx("not a Word document: it has no [Content_Types].xml part")
-        self._types = self._content_types()
+        self._types = self._content_types(types_name)
         for name in self._infos:
+            if name == types_name:  # read, checked and parsed above
+                continue
             ctype = self.content_type(name)
-            if (name.lower().endswith((".xml", ".rels")) or ctype.endswith("+xml")
+            lowered = name.lower()
+            if (lowered.endswith((".xml", ".rels")) or ctype.endswith("+xml")
                     or ctype in ("application/xml", "text/xml")):
-                _refuse_dtd(name, self.read(name))
+                part = self.read(name)
+                _refuse_dtd(name, part)
+                if ctype in _TEXT_TYPES or lowered.endswith(".rels"):
+                    self._kept[name] = part
 
     def find(self, name: str) -> str | None:
         """The archive's own spelling of part ``name`` (part names are case-insensitive)."""
@@ -174,7 +199,13 @@ class _Package:
         return name if name in self._infos else self._folded.get(name.lower())
 
     def read(self, name: str) -> bytes:
+        kept = self._kept.get(name)
+        if kept is not None:
+            return kept
         info = self._infos[name]
+        data = _inflate(self._data, info)
+        if data is not None:
+            return data
         limit = self._limits.max_part
         try:
             with self._zip.open(info) as f:
@@ -199,8 +230,9 @@ class _Package:
             raise CorruptDocx(f"the document is damaged: the XML of its part {name} is broken "
                               f"({exc.msg})") from exc
 
-    def _content_types(self) -> tuple[dict[str, str], dict[str, str]]:
-        root = self.xml(self.find("[Content_Types].xml") or "")
+    def _content_types(self, name: str) -> tuple[dict[str, str], dict[str, str]]:
+        self._kept[name] = self.read(name)
+        root = self.xml(name)
         defaults: dict[str, str] = {}
         overrides: dict[str, str] = {}
         for el in root:
@@ -254,7 +286,20 @@ class _Package:
                               f"{ctype or 'none'!r}")
         return main
 
-    def root_namespace(self, name: str) -> str:
+    def main_root(self, name: str) -> tuple[str, etree._Element | CorruptDocx]:
+        """The namespace of the main part's root, and the part parsed (or why it is broken).
+
+        Parsed once, for both. Broken XML still has a namespace when its start is sound, and
+        which one decides what the error says (Strict, Transitional, not Word at all).
+        """
+        try:
+            root = self.xml(name)
+        except CorruptDocx as exc:
+            return self._root_namespace(name), exc
+        tag = root.tag if isinstance(root.tag, str) else ""
+        return (tag[1:].partition("}")[0] if tag.startswith("{") else ""), root
+
+    def _root_namespace(self, name: str) -> str:
         data = self.read(name)
         try:
             for _event, el in etree.iterparse(io.BytesIO(data), events=("start",),
@@ -266,6 +311,54 @@ class _Package:
             raise CorruptDocx(f"the document is damaged: the XML of its part {name} is broken "
                               f"({exc.msg})") from exc
         raise CorruptDocx(f"the document is damaged: its part {name} is empty")
+
+
+_LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")  # zipfile's structFileHeader
+
+
+def _inflate(data: bytes, info: zipfile.ZipInfo) -> bytes | None:
+    """Part ``info`` straight out of the archive bytes, or None if anything about it is unusual.
+
+    zipfile's reader costs tens of microseconds per part in objects and seeks, which is most of
+    the time on a small document. This does what it does for a plain stored or deflated part,
+    with the same checks (local header, name, size, CRC); on any doubt zipfile reads the part
+    instead, and says what is wrong in its own words.
+    """
+    at = info.header_offset
+    if info.flag_bits & 0x61 or at < 0 or len(data) < at + _LOCAL_HEADER.size:
+        return None  # encrypted, patched or strongly encrypted; a bad offset
+    header = _LOCAL_HEADER.unpack_from(data, at)
+    if header[0] != b"PK\x03\x04":
+        return None
+    start = at + _LOCAL_HEADER.size
+    raw_name = data[start:start + header[10]]
+    try:
+        name = raw_name.decode("utf-8" if header[3] & 0x800 else "cp437")
+    except UnicodeDecodeError:
+        return None
+    if name != info.orig_filename:
+        return None
+    start += header[10] + header[11]
+    end = start + info.compress_size
+    size = info.file_size
+    # Newer zipfiles (3.13) refuse data that runs into the next part ("Overlapped entries", a
+    # zip bomb's trick); _end_offset is where they see that next part begin.
+    next_part = getattr(info, "_end_offset", None)
+    if end > len(data) or (next_part is not None and end > next_part):
+        return None
+    if info.compress_type == zipfile.ZIP_STORED and info.compress_size == size:
+        out = data[start:end]
+    elif info.compress_type == zipfile.ZIP_DEFLATED and size:
+        inflater = zlib.decompressobj(-15)
+        try:
+            out = inflater.decompress(memoryview(data)[start:end], size + 1)
+        except zlib.error:
+            return None
+        if len(out) != size or not inflater.eof:
+            return None
+    else:
+        return None
+    return out if zlib.crc32(out) == info.CRC else None
 
 
 def _check_archive(infos: list[zipfile.ZipInfo], limits: DocxLimits) -> None:
@@ -291,7 +384,9 @@ def _check_archive(infos: list[zipfile.ZipInfo], limits: DocxLimits) -> None:
 
 
 def _refuse_dtd(name: str, data: bytes) -> None:
-    if any(marker in data for marker in _DTD_MARKERS):
+    # Every marker holds a "!" byte in every encoding; most parts have none, and one search
+    # for a single byte is far cheaper than six for the markers.
+    if b"!" in data and any(marker in data for marker in _DTD_MARKERS):
         raise CorruptDocx(f"XML part {name} declares a DTD/entities; refused")
 
 
@@ -304,6 +399,8 @@ def _secure_parser() -> etree.XMLParser:
 # -- reading text ------------------------------------------------------------------------
 
 def _read_python_docx(data: bytes) -> str:
+    """The text as python-docx finds it: the fallback, and the reference the tests hold
+    :func:`_read_own` to."""
     document = python_docx.Document(io.BytesIO(data))
     tags = _tags(W_TRANSITIONAL)
     out: list[str] = []
@@ -326,9 +423,17 @@ def _read_python_docx(data: bytes) -> str:
     return "\n".join(out)
 
 
-def _read_own(package: _Package, main: str, namespace: str) -> str:
+#: Header and footer references in python-docx's order: per section, first-page, default and
+#: even-page headers, then footers.
+_STORY_TYPES = ("first", "default", "even")
+
+
+def _read_own(package: _Package, main: str, root: etree._Element | CorruptDocx,
+              namespace: str) -> str:
+    """The text read straight from the parts, ``root`` being the main part already parsed."""
+    if isinstance(root, CorruptDocx):
+        raise root
     tags = _tags(namespace)
-    root = package.xml(main)
     body = root.find(tags.body)
     if body is None:
         raise CorruptDocx(f"the document is damaged: its part {main} has no body")
@@ -336,17 +441,22 @@ def _read_own(package: _Package, main: str, namespace: str) -> str:
     _blocks(body, tags, out)
     rels = package.rels(main)
     seen: set[str] = set()
-    for sect in root.iter(tags.sectPr):
-        refs = [el for el in sect if el.tag == tags.headerReference]
-        refs += [el for el in sect if el.tag == tags.footerReference]
-        for ref in refs:
-            rid = next((ref.get(f"{{{ns}}}id") for ns in R_NAMESPACES
-                        if ref.get(f"{{{ns}}}id")), None)
-            kind, target = rels.get(rid or "", ("", ""))
-            part = package.find(target) if kind in ("header", "footer") else None
-            if part is not None and part not in seen:
-                seen.add(part)
-                _blocks(package.xml(part), tags, out)
+    for sect in root.xpath("./w:body/w:p/w:pPr/w:sectPr | ./w:body/w:sectPr",
+                           namespaces={"w": namespace}):
+        for ref_tag in (tags.headerReference, tags.footerReference):
+            refs = [el for el in sect if el.tag == ref_tag]
+            for story_type in _STORY_TYPES:
+                # The first reference of the type counts; none: linked to the previous section.
+                ref = next((el for el in refs if el.get(tags.type_attr) == story_type), None)
+                if ref is None:
+                    continue
+                rid = next((ref.get(f"{{{ns}}}id") for ns in R_NAMESPACES
+                            if ref.get(f"{{{ns}}}id")), None)
+                kind, target = rels.get(rid or "", ("", ""))
+                part = package.find(target) if kind in ("header", "footer") else None
+                if part is not None and part not in seen:
+                    seen.add(part)
+                    _blocks(package.xml(part), tags, out)
     for kind, target in rels.values():
         part = package.find(target) if kind in ("footnotes", "endnotes") else None
         if part is not None:
@@ -372,7 +482,7 @@ class _Walk:
         self.breaks = frozenset({q("br"), q("cr")})
         self.hyphen = q("noBreakHyphen")
         self.txbx = q("txbxContent")
-        self.note_type = q("type")
+        self.type_attr = q("type")  # of a note, header or footer reference
         self.notes = frozenset({q("footnote"), q("endnote")})
         # Containers whose children are read as blocks: tables, rows, cells, content controls,
         # custom XML, tracked insertions/moves, text boxes, header/footer/note roots.
@@ -439,5 +549,5 @@ def _paragraph(p: etree._Element, tags: _Walk) -> tuple[str, list[etree._Element
 
 def _notes(root: etree._Element, tags: _Walk, out: list[str]) -> None:
     for note in root:
-        if note.tag in tags.notes and note.get(tags.note_type) in (None, "normal"):
+        if note.tag in tags.notes and note.get(tags.type_attr) in (None, "normal"):
             _blocks(note, tags, out)

@@ -46,7 +46,6 @@ import zlib
 from dataclasses import dataclass
 from functools import cache
 
-import docx as python_docx
 from lxml import etree
 
 from .common import (
@@ -400,7 +399,9 @@ def _secure_parser() -> etree.XMLParser:
 
 def _read_python_docx(data: bytes) -> str:
     """The text as python-docx finds it: the fallback, and the reference the tests hold
-    :func:`_read_own` to."""
+    :func:`_read_own` to. Imported here: the scan's workers seldom need it (0.1 s to import)."""
+    import docx as python_docx
+
     document = python_docx.Document(io.BytesIO(data))
     tags = _tags(W_TRANSITIONAL)
     out: list[str] = []

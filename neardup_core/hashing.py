@@ -95,14 +95,25 @@ def hash128_hex(text: str) -> str:
 
 
 # -- vectorised ---------------------------------------------------------------------------------
-def _splitmix64_inplace(z: np.ndarray) -> np.ndarray:
+def _splitmix64_inplace(z: np.ndarray, tmp: np.ndarray | None = None) -> np.ndarray:
+    """splitmix64 of uint64 ``z`` in place; ``tmp``, a scratch array of its shape, spares
+    three temporaries."""
+    if tmp is None:
+        tmp = np.empty_like(z)
     z += _U64_GOLDEN
-    z ^= z >> _S30
+    z ^= np.right_shift(z, _S30, out=tmp)
     z *= _U64_MIX1
-    z ^= z >> _S27
+    z ^= np.right_shift(z, _S27, out=tmp)
     z *= _U64_MIX2
-    z ^= z >> _S31
+    z ^= np.right_shift(z, _S31, out=tmp)
     return z
+
+
+def splitmix64_inplace(z: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser applied to a uint64 array in place (and returned)."""
+    if z.dtype != np.uint64:
+        raise ValueError(f"splitmix64_inplace needs uint64, got {z.dtype}")
+    return _splitmix64_inplace(z)
 
 
 def splitmix64(x: np.ndarray) -> np.ndarray:
@@ -140,23 +151,25 @@ class _Powers:
             self.high = _geometric(pow(SEGMENT_BASE, _BLOCK, 1 << 64), size)
             self.high_inv = _geometric(pow(_BASE_INV, _BLOCK, 1 << 64), size)
 
-    def times_codes(self, codes: np.ndarray) -> np.ndarray:
-        """codes[i] * BASE**i for every position i (uint64)."""
+    def times_codes(self, codes: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """codes[i] * BASE**i for every position i (uint64), into ``out`` when given."""
         n = codes.shape[0]
+        if out is None:
+            out = np.empty(n, dtype=np.uint64)
         if n <= _BLOCK:
-            return np.multiply(codes, self.low[:n], dtype=np.uint64)
+            return np.multiply(codes, self.low[:n], out=out, dtype=np.uint64)
         self._grow((n - 1 >> _BLOCK_BITS) + 1)
-        out = np.empty(n, dtype=np.uint64)
         for b, lo in enumerate(range(0, n, _BLOCK)):
             hi = min(n, lo + _BLOCK)
             np.multiply(codes[lo:hi], self.low[:hi - lo], out=out[lo:hi], dtype=np.uint64)
             out[lo:hi] *= self.high[b]
         return out
 
-    def inverse_at(self, pos: np.ndarray) -> np.ndarray:
-        """BASE**-pos for an int array of positions (uint64)."""
+    def inverse_at(self, pos: np.ndarray, top: int | None = None) -> np.ndarray:
+        """BASE**-pos for an int array of positions (uint64); ``top``: max(pos) if known."""
         out = self.low_inv[pos & (_BLOCK - 1)]
-        top = int(pos.max()) if pos.shape[0] else 0
+        if top is None:
+            top = int(pos.max()) if pos.shape[0] else 0
         if top >= _BLOCK:
             self._grow((top >> _BLOCK_BITS) + 1)
             out *= self.high_inv[pos >> _BLOCK_BITS]
@@ -197,13 +210,91 @@ def hash_segments(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np
     ends = np.asarray(ends, dtype=np.int64)
     if starts.shape[0] == 0:
         return np.empty(0, dtype=np.uint64)
+    return _hash_segments(codes, starts, ends, None)
+
+
+def hash_sorted_segments(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray
+                         ) -> np.ndarray:
+    """:func:`hash_segments` of disjoint segments given left to right (int64 ``starts`` and
+    ``ends`` both ascending), as the units of a text and the tokens of a segmenter are.
+
+    The prefix sums are taken one block of 2**16 code points at a time, relative to the
+    block's start: a segment inside a block needs no power beyond the block (half the
+    multiplies), and the running sums stay in a cache-sized buffer instead of an array of
+    8 bytes per code point. The few segments that cross a block edge are hashed apart.
+    """
+    m = starts.shape[0]
+    if m == 0:
+        return np.empty(0, dtype=np.uint64)
+    n = codes.shape[0]
+    if n <= _BLOCK:
+        return _hash_segments(codes, starts, ends, int(starts[-1]))
+    sums = np.empty(m, dtype=np.uint64)
+    buf = np.empty(_BLOCK + 1, dtype=np.uint64)
+    buf[0] = 0
+    edges = np.arange(0, n + _BLOCK, _BLOCK)
+    edges[-1] = n
+    first = np.searchsorted(starts, edges).tolist()  # segments starting in each block
+    crossing = []
+    for b in range(edges.shape[0] - 1):
+        lo, hi = int(edges[b]), int(edges[b + 1])
+        i, j = first[b], first[b + 1]
+        if i == j:
+            continue
+        # segments starting here end in order, so those ending past the block are the last ones
+        k = i + int(np.searchsorted(ends[i:j], hi, side="right"))
+        if k > i:
+            body = buf[1:hi - lo + 1]
+            np.multiply(codes[lo:hi], _POWERS.low[:hi - lo], out=body, dtype=np.uint64)
+            np.cumsum(body, out=body)
+            s_local = starts[i:k] - lo
+            part = sums[i:k]
+            np.take(buf, ends[i:k] - lo, out=part)
+            part -= np.take(buf, s_local)
+            part *= np.take(_POWERS.low_inv, s_local)
+        crossing.extend(range(k, j))
+    if crossing:
+        at = np.array(crossing)
+        cs, ce = starts[at], ends[at]
+        lengths = ce - cs
+        pieces = np.concatenate([codes[a:e] for a, e in zip(cs.tolist(), ce.tolist(),
+                                                           strict=True)])
+        cut = np.cumsum(lengths) - lengths
+        sums[at] = _polynomials(pieces, cut, cut + lengths)
+    lengths_u = (ends - starts).view(np.uint64)
+    lengths_u *= _U64_LENGTH
+    sums += lengths_u
+    return _splitmix64_inplace(sums)
+
+
+def _polynomials(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """sum(codes[s + k] * BASE**k) mod 2**64 of each segment (before length and mixing)."""
     prefix = np.empty(codes.shape[0] + 1, dtype=np.uint64)
     prefix[0] = 0
-    np.cumsum(_POWERS.times_codes(codes), out=prefix[1:])
+    body = prefix[1:]
+    _POWERS.times_codes(codes, out=body)
+    np.cumsum(body, out=body)
     sums = prefix[ends]
     sums -= prefix[starts]
-    sums *= _POWERS.inverse_at(starts)
-    sums += (ends - starts).astype(np.uint64) * _U64_LENGTH
+    return sums * _POWERS.inverse_at(starts)
+
+
+def _hash_segments(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                   top: int | None) -> np.ndarray:
+    """:func:`hash_segments` of non-empty int64 ``starts``; ``top``: their max if known."""
+    prefix = np.empty(codes.shape[0] + 1, dtype=np.uint64)
+    prefix[0] = 0
+    body = prefix[1:]
+    _POWERS.times_codes(codes, out=body)
+    np.cumsum(body, out=body)
+    sums = prefix[ends]
+    sums -= prefix[starts]
+    del prefix, body
+    sums *= _POWERS.inverse_at(starts, top)
+    lengths = ends - starts  # positive, so the uint64 view is the same numbers
+    lengths_u = lengths.view(np.uint64)
+    lengths_u *= _U64_LENGTH
+    sums += lengths_u
     return _splitmix64_inplace(sums)
 
 
@@ -219,7 +310,8 @@ def hash_partition(codes: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     ends = np.cumsum(lengths)
     if int(ends[-1]) != codes.shape[0] or int(lengths.min()) < 1:
         raise ValueError("lengths must be positive and cover the code points exactly")
-    return hash_segments(codes, ends - lengths, ends)
+    starts = ends - lengths
+    return _hash_segments(codes, starts, ends, int(starts[-1]))
 
 
 def combine_windows(hashes: np.ndarray, n: int) -> np.ndarray:
@@ -234,10 +326,11 @@ def combine_windows(hashes: np.ndarray, n: int) -> np.ndarray:
     if count <= 0:
         return np.empty(0, dtype=np.uint64)
     acc = h[:count] * _U64_COMBINE[0]
+    tmp = np.empty_like(acc)
     for j in range(1, n):
-        acc += h[j:j + count] * _U64_COMBINE[j]
+        acc += np.multiply(h[j:j + count], _U64_COMBINE[j], out=tmp)
     acc += np.uint64(n * COMBINE_COUNT & MASK64)
-    return _splitmix64_inplace(acc)
+    return _splitmix64_inplace(acc, tmp)
 
 
 def combine_at(hashes: np.ndarray, starts: np.ndarray, n: int) -> np.ndarray:

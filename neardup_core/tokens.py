@@ -40,9 +40,9 @@ from .hashing import (
     combine_hashes,
     combine_windows,
     hash_partition,
-    hash_segments,
+    hash_sorted_segments,
     segment_hash,
-    splitmix64,
+    splitmix64_inplace,
 )
 
 # -- character classes --------------------------------------------------------------------------
@@ -101,7 +101,6 @@ def _pipeline(s: str) -> str:
 @dataclass(frozen=True)
 class _Tables:
     chars: np.ndarray      # uint32 (65536,): mapped code point, _DELETE, _SPECIAL or _EXPAND + i
-    ascii: np.ndarray      # uint8 (128,): the same for ASCII, which never needs more
     classes: np.ndarray    # uint8 (65536,): char_class of each BMP code point
     expansion: np.ndarray  # uint32 (rows, MAX_EXPAND): what "…", "ß", "㎡"... become
     expansion_len: np.ndarray  # uint8 (rows,)
@@ -172,7 +171,7 @@ def _tables() -> _Tables:
         c = _categories(_all_chars(lo, hi))
         astral_format += (lo + np.flatnonzero((c[:, 0] == ord("C")) & (c[:, 1] == ord("f")))
                           ).tolist()
-    return _Tables(chars, chars[:128].astype(np.uint8), classes, expansion,
+    return _Tables(chars, classes, expansion,
                    lens[multi].astype(np.uint8), np.array(astral_format, dtype=np.uint32))
 
 
@@ -183,12 +182,15 @@ def to_codes(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
-def _from_codes(codes: np.ndarray) -> str:
+def _from_codes(codes: np.ndarray, surrogates: bool = True) -> str:
+    """The string of ``codes``; ``surrogates=False`` says none is in the surrogate range (the
+    caller knows, which saves a pass over uint16 codes)."""
     if codes.dtype == np.uint8:
-        return codes.tobytes().decode("ascii")
+        return codes.tobytes().decode("latin-1")
     if codes.dtype == np.uint16:
-        surrogate = (codes >= 0xD800) & (codes <= 0xDFFF)
-        if not surrogate.any():  # else UTF-16 would pair them up: decode as UTF-32
+        if surrogates:
+            surrogates = bool(((codes >= 0xD800) & (codes <= 0xDFFF)).any())
+        if not surrogates:  # else UTF-16 would pair them up: decode as UTF-32
             return codes.astype("<u2", copy=False).tobytes().decode("utf-16-le")
     return codes.astype("<u4", copy=False).tobytes().decode("utf-32-le", "surrogatepass")
 
@@ -224,23 +226,61 @@ def _expand(mapped: np.ndarray, t: _Tables) -> np.ndarray:
     return np.insert(mapped, where, t.expansion[row, 1:][rest])
 
 
-def _map_text(text: str, batch: bool) -> np.ndarray:
-    """Table-map ``text``; with ``batch``, NUL separates documents and maps to itself (0)."""
+@dataclass(frozen=True)
+class _FastTables:
+    """Views of :class:`_Tables` shaped for the hot paths (built once, from _tables())."""
+
+    latin: bytes              # bytes.translate table: Latin-1 -> mapped, or _LATIN_OTHER
+    latin_batch: bytes        # the same with NUL kept (the batch separator)
+    chars_batch: np.ndarray   # _Tables.chars with NUL kept
+    classes_latin: bytes      # bytes.translate table: byte -> char_class
+
+
+#: What :data:`_FastTables.latin` gives a Latin-1 character that does not map to one Latin-1
+#: character (ß, ¼, the soft hyphen...). A control character: normalised text never has one.
+_LATIN_OTHER = 1
+
+
+@functools.cache
+def _fast_tables() -> _FastTables:
     t = _tables()
-    if text.isascii():
-        raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-        mapped = np.take(t.ascii, raw)  # np.take: about twice as fast as fancy indexing
-        if batch:
-            mapped[raw == 0] = 0
-        return mapped
+    to = t.chars[:256]
+    latin = np.where(to < 256, to, _LATIN_OTHER).astype(np.uint8)
+    assert not (latin[to < 256] == _LATIN_OTHER).any()
+    latin_batch = latin.copy()
+    latin_batch[0] = 0
+    chars_batch = t.chars.copy()
+    chars_batch[0] = 0
+    chars_batch.flags.writeable = False
+    return _FastTables(latin.tobytes(), latin_batch.tobytes(), chars_batch,
+                       t.classes[:256].tobytes())
+
+
+def _map_text(text: str, batch: bool) -> np.ndarray:
+    """Table-map ``text``; with ``batch``, NUL separates documents and maps to itself (0).
+
+    The result is writable (:func:`_collapse_spaces` edits it in place).
+    """
+    t = _tables()
+    f = _fast_tables()
+    try:
+        latin = bytearray(text, "latin-1")  # fails at once on most text that is not
+    except UnicodeEncodeError:
+        latin = None
+    if latin is not None:
+        # bytes.translate: one C pass, where np.take would first widen every index to intp
+        mapped = latin.translate(f.latin_batch if batch else f.latin)
+        if _LATIN_OTHER not in mapped:
+            return np.frombuffer(mapped, dtype=np.uint8)
     raw = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    mapped = np.take(t.chars, raw, mode="clip")  # astral characters are marked just below
-    if batch:
-        mapped[raw == 0] = 0
-    astral = raw >= _BMP
-    wide = bool(astral.any())
+    # astral characters are clipped to the last BMP entry here and marked just below
+    mapped = np.take(f.chars_batch if batch else t.chars, raw, mode="clip")
+    wide = bool(raw.shape[0]) and int(raw.max()) >= _BMP
     if wide:
-        mapped[astral] = _SPECIAL
+        mapped[raw >= _BMP] = _SPECIAL
+    # every marker is >= _DELETE: one max() tells whether any of the rare paths is needed
+    if not raw.shape[0] or int(mapped.max()) < _DELETE:
+        return mapped if wide else mapped.astype(np.uint16)
     special = np.flatnonzero(mapped == _SPECIAL)
     if special.size:
         newlines = np.flatnonzero((raw == 10) | (raw == 0) if batch else raw == 10)
@@ -264,26 +304,68 @@ def _map_text(text: str, batch: bool) -> np.ndarray:
     return mapped if wide else mapped.astype(np.uint16)
 
 
+#: Steps :func:`_run_starts` walks back one position at a time before searching instead.
+_WALK_STEPS = 4
+
+
+def _run_starts(ws: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """First index of the whitespace run holding each of ``pos`` (whitespace positions).
+
+    The runs that need it (spaces before a line break, the ends of documents) are short, so a
+    few vectorised steps back settle nearly all; the rest search the list of all run starts.
+    """
+    out = pos.copy()
+    todo = np.arange(pos.shape[0])
+    for _ in range(_WALK_STEPS):
+        p = out[todo]
+        more = p > 0
+        more[more] = ws[p[more] - 1]
+        if not more.any():
+            return out
+        todo = todo[more]
+        out[todo] -= 1
+    firsts = np.flatnonzero(ws[1:] & ~ws[:-1]) + 1
+    if ws[0]:
+        firsts = np.concatenate(([0], firsts))
+    p = out[todo]
+    out[todo] = firsts[np.searchsorted(firsts, p, side="right") - 1]
+    return out
+
+
 def _collapse_spaces(c: np.ndarray) -> np.ndarray:
     """Each run of spaces/newlines becomes one "\\n" if it holds a newline, else one " "; runs
     at either end of the text or next to a document separator (0) go. So lines are stripped and
-    blank lines dropped. Modifies ``c`` in place."""
+    blank lines dropped. May modify ``c`` in place.
+
+    Every run keeps its first character, so the keep mask is "not whitespace after
+    whitespace", computed on the whole array in two passes; only the few runs that need more
+    (a newline not first in its run, the ends of documents) are looked at one by one.
+    """
     ws = (c == 32) | (c == 10)
-    idx = np.flatnonzero(ws)
-    if idx.size == 0:
-        return c
-    breaks = np.flatnonzero(np.diff(idx) != 1) + 1
-    run_first = np.concatenate(([0], breaks))
-    first = idx[run_first]
-    last = idx[np.concatenate((breaks, [idx.size])) - 1]
-    newline = np.logical_or.reduceat(c[idx] == 10, run_first)
     n = c.shape[0]
-    edge = (first == 0) | (last == n - 1)
-    edge |= c[np.maximum(first - 1, 0)] == 0
-    edge |= c[np.minimum(last + 1, n - 1)] == 0
-    keep = ~ws
-    keep[first[~edge]] = True
-    c[first] = np.where(newline, 10, 32)
+    if n == 0 or not ws.any():
+        return c
+    keep = np.empty(n, dtype=bool)
+    np.logical_and(ws[1:], ws[:-1], out=keep[1:])
+    np.logical_not(keep[1:], out=keep[1:])
+    keep[0] = not ws[0]
+    # a run holding a newline that is not its first character: its first becomes "\n"
+    nl = np.flatnonzero(c == 10)
+    if nl.shape[0]:
+        late = nl[nl > 0]
+        late = late[c[late - 1] == 32]  # the first newline of its run, after spaces
+        if late.shape[0]:
+            c[_run_starts(ws, late - 1)] = 10
+    # runs touching the end of the text or a separator go (the start of the text is done)
+    seps = np.flatnonzero(c == 0)
+    after = seps + 1
+    after = after[after < n]
+    keep[after[ws[after]]] = False
+    before = np.concatenate((seps - 1, [n - 1]))
+    before = before[before >= 0]
+    before = before[ws[before]]
+    if before.shape[0]:
+        keep[_run_starts(ws, before)] = False
     return c[keep]
 
 
@@ -297,22 +379,33 @@ def normalize_many(texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
 
     One pass over the whole batch: per-call overhead, not characters, is what costs most for
     small files, so a scan normalises (and fingerprints) documents in batches.
-    Codes are uint8 when ASCII, uint16 within the BMP, else uint32.
+    Codes are uint8 when all are below 256 (ASCII, Latin-1), uint16 within the BMP, else
+    uint32.
     """
+    docs, codes, _ = normalize_joined(texts)
+    return docs, codes
+
+
+def normalize_joined(texts: Sequence[str]) -> tuple[list[str], np.ndarray, str]:
+    """:func:`normalize_many` plus the normalised texts joined by NUL as one string (the
+    fingerprint hashes it, and splitting it is how the documents were made anyway)."""
     if not texts:
-        return [], np.empty(0, dtype=np.uint8)
+        return [], np.empty(0, dtype=np.uint8), ""
     batch = len(texts) > 1
     joined = (SEPARATOR.join([t.replace("\x00", "\x01") if "\x00" in t else t for t in texts])
               if batch else texts[0])
     if not joined:
-        return [""] * len(texts), np.empty(0, dtype=np.uint8)
+        return [""] * len(texts), np.empty(0, dtype=np.uint8), SEPARATOR * (len(texts) - 1)
     codes = _collapse_spaces(_map_text(joined, batch))
-    if codes.dtype != np.uint8 and codes.shape[0] and int(codes.max()) < 128:
-        codes = codes.astype(np.uint8)
-    out = _from_codes(codes)
+    top = 0
+    if codes.dtype != np.uint8 and codes.shape[0]:
+        top = int(codes.max())
+        if top < 256:
+            codes = codes.astype(np.uint8)
+    out = _from_codes(codes, surrogates=top >= 0xD800)
     docs = out.split(SEPARATOR) if batch else [out]
     assert len(docs) == len(texts)
-    return docs, codes
+    return docs, codes, out
 
 
 def normalize_codes(text: str) -> tuple[str, np.ndarray]:
@@ -386,7 +479,10 @@ def shingle_hash(shingle: str) -> int:
 def classify(codes: np.ndarray) -> np.ndarray:
     """:func:`char_class` of every code point, as uint8."""
     table = _tables().classes
-    if codes.dtype in (np.uint8, np.uint16):
+    if codes.dtype == np.uint8:  # bytes.translate: no intp copy of the indices
+        return np.frombuffer(codes.tobytes().translate(_fast_tables().classes_latin),
+                             dtype=np.uint8)
+    if codes.dtype == np.uint16:
         return np.take(table, codes)
     big = codes >= _BMP
     out = np.take(table, codes, mode="clip")
@@ -428,19 +524,25 @@ def analyse_codes(codes: np.ndarray, docs: int = 1) -> Analysis:
     """Units of normalised code points; with ``docs`` > 1, NUL (0) separates documents."""
     cls = classify(codes)
     w = cls == WORD
-    c = cls == CJK
-    has_cjk = bool(c.any())
+    # Latin-1 has no CJK characters; otherwise look
+    c = cls == CJK if codes.dtype != np.uint8 else None
+    has_cjk = c is not None and bool(c.any())
     edge = np.zeros(w.shape[0] + 1, dtype=bool)  # edge[i]: w changes between i - 1 and i
     edge[1:-1] = w[1:] != w[:-1]
     if w.shape[0]:
         edge[0] = w[0]
         edge[-1] = w[-1]
-    is_start = w & edge[:-1]
-    is_end = w & edge[1:]
-    if has_cjk:
+    if c is not None and has_cjk:
+        is_start = w & edge[:-1]
+        is_end = w & edge[1:]
         is_start |= c
         is_end |= c
-    starts = np.flatnonzero(is_start)
+        starts = np.flatnonzero(is_start)
+    else:
+        # words alone: their edges alternate start, end, start, end...
+        bounds = np.flatnonzero(edge)
+        starts = np.ascontiguousarray(bounds[0::2])
+        ends = np.ascontiguousarray(bounds[1::2])
     if docs > 1:
         seps = np.flatnonzero(codes == 0)
         if seps.shape[0] != docs - 1:
@@ -450,11 +552,11 @@ def analyse_codes(codes: np.ndarray, docs: int = 1) -> Analysis:
         seps = np.empty(0, np.int64)
         unit_docs = np.broadcast_to(np.zeros(1, np.int64), starts.shape)  # no memory per unit
     if not has_cjk:
-        ends = np.flatnonzero(is_end) + 1
-        return Analysis(codes, cls, starts, hash_segments(codes, starts, ends),
+        return Analysis(codes, cls, starts, hash_sorted_segments(codes, starts, ends),
                         np.zeros(starts.shape[0], dtype=bool), unit_docs, docs, seps)
     # CJK units: a table lookup per character beats prefix sums; words (few, in CJK text):
     # prefix sums over their characters alone
+    assert c is not None
     unit_cjk = c[starts]
     hashes = char_hashes(codes[starts])
     if not unit_cjk.all():
@@ -588,6 +690,8 @@ def chinese_words(a: Analysis, segmenter: Segmenter) -> tuple[np.ndarray, np.nda
     batch; it splits blocks at non-CJK characters anyway, so this is the same as cutting each
     run on its own.
     """
+    if a.codes.dtype == np.uint8:  # Latin-1: no CJK character
+        return np.empty(0, np.uint64), np.empty(0, np.int64), np.empty(0, np.int64)
     cjk = a.classes == CJK
     if not cjk.any():
         return np.empty(0, np.uint64), np.empty(0, np.int64), np.empty(0, np.int64)
@@ -598,16 +702,21 @@ def chinese_words(a: Analysis, segmenter: Segmenter) -> tuple[np.ndarray, np.nda
     gap = ~cjk[idx]
     sub[gap] = 32
     lengths = _token_lengths(sub, gap, segmenter)
-    hashes = hash_partition(sub, lengths)
-    starts = np.cumsum(lengths) - lengths
-    keep = ~gap[starts]
-    return hashes[keep], lengths[keep], idx[starts[keep]]
+    ends = np.cumsum(lengths)
+    if int(ends[-1]) != sub.shape[0] or int(lengths.min()) < 1:
+        raise ValueError("segmenter tokens must be non-empty and cover the text exactly")
+    starts = ends - lengths
+    keep = ~gap[starts]  # the separators come back as tokens of their own
+    starts = starts[keep]
+    return (hash_sorted_segments(sub, starts, ends[keep]), lengths[keep], idx[starts])
 
 
-#: Characters given to the segmenter per call. Its tokens are Python strings (~80 bytes each),
-#: so a long document is cut in pieces at run boundaries, which changes nothing: the segmenter
-#: splits blocks there anyway.
-SEGMENT_PIECE = 1 << 20
+#: Characters given to the segmenter per call. A long text is cut in pieces at run
+#: boundaries, which changes nothing (the segmenter splits blocks there anyway), and pieces
+#: this size are cut faster than one long string: rjieba went from 16 to 22 MB/s of Chinese
+#: text (its working memory stays in cache), and the token strings of one piece are freed
+#: before the next is cut.
+SEGMENT_PIECE = 1 << 15
 
 
 def _token_lengths(sub: np.ndarray, gap: np.ndarray, segmenter: Segmenter) -> np.ndarray:
@@ -621,7 +730,8 @@ def _token_lengths(sub: np.ndarray, gap: np.ndarray, segmenter: Segmenter) -> np
     out = []
     for lo, hi in itertools.pairwise(cuts):
         if hi > lo:
-            tokens = segmenter.cut(_from_codes(sub[lo:hi]))
+            # CJK characters and spaces only: never a surrogate
+            tokens = segmenter.cut(_from_codes(sub[lo:hi], surrogates=False))
             out.append(np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens)))
     return np.concatenate(out)
 
@@ -677,13 +787,75 @@ def idf_of(hashes: np.ndarray) -> np.ndarray:
 
 def idf_of_ids(ids: np.ndarray) -> np.ndarray:
     """:func:`idf_of` by feature id (the top FEATURE_BITS bits of the word hash)."""
-    keys, values, median = idf_table()
-    out = np.full(ids.shape[0], median, dtype=np.float32)
-    if keys.shape[0] and ids.shape[0]:
-        pos = np.minimum(np.searchsorted(keys, ids), keys.shape[0] - 1)
-        found = keys[pos] == ids
-        out[found] = values[pos[found]]
+    keys, _, median = idf_table()
+    ids = np.asarray(ids, dtype=np.uint64)
+    if not keys.shape[0] or not ids.shape[0]:
+        return np.full(ids.shape[0], median, dtype=np.float32)
+    h = _idf_hash()
+    # linear probing, all ids at once: the ids still looking move one slot on per step
+    pos = (ids & h.mask).view(np.int64)
+    found = np.take(h.keys, pos)
+    hit = found == ids
+    out = np.where(hit, np.take(h.values, pos), np.float32(median))
+    more = np.flatnonzero(~hit & (found != _NO_ID))
+    pos = pos[more]
+    for _ in range(h.longest):
+        if not more.shape[0]:
+            break
+        pos += 1
+        pos &= h.mask_int
+        found = np.take(h.keys, pos)
+        hit = found == ids[more]
+        out[more[hit]] = np.take(h.values, pos[hit])
+        keep = ~hit & (found != _NO_ID)
+        more, pos = more[keep], pos[keep]
     return out
+
+
+#: Marks an empty slot of the idf hash table (ids have FEATURE_BITS < 63 bits).
+_NO_ID = np.uint64(1 << 63)
+
+
+@dataclass(frozen=True)
+class _IdfHash:
+    keys: np.ndarray     # uint64 (size,): a feature id or _NO_ID
+    values: np.ndarray   # float32 (size,): its idf
+    mask: np.uint64      # size - 1
+    mask_int: int
+    longest: int         # the furthest any id sits from its home slot
+
+
+@functools.cache
+def _idf_hash() -> _IdfHash:
+    """jieba's idf table as an open-addressing hash table (home slot: the id's low bits).
+
+    Features come grouped by document, so their ids are in no useful order: a binary search
+    per id would jump around the 2 MB sorted table (three times slower), where this is one or
+    two gathers. Built once per process (about 0.1 s, 12 MB), all ids at a time.
+    """
+    keys, values, _ = idf_table()
+    size = 1 << max(10, (2 * keys.shape[0] - 1).bit_length())  # at most half full
+    mask = size - 1
+    table = np.full(size, _NO_ID, dtype=np.uint64)
+    vals = np.zeros(size, dtype=np.float32)
+    pos = (keys & np.uint64(mask)).astype(np.int64)
+    todo = np.arange(keys.shape[0])
+    steps = 0
+    while todo.shape[0]:
+        p = pos[todo]
+        free = table[p] == _NO_ID
+        claim, first = np.unique(p[free], return_index=True)  # one id per free slot
+        won = todo[free][first]
+        table[claim] = keys[won]
+        vals[claim] = values[won]
+        placed = np.zeros(keys.shape[0], dtype=bool)
+        placed[won] = True
+        todo = todo[~placed[todo]]
+        pos[todo] = (pos[todo] + 1) & mask
+        steps += 1
+    for a in (table, vals):
+        a.flags.writeable = False
+    return _IdfHash(table, vals, np.uint64(mask), mask, max(0, steps - 1))
 
 
 @functools.cache
@@ -708,25 +880,55 @@ def _is_stop_id(ids: np.ndarray) -> np.ndarray:
 
 
 def _sublinear_tf(counts: np.ndarray) -> np.ndarray:
+    """1 + log(count) for positive int counts, as float64."""
+    table = _tf_table()
+    if counts.shape[0] and int(counts.max()) < table.shape[0]:
+        return np.take(table, counts)  # the same numbers, without a log per feature
+    return _log_tf(counts)
+
+
+def _log_tf(counts: np.ndarray) -> np.ndarray:
     return 1.0 + np.log(counts.astype(np.float64))
 
 
-#: Features are grouped per document by sorting (feature id << DOC_BITS | document), where the
-#: id is the top FEATURE_BITS bits of the word or bigram hash; the id, re-mixed, is the 64-bit
+@functools.cache
+def _tf_table() -> np.ndarray:
+    """_log_tf of 0..4095 (entry 0 is never used), computed by the same numpy call."""
+    t = np.ones(1 << 12, dtype=np.float64)
+    t[1:] = _log_tf(np.arange(1, 1 << 12, dtype=np.int64))
+    t.flags.writeable = False
+    return t
+
+
+#: Features are grouped per document by sorting (document << FEATURE_BITS | feature id), where
+#: the id is the top FEATURE_BITS bits of the word or bigram hash; the id, re-mixed, is the 64-bit
 #: hash SimHash votes with. Two distinct features of one document share an id with probability
 #: about n**2 / 2**41: once in 200 documents of 100,000 distinct features, and then they merely
-#: count as one. Sorting by id first also makes idf lookups walk jieba's table in order.
+#: count as one. Sorting by document first keeps each document's features together, which
+#: is what SimHash's vote counting wants (its tallies for one document stay in cache).
 FEATURE_BITS = 40
 DOC_BITS = 64 - FEATURE_BITS  # documents per batch: up to 2**24
 _ID_SHIFT = np.uint64(DOC_BITS)
-_DOC_MASK = np.uint64((1 << DOC_BITS) - 1)
+_FEATURE_SHIFT = np.uint64(FEATURE_BITS)
+_ID_MASK = np.uint64((1 << FEATURE_BITS) - 1)
 
 
 def _counted(doc: np.ndarray, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(document, feature id, count) of each distinct feature of each document, by id."""
-    key = ((hashes >> _ID_SHIFT) << _ID_SHIFT) | doc.astype(np.uint64)
-    u, counts = np.unique(key, return_counts=True)
-    return (u & _DOC_MASK).astype(np.int64), u >> _ID_SHIFT, counts
+    """(document, feature id, count) of each distinct feature of each document, by document
+    and then id."""
+    key = np.left_shift(np.asarray(doc, dtype=np.int64).view(np.uint64), _FEATURE_SHIFT)
+    key |= hashes >> _ID_SHIFT
+    key.sort()
+    n = key.shape[0]
+    if n == 0:
+        return np.empty(0, np.int64), key, np.empty(0, np.int64)
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(key[1:], key[:-1], out=new[1:])
+    first = np.flatnonzero(new)
+    counts = np.diff(first, append=n)
+    u = key[first]
+    return (u >> _FEATURE_SHIFT).astype(np.int64), u & _ID_MASK, counts
 
 
 def pairs(doc: np.ndarray, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -754,9 +956,12 @@ def word_streams(a: Analysis, segmenter: Segmenter) -> WordStreams:
     if a.docs > 1 << DOC_BITS:
         raise ValueError(f"at most {1 << DOC_BITS} documents per batch, got {a.docs}")
     zh, zh_len, zh_pos = chinese_words(a, segmenter)
-    words = ~a.cjk
-    other = a.hashes[words]
-    return WordStreams(zh, a.doc_of(zh_pos), zh_len > 1, other, a.unit_docs[words],
+    if a.cjk.any():
+        words = ~a.cjk
+        other, other_doc = a.hashes[words], a.unit_docs[words]
+    else:  # no CJK character: every unit is a word
+        other, other_doc = a.hashes, a.unit_docs
+    return WordStreams(zh, a.doc_of(zh_pos), zh_len > 1, other, other_doc,
                        ~_is_stop_id(other >> _ID_SHIFT))
 
 
@@ -779,7 +984,8 @@ def feature_weights(kind: str, ids: np.ndarray, counts: np.ndarray) -> np.ndarra
 
 def count_features(doc: np.ndarray, hashes: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(document, feature id, count) of each distinct feature of each document, by id."""
+    """(document, feature id, count) of each distinct feature of each document, by document
+    and then id."""
     return _counted(doc, hashes)
 
 
@@ -804,8 +1010,8 @@ def word_features_many(a: Analysis, segmenter: Segmenter
             weights.append(feature_weights(kind, f, cnt))
     if not docs:
         return np.empty(0, np.int64), np.empty(0, np.uint64), np.empty(0, np.float32)
-    return (np.concatenate(docs), splitmix64(np.concatenate(ids)),
-            np.concatenate(weights).astype(np.float32))
+    return (np.concatenate(docs), splitmix64_inplace(np.concatenate(ids)),
+            np.concatenate(weights, dtype=np.float32))
 
 
 def word_features(normalized: str | Analysis, segmenter: Segmenter
@@ -851,6 +1057,7 @@ __all__ = [
     "lines",
     "normalize",
     "normalize_codes",
+    "normalize_joined",
     "normalize_many",
     "pairs",
     "shingle_hash",

@@ -269,6 +269,10 @@ def test_unicode_text_round_trips(text: str, codec: str) -> None:
     assume("\x1b" not in text and "~{" not in text)  # 7-bit escape encodings are detected
     # Without a BOM, NUL bytes mean UTF-16/32 or binary: "0\x00" *is* "0" in UTF-16 LE.
     assume(codec != "utf-8" or "\x00" not in text)
+    # UTF-16 LE of a text that starts with U+0000 begins FF FE 00 00, which is also the UTF-32
+    # LE byte-order mark: the bytes mean both, and the decoder's reading (UTF-32, whose BOM is
+    # the longer match) is as right as the other. No document starts with a NUL character.
+    assume(codec != "utf-16" or not text.startswith("\x00"))
     try:
         decoded = decode_bytes(text.encode(codec))
     except BinaryContent:

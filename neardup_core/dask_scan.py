@@ -317,6 +317,8 @@ class _DaskRun(RunStages):
             self._await(list(owner), finished)
         except ScanCancelled:
             self._mark_cancelled("while reading files")
+        if self.cancel.cancelled:  # asked while the last batches came in: still while reading
+            self._mark_cancelled("while reading files")
         out: list[_Batch] = []
         for b in top:  # walk order; batches not read before a cancel are left out
             out.extend(p for p in (b.parts or [b]) if p.meta is not None)

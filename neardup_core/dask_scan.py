@@ -262,7 +262,7 @@ class _DaskRun(RunStages):
                             notes=tuple(self.notes), stats=self.stats)
         self.emit(Stage.GROUP, 0, 1, "Grouping")
         t = time.monotonic()
-        _ = result.groups
+        _ = result.group_table
         self.stats["seconds_group"] = round(time.monotonic() - t, 4)
         self.emit(Stage.GROUP, 1, 1, "")
         self.emit(Stage.DONE, 1, 1, "")

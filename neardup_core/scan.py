@@ -555,9 +555,10 @@ class _Run(RunStages):
         if n_clusters < BOILERPLATE_MIN_DOCS:
             return fps
         need = max(BOILERPLATE_MIN_DOCS, math.ceil(share * n_clusters))
-        lines = [unique_sorted(fp.line_hashes) for fp in fps]
-        cl = np.concatenate([np.full(x.size, label[i], np.int64) for i, x in enumerate(lines)])
-        allv = np.concatenate(lines)
+        # a line repeated within a document, or within a cluster, is one vote (made distinct below)
+        sizes = np.fromiter((fp.line_hashes.size for fp in fps), dtype=np.int64, count=n_docs)
+        cl = np.repeat(label.astype(np.int64), sizes)
+        allv = np.concatenate([fp.line_hashes for fp in fps])
         if allv.size == 0:
             return fps
         # one vote per (cluster, line): sort by line then cluster, keep distinct rows, count
@@ -640,7 +641,7 @@ class _Run(RunStages):
                             notes=tuple(self.notes), stats=self.stats)
         self.emit(Stage.GROUP, 0, 1, "Grouping")
         t = time.monotonic()
-        _ = result.groups  # computed here, in the scanning thread, not in the GUI's
+        _ = result.group_table  # computed here, in the scanning thread, not in the GUI's
         self.stats["seconds_group"] = round(time.monotonic() - t, 4)
         self.emit(Stage.GROUP, 1, 1, "")
         self.emit(Stage.DONE, 1, 1, "")

@@ -26,12 +26,14 @@ import functools
 import importlib.util
 import itertools
 import logging
+import os
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import xxhash
 
 from .arrays import unique_sorted
 from .hashing import (
@@ -761,16 +763,61 @@ def _idf_path() -> Path | None:
     return path if path.is_file() else None
 
 
+#: Bumped whenever what :func:`idf_table` computes from jieba's file changes (hashing, ids).
+IDF_CACHE_VERSION = 1
+
+
+def _idf_cache_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("neardup"))
+
+
+def _idf_cache_file(path: Path) -> Path:
+    st = path.stat()
+    key = f"{IDF_CACHE_VERSION}|{FEATURE_BITS}|{path}|{st.st_size}|{st.st_mtime_ns}"
+    return _idf_cache_dir() / f"idf-{xxhash.xxh3_64_hexdigest(key.encode('utf-8'))}.npz"
+
+
 @functools.cache
 def idf_table() -> tuple[np.ndarray, np.ndarray, float]:
     """jieba's IDF table as (sorted feature ids of the words, float32 idf, median idf).
 
-    Loaded once per process (about 0.2 s); a batch's words are then looked up with one
-    ``searchsorted``. Without jieba's file every word gets the same idf, 1.0.
+    Loaded once per process; a batch's words are then looked up at once. Parsing and hashing
+    jieba's 270,000 words takes about 0.3 s, which every worker process and every small CLI
+    scan would pay, so the arrays are kept in the user's cache folder, keyed by the file's
+    path, size and mtime (a new jieba gives a new key). Without jieba's file every word gets the
+    same idf, 1.0.
     """
     path = _idf_path()
     if path is None:
         return np.empty(0, np.uint64), np.empty(0, np.float32), 1.0
+    try:
+        cached = _idf_cache_file(path)
+        with np.load(cached, allow_pickle=False) as z:
+            ids, values, median = z["ids"], z["values"], float(z["median"])
+        if ids.dtype == np.uint64 and values.dtype == np.float32 and ids.shape == values.shape:
+            return ids, values, median
+    except (OSError, ValueError, KeyError, EOFError):
+        pass  # not cached yet, or unreadable: computed below
+    ids, values, median = _parse_idf(path)
+    _store_idf(path, ids, values, median)
+    return ids, values, median
+
+
+def _store_idf(path: Path, ids: np.ndarray, values: np.ndarray, median: float) -> None:
+    """Best effort: a read-only or full disk only costs the next process the parse."""
+    try:
+        target = _idf_cache_file(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f"{target.stem}.{os.getpid()}.tmp.npz")
+        np.savez(tmp, ids=ids, values=values, median=np.float64(median))
+        os.replace(tmp, target)
+    except OSError:
+        pass
+
+
+def _parse_idf(path: Path) -> tuple[np.ndarray, np.ndarray, float]:
     parts = path.read_text(encoding="utf-8").split()
     words = parts[0::2]
     values = np.fromiter(map(float, parts[1::2]), dtype=np.float64, count=len(words))

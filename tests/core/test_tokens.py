@@ -346,3 +346,51 @@ def test_batch_features_equal_per_document(texts: list[str]) -> None:
         one_h, one_w = word_features(d, seg)
         assert dict(zip(h[doc == i].tolist(), w[doc == i].tolist(), strict=True)) == dict(
             zip(one_h.tolist(), one_w.tolist(), strict=True))
+
+
+def test_idf_table_is_kept_in_the_cache_folder_and_reread(tmp_path, monkeypatch):
+    from neardup_core import tokens
+
+    if tokens._idf_path() is None:
+        pytest.skip("jieba's idf file is not installed")
+    monkeypatch.setattr(tokens, "_idf_cache_dir", lambda: tmp_path)
+    tokens.idf_table.cache_clear()
+    try:
+        first = tokens.idf_table()
+        [stored] = list(tmp_path.glob("idf-*.npz"))
+
+        def no_parse(path):
+            raise AssertionError("parsed again although the cache file is there")
+
+        monkeypatch.setattr(tokens, "_parse_idf", no_parse)
+        tokens.idf_table.cache_clear()
+        again = tokens.idf_table()
+        assert np.array_equal(first[0], again[0]) and np.array_equal(first[1], again[1])
+        assert first[2] == again[2] and again[0].dtype == np.uint64
+        # a damaged cache file is parsed again (and replaced), never trusted
+        stored.write_bytes(b"not an npz file")
+        monkeypatch.undo()
+        monkeypatch.setattr(tokens, "_idf_cache_dir", lambda: tmp_path)
+        tokens.idf_table.cache_clear()
+        third = tokens.idf_table()
+        assert np.array_equal(first[0], third[0])
+        with np.load(stored) as z:
+            assert np.array_equal(z["ids"], first[0])
+    finally:
+        tokens.idf_table.cache_clear()
+
+
+def test_an_unwritable_cache_folder_only_costs_the_parse(tmp_path, monkeypatch):
+    from neardup_core import tokens
+
+    if tokens._idf_path() is None:
+        pytest.skip("jieba's idf file is not installed")
+    blocker = tmp_path / "file"
+    blocker.write_bytes(b"x")
+    monkeypatch.setattr(tokens, "_idf_cache_dir", lambda: blocker / "sub")
+    tokens.idf_table.cache_clear()
+    try:
+        ids, values, median = tokens.idf_table()
+        assert ids.size == values.size > 100_000 and median > 0
+    finally:
+        tokens.idf_table.cache_clear()

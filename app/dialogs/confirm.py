@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -37,8 +38,10 @@ class Confirmation:
 
 def similar_not_identical(plan: ActionPlan, result: ScanResult) -> bool:
     """Whether any file in the plan belongs to a group whose members differ in text."""
-    docs = {it.doc for it in plan.items}
-    return any(not g.exact and any(m.doc in docs for m in g.members) for g in result.groups)
+    docs = np.fromiter((it.doc for it in plan.items), dtype=np.int64)
+    table = result.group_table  # flat arrays: no object per member, however large the result
+    hit = np.isin(table.members, docs)
+    return bool((hit & ~table.exact[table.group_of]).any())
 
 
 class ConfirmActionDialog(QDialog):

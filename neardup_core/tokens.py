@@ -22,6 +22,7 @@ stage as one array, so a thousand small files cost about what one large file doe
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import itertools
@@ -807,14 +808,17 @@ def idf_table() -> tuple[np.ndarray, np.ndarray, float]:
 
 def _store_idf(path: Path, ids: np.ndarray, values: np.ndarray, median: float) -> None:
     """Best effort: a read-only or full disk only costs the next process the parse."""
+    tmp: Path | None = None
     try:
         target = _idf_cache_file(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f"{target.stem}.{os.getpid()}.tmp.npz")
         np.savez(tmp, ids=ids, values=values, median=np.float64(median))
-        os.replace(tmp, target)
+        os.replace(tmp, target)  # whole or not at all, whatever other processes do meanwhile
     except OSError:
-        pass
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 def _parse_idf(path: Path) -> tuple[np.ndarray, np.ndarray, float]:

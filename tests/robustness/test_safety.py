@@ -51,6 +51,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "puts a complete report over the path the user chose to write it to",
     ("neardup_core/report.py", "atomic_open", "os.unlink"):
         "removes the report's own temporary file after a failed write",
+    ("neardup_core/tokens.py", "_store_idf", "os.replace"):
+        "puts neardup's own IDF cache file (in its cache folder) in place, whole",
+    ("neardup_core/tokens.py", "_store_idf", "os.unlink"):
+        "removes the IDF cache's own temporary file after a failed write",
 }
 
 

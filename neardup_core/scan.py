@@ -110,24 +110,30 @@ class _Workers:
             self._starting.start()
 
     def _start(self) -> None:
-        if self.method == "forkserver":
-            prestart()
-        ctx = multiprocessing.get_context(self.method)
-        pool = ProcessPoolExecutor(max_workers=self.count, mp_context=ctx)
-        self.pools += 1
-        self._warm = [pool.submit(warm_up, self.settings) for _ in range(self.count)]
-        self.pool = pool
+        try:
+            if self.method == "forkserver":
+                prestart()
+            ctx = multiprocessing.get_context(self.method)
+            pool = ProcessPoolExecutor(max_workers=self.count, mp_context=ctx)
+            self.pools += 1
+            self._warm = [pool.submit(warm_up, self.settings) for _ in range(self.count)]
+            self.pool = pool
+        except OSError as exc:  # no processes here (a sandbox, a process limit): read in-process
+            # (Not RuntimeError: that is a worker importing an unguarded script, which must fail
+            # as Python makes it fail, not scan the folder a second time.)
+            self.unavailable = f"{type(exc).__name__}: {exc}"
+            self.pool = None
 
     def _started(self) -> None:
         if self._starting is not None:
             self._starting.join()
             self._starting = None
 
-    def get(self) -> ProcessPoolExecutor:
+    def get(self) -> ProcessPoolExecutor | None:
+        """The pool, started if need be; None when worker processes cannot be started."""
         self._started()
-        if self.pool is None:
+        if self.pool is None and self.unavailable is None:
             self._start()
-        assert self.pool is not None
         return self.pool
 
     def failed_to_start(self) -> bool:
@@ -272,6 +278,7 @@ class _Run(RunStages):
         self._looked = 0          # entries already looked up in the cache during the walk
         self._todo: list[FileEntry] = []  # ... and those of them it did not hold
         self._todo_bytes = 0
+        self._told_no_workers = False
 
     def execute(self) -> ScanResult:
         self._open_cache()
@@ -310,7 +317,8 @@ class _Run(RunStages):
             if e.path not in hits:
                 self._todo.append(e)
                 self._todo_bytes += e.size
-        if not self.workers.started and not self._inprocess(len(self._todo), self._todo_bytes):
+        if not self.workers.started and self.workers.unavailable is None and \
+                not self._inprocess(len(self._todo), self._todo_bytes):
             self.workers.start()
 
     def _same_content(self, misses: list[FileEntry]) -> dict[str, CacheEntry]:
@@ -343,7 +351,7 @@ class _Run(RunStages):
     def _inprocess(self, files: int, nbytes: int) -> bool:
         """Too little to read for worker processes to pay for their start."""
         return (self.opt.workers == 1 or files <= INPROCESS_MAX_FILES
-                or nbytes <= INPROCESS_MAX_BYTES or self.workers.unavailable is not None)
+                or nbytes <= INPROCESS_MAX_BYTES)
 
     # -- cache ----------------------------------------------------------------------------------
     def _open_cache(self) -> None:
@@ -404,8 +412,12 @@ class _Run(RunStages):
         if not todo:
             return out
         nbytes = sum(e.size for e in todo)
-        if self.workers.unavailable is not None or (
-                not self.workers.started and self._inprocess(len(todo), nbytes)):
+        if not self.workers.started and self.workers.unavailable is None and \
+                self._inprocess(len(todo), nbytes):
+            self._run_here(todo, drop_lines, stage, done0, total, verb, out)
+            return out
+        if self.workers.get() is None:
+            self._note_no_workers()
             self._run_here(todo, drop_lines, stage, done0, total, verb, out)
             return out
 
@@ -427,8 +439,15 @@ class _Run(RunStages):
                 self.notes.append(f"Worker processes kept failing as they started; "
                                   f"{len(left)} files were not read.")
                 break
+            pool = self.workers.get()
+            if pool is None:
+                left = list(suspects) + [e for b in queue for e in b]
+                queue.clear()
+                suspects.clear()
+                self._note_no_workers()
+                self._run_here(left, drop_lines, stage, done, total, verb, out)
+                break
             try:
-                pool = self.workers.get()
                 while (queue or suspects or inflight) and not self.cancel.cancelled:
                     if suspects:
                         if not inflight:
@@ -478,11 +497,7 @@ class _Run(RunStages):
                         [e for b in queue for e in b]
                     queue.clear()
                     suspects.clear()
-                    self.notes.append(
-                        f"Worker processes could not start ({self.workers.unavailable}), so "
-                        f"the files were read in the scan's own process, more slowly. From a "
-                        f"Python script, call the scan under 'if __name__ == \"__main__\":' "
-                        f"so that workers can start.")
+                    self._note_no_workers(script_hint=True)
                     self._run_here(left, drop_lines, stage, done, total, verb, out)
                     break
                 dead_pools = 0 if returned else dead_pools + 1
@@ -501,6 +516,15 @@ class _Run(RunStages):
         if self.cancel.cancelled:
             self._mark_cancelled(f"while {verb.lower()} files")
         return out
+
+    def _note_no_workers(self, *, script_hint: bool = False) -> None:
+        if self._told_no_workers:
+            return
+        self._told_no_workers = True
+        hint = (" From a Python script, call the scan under 'if __name__ == \"__main__\":' so "
+                "that workers can start.") if script_hint else ""
+        self.notes.append(f"Worker processes could not start ({self.workers.unavailable}), so "
+                          f"the files were read in the scan's own process, more slowly.{hint}")
 
     def _run_here(self, todo: list[FileEntry], drop_lines: np.ndarray | None, stage: Stage,
                   done: int, total: int, verb: str, out: dict[str, Outcome]) -> None:

@@ -138,3 +138,26 @@ def test_a_script_without_a_main_guard_still_gets_every_file(tmp_path: Path) -> 
     got = json.loads(line.removeprefix("RESULT "))
     assert got["documents"] == 12 and got["problems"] == [] and got["groups"] == 1
     assert any("could not start" in n and "__main__" in n for n in got["notes"])
+
+
+def test_no_processes_at_all_still_reads_every_file(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sandbox or a process limit that refuses new processes: the scan reads in its own
+    process, says why once, and loses nothing."""
+    root = _tree(tmp_path / "docs", 20)
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(scan_mod, "WALK_CHUNK", 4)
+
+    def refuse(*a, **k):  # type: ignore[no-untyped-def]
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(scan_mod, "ProcessPoolExecutor", refuse)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    assert len(result.documents) == 20 and not result.problems
+    assert (result.simhash == here.simhash).all()
+    assert result.stats["boilerplate_reread"] == 20  # the second pass ran in-process too
+    notes = [n for n in result.notes if "could not start" in n]
+    assert len(notes) == 1 and "Resource temporarily unavailable" in notes[0]
+    assert not result.partial and len(result.groups) == 1

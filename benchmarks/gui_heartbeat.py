@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .micro import synthetic_result
+
 TICK_MS = 10
 
 
@@ -152,49 +154,6 @@ def run(folder: str, *, use_cache: bool = False, cache_path: str | None = None) 
                        for i in worst],
         "slider_move": slider,
     }
-
-
-def synthetic_result(n: int = 100_000, seed: int = 8) -> object:
-    """A ScanResult with ``n`` documents and families of near copies, as ``micro.regroup`` makes
-    one: half the documents have 1-6 near copies, plus chance pairs just above the floor."""
-    from neardup_core.models import Document, GroupMode, PairTable, ScanOptions, ScanResult
-
-    rng = np.random.default_rng(seed)
-    docs = tuple(Document(f"/data/folder{i % 500:03d}/file_{i:06d}.txt", 2000 + i % 977,
-                          1.7e9 + i, "txt", "utf-8", 0.99, 0, 1800, f"{i:032x}")
-                 for i in range(n))
-    a_l, b_l = [], []
-    i = 0
-    while i < n:
-        size = 1 if rng.random() < 0.5 else int(rng.integers(2, 8))
-        fam = np.arange(i, min(n, i + size))
-        if fam.size > 1:
-            iu, ju = np.triu_indices(fam.size, 1)
-            a_l.append(fam[iu])
-            b_l.append(fam[ju])
-        i += size
-    a = np.concatenate(a_l).astype(np.int32)
-    b = np.concatenate(b_l).astype(np.int32)
-    extra = int(0.05 * n)
-    ea = rng.integers(0, n, extra)
-    eb = rng.integers(0, n, extra)
-    keep = ea != eb
-    fam_pairs = a.size
-    a = np.concatenate([a, np.minimum(ea, eb)[keep].astype(np.int32)])
-    b = np.concatenate([b, np.maximum(ea, eb)[keep].astype(np.int32)])
-    score = np.concatenate([rng.uniform(0.55, 1.0, fam_pairs),
-                            rng.uniform(0.4, 0.55, a.size - fam_pairs)]).astype(np.float32)
-    _, first = np.unique(a.astype(np.int64) * n + b, return_index=True)
-    first = np.sort(first)
-    a, b, score = a[first], b[first], score[first]
-    m = a.size
-    pairs = PairTable(a=a, b=b, distance=rng.integers(0, 20, m).astype(np.uint8),
-                      jaccard=score.copy(), score=score, exact=np.zeros(m, bool))
-    sig = rng.integers(0, 2**32, size=(n, 128), dtype=np.uint32)
-    return ScanResult(options=ScanOptions(), roots=("/data",), documents=docs, problems=(),
-                      simhash=rng.integers(0, 2**64, size=n, dtype=np.uint64),
-                      minhash=sig, pairs=pairs, threshold=0.6, group_mode=GroupMode.CONNECTED,
-                      stats={"floor": 0.4})
 
 
 def slider_move(n: int = 100_000, thresholds: tuple[float, ...] = (0.7, 0.65, 0.8, 0.6)

@@ -196,16 +196,15 @@ def query_vs_simhash_index(n: int = 1_000_000, k: int = 3, queries: int = 2000,
     return out
 
 
-def regroup(n: int = 100_000, seed: int = 8, thresholds: tuple[float, ...] = (0.5, 0.7, 0.9,
-                                                                                 0.6)) -> dict:
-    """Moving the slider on a 100k-document result: ``regroup(t)`` and its groups."""
+def synthetic_result(n: int = 100_000, seed: int = 8) -> object:
+    """A ScanResult with ``n`` documents in families like the benchmark corpus (half the
+    documents have 1-6 near copies) plus chance pairs just above the floor."""
     from neardup_core.models import Document, GroupMode, PairTable, ScanOptions, ScanResult
 
     rng = np.random.default_rng(seed)
     docs = tuple(Document(f"/data/folder{i % 500:03d}/file_{i:06d}.txt", 2000 + i % 977,
                           1.7e9 + i, "txt", "utf-8", 0.99, 0, 1800, f"{i:032x}")
                  for i in range(n))
-    # families like the benchmark corpus: half the documents have 1-6 near copies
     a_l, b_l = [], []
     i = 0
     while i < n:
@@ -218,7 +217,6 @@ def regroup(n: int = 100_000, seed: int = 8, thresholds: tuple[float, ...] = (0.
         i += size
     a = np.concatenate(a_l).astype(np.int32)
     b = np.concatenate(b_l).astype(np.int32)
-    # plus chance pairs just above the floor
     extra = int(0.05 * n)
     ea = rng.integers(0, n, extra)
     eb = rng.integers(0, n, extra)
@@ -236,10 +234,19 @@ def regroup(n: int = 100_000, seed: int = 8, thresholds: tuple[float, ...] = (0.
     pairs = PairTable(a=a, b=b, distance=rng.integers(0, 20, m).astype(np.uint8),
                       jaccard=score.copy(), score=score, exact=np.zeros(m, bool))
     sig = rng.integers(0, 2**32, size=(n, 128), dtype=np.uint32)
-    res = ScanResult(options=ScanOptions(), roots=("/data",), documents=docs, problems=(),
-                     simhash=rng.integers(0, 2**64, size=n, dtype=np.uint64),
-                     minhash=sig, pairs=pairs, threshold=0.6, group_mode=GroupMode.CONNECTED,
-                     stats={"floor": 0.4})
+    return ScanResult(options=ScanOptions(), roots=("/data",), documents=docs, problems=(),
+                      simhash=rng.integers(0, 2**64, size=n, dtype=np.uint64),
+                      minhash=sig, pairs=pairs, threshold=0.6, group_mode=GroupMode.CONNECTED,
+                      stats={"floor": 0.4})
+
+
+def regroup(n: int = 100_000, seed: int = 8, thresholds: tuple[float, ...] = (0.5, 0.7, 0.9,
+                                                                                 0.6)) -> dict:
+    """Moving the slider on a 100k-document result: ``regroup(t)`` and its groups."""
+    from neardup_core.models import GroupMode
+
+    res = synthetic_result(n, seed)
+    m = len(res.pairs)  # type: ignore[attr-defined]
     out: dict = {"documents": n, "pairs": int(m)}
     flat = hasattr(res, "group_table")  # the flat arrays a view indexes; else Group objects
     t = time.perf_counter()

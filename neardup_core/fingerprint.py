@@ -344,20 +344,22 @@ def _without_boilerplate(docs: list[str], line_hashes: list[np.ndarray], drop: n
 
 
 @functools.lru_cache(maxsize=8)
-def _fingerprinter(settings: FingerprintSettings) -> Fingerprinter:
+def shared_fingerprinter(settings: FingerprintSettings) -> Fingerprinter:
+    """One Fingerprinter per settings and process (its segmenter and tables load once)."""
     return Fingerprinter(settings)
 
 
 def fingerprint_text(text: str, settings: FingerprintSettings | None = None,
                      drop_lines: np.ndarray | None = None) -> DocFingerprint:
     """:meth:`Fingerprinter.fingerprint` with a Fingerprinter cached per process and settings."""
-    return _fingerprinter(settings or FingerprintSettings()).fingerprint(text, drop_lines)
+    return shared_fingerprinter(settings or FingerprintSettings()).fingerprint(text, drop_lines)
 
 
 def fingerprint_texts(texts: Sequence[str], settings: FingerprintSettings | None = None,
                       drop_lines: np.ndarray | None = None) -> list[DocFingerprint]:
     """:meth:`Fingerprinter.fingerprint_many` with the per-process cached Fingerprinter."""
-    return _fingerprinter(settings or FingerprintSettings()).fingerprint_many(texts, drop_lines)
+    fper = shared_fingerprinter(settings or FingerprintSettings())
+    return fper.fingerprint_many(texts, drop_lines)
 
 
 def normalized_jaccard(a: str, b: str, n: int = 3) -> float:

@@ -267,21 +267,10 @@ def hash_sorted_segments(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray
     return _splitmix64_inplace(sums)
 
 
-def _polynomials(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """sum(codes[s + k] * BASE**k) mod 2**64 of each segment (before length and mixing)."""
-    prefix = np.empty(codes.shape[0] + 1, dtype=np.uint64)
-    prefix[0] = 0
-    body = prefix[1:]
-    _POWERS.times_codes(codes, out=body)
-    np.cumsum(body, out=body)
-    sums = prefix[ends]
-    sums -= prefix[starts]
-    return sums * _POWERS.inverse_at(starts)
-
-
-def _hash_segments(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-                   top: int | None) -> np.ndarray:
-    """:func:`hash_segments` of non-empty int64 ``starts``; ``top``: their max if known."""
+def _polynomials(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                 top: int | None = None) -> np.ndarray:
+    """sum(codes[s + k] * BASE**k) mod 2**64 of each segment (before length and mixing);
+    ``top``: the largest start, if known."""
     prefix = np.empty(codes.shape[0] + 1, dtype=np.uint64)
     prefix[0] = 0
     body = prefix[1:]
@@ -291,6 +280,13 @@ def _hash_segments(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray,
     sums -= prefix[starts]
     del prefix, body
     sums *= _POWERS.inverse_at(starts, top)
+    return sums
+
+
+def _hash_segments(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                   top: int | None) -> np.ndarray:
+    """:func:`hash_segments` of non-empty int64 ``starts``; ``top``: their max if known."""
+    sums = _polynomials(codes, starts, ends, top)
     lengths = ends - starts  # positive, so the uint64 view is the same numbers
     lengths_u = lengths.view(np.uint64)
     lengths_u *= _U64_LENGTH

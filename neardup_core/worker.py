@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .extract import Extracted, FileEntry, content_hash, extract
-from .fingerprint import DocFingerprint, Fingerprinter, FingerprintSettings
+from .fingerprint import DocFingerprint, FingerprintSettings, shared_fingerprinter
 from .models import Problem, ProblemKind
 
 __all__ = ["Outcome", "lost", "process_batch", "warm_up"]
@@ -37,24 +37,15 @@ class Outcome:
     changed: bool = False  # size or mtime moved while it was read: do not cache it
 
 
-_worker_fp: Fingerprinter | None = None
-
 #: Text that makes a fingerprinter load everything it loads lazily (the segmenter's dictionary
 #: for the Chinese words, the IDF table, the stop-word table for the English ones).
 _WARM_TEXT = "预热分词词典与逆文档频率表。Warm up the segmenter and the tables of the workers."
 
 
-def _fingerprinter(settings: FingerprintSettings) -> Fingerprinter:
-    global _worker_fp
-    if _worker_fp is None or _worker_fp.settings != settings:
-        _worker_fp = Fingerprinter(settings)
-    return _worker_fp
-
-
 def warm_up(settings: FingerprintSettings | None = None) -> int:
     """Load what the first batch would otherwise wait for; returns the process id (so a caller
     can tell that distinct workers ran it)."""
-    _fingerprinter(settings or FingerprintSettings()).fingerprint_many([_WARM_TEXT])
+    shared_fingerprinter(settings or FingerprintSettings()).fingerprint_many([_WARM_TEXT])
     return os.getpid()
 
 
@@ -111,7 +102,7 @@ def process_batch(batch: list[FileEntry], settings: FingerprintSettings, max_byt
         else:
             texts.append(got.text)
             got_at.append((i, got))
-    fper = _fingerprinter(settings)
+    fper = shared_fingerprinter(settings)
     try:
         fps = fper.fingerprint_many(texts, drop_lines)
     except Exception:

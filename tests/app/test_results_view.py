@@ -8,7 +8,7 @@ import pytest
 import app.widgets.results_view as results_view
 from app.models import ResultsModel
 from app.widgets.results_view import ResultsTree
-from benchmarks.gui_heartbeat import synthetic_result
+from benchmarks.micro import synthetic_result
 
 
 @pytest.fixture

@@ -24,7 +24,9 @@ so in ``recovered_from``; a locked, read-only or unreachable database raises
 scan on.
 
 Layout: table ``meta(key, value)`` holds ``schema_version``; table ``entries`` has one row per
-``(settings_key, path)``. Paths are stored as BLOBs of UTF-8 with ``surrogatepass`` so names that
+``(settings_key, path)``; table ``results(key, state, payload, stored)`` keeps the last few whole
+scan results (:mod:`neardup_core.snapshot`), added after the first release and created on open
+when the file is writable. Paths are stored as BLOBs of UTF-8 with ``surrogatepass`` so names that
 are not valid UTF-8 (surrogate-escaped on Linux, lone surrogates on Windows) round-trip exactly.
 SimHash values are stored as signed 64-bit integers (SQLite has no unsigned type) and converted
 back losslessly; arrays are little-endian BLOBs.
@@ -49,6 +51,8 @@ SCHEMA_VERSION = 1
 FILE_NAME = "fingerprints-v1.sqlite"
 #: Problems that say nothing about the file's bytes; :meth:`FingerprintCache.put_many` skips them.
 TRANSIENT_PROBLEMS = frozenset({"unreadable", "vanished", "lost"})
+#: Whole-scan results kept (:mod:`neardup_core.snapshot`); older ones are dropped on write.
+RESULTS_KEPT = 8
 #: Paths per ``IN (...)`` query; well under SQLite's variable limit on every build.
 _CHUNK = 500
 _U64 = 1 << 64
@@ -83,6 +87,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS entries_key ON entries (settings_key, path);
 CREATE INDEX IF NOT EXISTS entries_content ON entries (content_hash, settings_key);
 CREATE INDEX IF NOT EXISTS entries_size ON entries (settings_key, size);
 """
+_RESULTS_TABLE = ("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, "
+                  "state TEXT NOT NULL, payload BLOB NOT NULL, stored REAL NOT NULL)")
 _COLUMNS = ("settings_key, path, size, mtime_ns, content_hash, format, encoding, confidence, "
             "replaced, chars, units, text_hash, simhash, minhash, line_hashes, problem_kind, "
             "problem_message, boiler_key, boiler_simhash, boiler_minhash")
@@ -295,9 +301,47 @@ class FingerprintCache:
         return int(cur.rowcount)
 
     def clear(self) -> None:
-        """Forget every entry (the schema stays)."""
+        """Forget every entry and kept result (the schema stays)."""
         with self._guard("write") as conn, _transaction(conn):
             conn.execute("DELETE FROM entries")
+            if _has_results(conn):
+                conn.execute("DELETE FROM results")
+
+    # -- whole results (see neardup_core.snapshot) -------------------------------------------
+    def result_state(self, key: str) -> str | None:
+        """The folder state the kept result for ``key`` was made from, or None (cheap: the
+        payload is not read)."""
+        with self._guard("read") as conn:
+            if not _has_results(conn):
+                return None
+            row = conn.execute("SELECT state FROM results WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def get_result(self, key: str, state: str) -> bytes | None:
+        """The kept payload for ``key`` if it was made from exactly ``state``."""
+        with self._guard("read") as conn:
+            if not _has_results(conn):
+                return None
+            row = conn.execute("SELECT payload FROM results WHERE key = ? AND state = ?",
+                               (key, state)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def put_result(self, key: str, state: str, payload: bytes) -> None:
+        """Keep a result (replacing the one of the same key); only the RESULTS_KEPT most recent
+        are kept, so the cache does not grow with every folder ever scanned."""
+        with self._guard("write") as conn:
+            if not _has_results(conn):
+                conn.execute(_RESULTS_TABLE)
+            with _transaction(conn):
+                conn.execute("INSERT OR REPLACE INTO results (key, state, payload, stored) "
+                             "VALUES (?, ?, ?, ?)", (key, state, payload, time.time()))
+                conn.execute("DELETE FROM results WHERE key NOT IN (SELECT key FROM results "
+                             "ORDER BY stored DESC LIMIT ?)", (RESULTS_KEPT,))
+
+    def drop_result(self, key: str) -> None:
+        with self._guard("write") as conn:
+            if _has_results(conn):
+                conn.execute("DELETE FROM results WHERE key = ?", (key,))
 
     def __len__(self) -> int:
         with self._guard("read") as conn:
@@ -334,9 +378,11 @@ def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
         # e.g. a file system without shared memory: still usable, only without concurrent readers
         conn.execute("PRAGMA journal_mode = DELETE")
     conn.execute("PRAGMA synchronous = NORMAL")
-    # Added after the first release of the schema; a read-only cache simply goes without it.
+    # Added after the first release of the schema; a read-only cache simply goes without them.
     with contextlib.suppress(sqlite3.Error):
         conn.execute("CREATE INDEX IF NOT EXISTS entries_size ON entries (settings_key, size)")
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute(_RESULTS_TABLE)
     if not tables:
         with _transaction(conn):
             for statement in _SCHEMA.split(";"):
@@ -344,6 +390,11 @@ def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
                     conn.execute(statement)
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                          (str(SCHEMA_VERSION),))
+
+
+def _has_results(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'results'"
+                        ).fetchone() is not None
 
 
 @contextlib.contextmanager

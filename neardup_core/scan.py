@@ -49,6 +49,7 @@ from .models import (
 from .processes import prestart, start_method
 from .progress import CancelToken, ProgressEvent, ProgressSink, Stage, null_progress
 from .scoring import distance_for_similarity, hamming, minhash_agreement, simhash_similarity
+from .snapshot import Snapshot, folder_state, pack, snapshot_key, unpack
 from .worker import Outcome, lost, process_batch, warm_up
 
 #: Below this many files (or bytes) worker processes cost more to start than they save.
@@ -71,6 +72,12 @@ DEAD_POOLS_LIMIT = 8
 #: Bands whose candidates are gathered, scored and filtered together.
 LSH_BANDS_PER_CHUNK = 4
 
+
+#: Problems that depend on the moment, not the bytes: a run that met one is not kept whole.
+_PASSING_PROBLEMS = frozenset({ProblemKind.LOST, ProblemKind.VANISHED, ProblemKind.UNREADABLE})
+#: Stats of the pairing stages that a kept result brings back with it.
+_SNAPSHOT_STATS = ("floor", "pairs", "exact_copies", "lsh", "simhash_candidates",
+                   "boilerplate_lines")
 
 #: Entries the walk hands over at a time for the early cache lookup and the pool decision.
 WALK_CHUNK = 256
@@ -279,12 +286,27 @@ class _Run(RunStages):
         self._todo: list[FileEntry] = []  # ... and those of them it did not hold
         self._todo_bytes = 0
         self._told_no_workers = False
+        # the kept whole result of this scan (neardup_core.snapshot), when the cache has one
+        self._snap_key: str | None = None
+        self._snap_state: str | None = None   # the folder state it was made from
+        self._walk_state: str | None = None   # the folder state this run's walk saw
+        self._walk_problems = 0
+        self._replayable = True               # False once something only true now happened
 
     def execute(self) -> ScanResult:
         self._open_cache()
         try:
+            self._look_for_snapshot()
             entries = self._walk()
             self.stats["seconds_walk"] = round(time.monotonic() - self.t0, 4)
+            self._walk_problems = len(self.problems)
+            if self._snap_key is not None and not self.partial:
+                self._walk_state = folder_state(entries, self.problems)
+                if self._snap_state is not None:
+                    kept = self._from_snapshot(entries)
+                    if kept is not None:
+                        return kept
+            self._snap_state = None  # from here on the walk's entries are looked up one by one
             outcomes = self._read(entries) if not self.partial else {}
             self.stats["seconds_read"] = round(time.monotonic() - self.t0
                                                - self.stats["seconds_walk"], 4)
@@ -300,6 +322,8 @@ class _Run(RunStages):
     def _walked(self, entries: list[FileEntry]) -> None:
         """Look the new entries up in the cache, and start the workers as soon as the files
         left to read are enough for them to pay off: they load while the walk goes on."""
+        if self._snap_state is not None:
+            return  # a kept result may answer the whole scan: look files up only if it does not
         new = entries[self._looked:]
         self._looked = len(entries)
         if not new:
@@ -353,6 +377,79 @@ class _Run(RunStages):
         return (self.opt.workers == 1 or files <= INPROCESS_MAX_FILES
                 or nbytes <= INPROCESS_MAX_BYTES)
 
+    # -- the kept whole result --------------------------------------------------------------
+    def _look_for_snapshot(self) -> None:
+        if self.cache is None:
+            return
+        self._snap_key = snapshot_key(self.roots, self.opt, self.settings_key)
+        try:
+            self._snap_state = self.cache.result_state(self._snap_key)
+        except CacheError as exc:
+            self._cache_failed(exc)
+            self._snap_key = None
+
+    def _from_snapshot(self, entries: list[FileEntry]) -> ScanResult | None:
+        """The kept result, when the walk saw exactly the files it was made from."""
+        assert self.cache is not None and self._snap_key is not None
+        if self._walk_state != self._snap_state:
+            return None
+        try:
+            blob = self.cache.get_result(self._snap_key, self._walk_state)
+        except CacheError as exc:
+            self._cache_failed(exc)
+            return None
+        if blob is None:
+            return None
+        try:
+            snap = unpack(blob)
+        except ValueError:
+            with contextlib.suppress(CacheError):
+                self.cache.drop_result(self._snap_key)
+            return None
+        total = len(entries)
+        self.stats.update({"cache_hits": total, "read": 0, "snapshot": True,
+                           "seconds_read": 0.0, "seconds_pairs": 0.0})
+        self.emit(Stage.READ, total, total, "")
+        _floor, threshold = self._floor_and_threshold()
+        self.stats.update(snap.stats)
+        self.problems.extend(snap.problems)
+        self.notes.extend(snap.notes)
+        self.emit(Stage.PAIRS, 3, 3, "")
+        result = ScanResult(options=self.opt, roots=self.roots, documents=snap.documents,
+                            problems=tuple(self.problems), simhash=snap.simhash,
+                            minhash=snap.minhash, pairs=snap.pairs, threshold=threshold,
+                            group_mode=self.opt.group_mode, partial=False,
+                            seconds=round(time.monotonic() - self.t0, 3),
+                            notes=tuple(self.notes), stats=self.stats)
+        # facts about the documents that cost more than the grouping (see ScanResult.regroup)
+        if snap.rank is not None:
+            result.__dict__["_auto_rank"] = snap.rank
+        if snap.text_class is not None:
+            result.__dict__["_text_class"] = snap.text_class
+        self._group(result)
+        return result
+
+    def _keep(self, result: ScanResult, notes_from: int) -> None:
+        """Keep this run's result for the next scan of the same, unchanged folders."""
+        if self.cache is None or self._snap_key is None or self._walk_state is None or \
+                self.partial or not self._replayable:
+            return
+        read_problems = result.problems[self._walk_problems:]
+        if any(p.kind in _PASSING_PROBLEMS for p in read_problems):
+            return  # a rescan must try those files again
+        snap = Snapshot(documents=result.documents, problems=read_problems,
+                        simhash=result.simhash, minhash=result.minhash, pairs=result.pairs,
+                        notes=tuple(self.notes[notes_from:]),
+                        stats={k: self.stats[k] for k in _SNAPSHOT_STATS if k in self.stats},
+                        rank=result.__dict__.get("_auto_rank"),
+                        text_class=result.__dict__.get("_text_class"))
+        t = time.monotonic()
+        try:
+            self.cache.put_result(self._snap_key, self._walk_state, pack(snap))
+        except CacheError:
+            return  # e.g. a read-only cache: the next scan only goes without the shortcut
+        self.stats["seconds_keep"] = round(time.monotonic() - t, 4)
+
     # -- cache ----------------------------------------------------------------------------------
     def _open_cache(self) -> None:
         if not self.opt.use_cache:
@@ -394,6 +491,8 @@ class _Run(RunStages):
         self.emit(Stage.READ, len(outcomes), total, "")
         fresh = self._run_batches(todo, None, Stage.READ, len(outcomes), total, "Reading")
         outcomes.update(fresh)
+        if any(o.changed for o in fresh.values()):
+            self._replayable = False
         if self.cache is not None and fresh:
             rows = [_cache_entry(o, self.settings_key) for o in fresh.values()
                     if not o.changed and (o.problem is None or o.problem.kind not in
@@ -617,6 +716,7 @@ class _Run(RunStages):
             return out
         self.emit(Stage.READ, 0, len(todo), "Setting boilerplate aside")
         redo = self._run_batches(todo, boiler, Stage.READ, 0, len(todo), "Re-reading")
+        redo_paths = {e.path for e in todo}
         updated: list[CacheEntry] = []
         for i in affected:
             o = redo.get(docs[i].path)
@@ -628,7 +728,9 @@ class _Run(RunStages):
                     updated.append(dataclasses.replace(
                         row, boiler_key=key, boiler_simhash=o.fingerprint.simhash,
                         boiler_minhash=o.fingerprint.minhash))
-            # else: changed, vanished or cancelled since the first read: keep the full fingerprint
+            elif docs[i].path in redo_paths:
+                # changed, vanished or cancelled since the first read: keep the full fingerprint
+                self._replayable = False
         if self.cache is not None and updated:
             try:
                 self.cache.put_many(updated)
@@ -652,6 +754,7 @@ class _Run(RunStages):
         opt = self.opt
         simh, minh = self._arrays(fps)
         floor, threshold = self._floor_and_threshold()
+        notes_from = len(self.notes)
         pairs = self._pairs(docs, simh, minh, floor)
         if not self.partial and opt.boilerplate is not None and len(docs) >= BOILERPLATE_MIN_DOCS:
             new_fps = self._boilerplate(docs, fps, entries, pairs)
@@ -663,13 +766,17 @@ class _Run(RunStages):
                             pairs=pairs, threshold=threshold, group_mode=opt.group_mode,
                             partial=self.partial, seconds=round(time.monotonic() - self.t0, 3),
                             notes=tuple(self.notes), stats=self.stats)
+        self._group(result)
+        self._keep(result, notes_from)
+        return result
+
+    def _group(self, result: ScanResult) -> None:
         self.emit(Stage.GROUP, 0, 1, "Grouping")
         t = time.monotonic()
         _ = result.group_table  # computed here, in the scanning thread, not in the GUI's
         self.stats["seconds_group"] = round(time.monotonic() - t, 4)
         self.emit(Stage.GROUP, 1, 1, "")
         self.emit(Stage.DONE, 1, 1, "")
-        return result
 
     def _pairs(self, docs: list[Document], simh: np.ndarray, minh: np.ndarray,
                floor: float) -> PairTable:

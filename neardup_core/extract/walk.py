@@ -92,6 +92,10 @@ class _Excluder:
         self._re = (re.compile("|".join(fnmatch.translate(p) for p in cleaned if p))
                     if any(cleaned) else None)
 
+    @property
+    def active(self) -> bool:
+        return self._re is not None
+
     def __call__(self, name: str, path: str, root: str) -> bool:
         if self._re is None:
             return False
@@ -127,6 +131,8 @@ def walk(roots: Sequence[str], options: ScanOptions, *, cancel: CancelToken | No
     seen_files: set[tuple[int, int]] = set()
     seen_dirs: set[tuple[int, int]] = set()
     counter = 0
+    plain = not options.include_hidden and not excluded.active and sys.platform != "win32"
+    min_size, max_size = options.min_size, options.max_size
 
     def problem(path: str, kind: ProblemKind, message: str) -> None:
         st.problems += 1
@@ -177,6 +183,31 @@ def walk(roots: Sequence[str], options: ScanOptions, *, cancel: CancelToken | No
                 counter += 1
                 if cancel is not None and counter % CANCEL_EVERY == 0:
                     cancel.raise_if_cancelled()
+                if plain:
+                    # the common case, inlined (a rescan of an unchanged folder is mostly this
+                    # loop): a regular file, not hidden, no exclude patterns, no Windows
+                    # attributes to ask about. Anything else goes through _classify.
+                    name = entry.name
+                    if name.startswith("."):
+                        st.skipped_hidden += 1
+                        continue
+                    if not entry.is_symlink() and not entry.is_dir() and entry.is_file():
+                        if not name.lower().endswith(suffixes):
+                            st.skipped_type += 1
+                            continue
+                        try:
+                            s = entry.stat()
+                        except OSError:
+                            s = None
+                        if s is not None and min_size <= s.st_size <= max_size:
+                            key = (s.st_dev, s.st_ino)
+                            if key[1] and key in seen_files:
+                                st.duplicates += 1
+                                continue
+                            seen_files.add(key)
+                            st.files += 1
+                            yield FileEntry(entry.path, s.st_size, s.st_mtime_ns)
+                            continue
                 found = _classify(entry, root, options, suffixes, excluded, st, problem)
                 if found is None:
                     continue

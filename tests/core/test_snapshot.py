@@ -1,0 +1,299 @@
+"""The kept whole result: a rescan of unchanged folders replays it; any change reads again."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+import textgen as tg
+
+from neardup_core import CancelToken, ProblemKind, ScanOptions, ScanSession, Stage
+from neardup_core import cache as cache_mod
+from neardup_core.cache import FingerprintCache
+from neardup_core.extract import FileEntry
+from neardup_core.models import Document, PairTable, Problem
+from neardup_core.snapshot import Snapshot, folder_state, pack, snapshot_key, unpack
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    (root / "sub").mkdir(parents=True)
+    a = tg.zh_doc(21, 30)
+    (root / "合同.txt").write_bytes(a.encode("gbk"))
+    (root / "sub" / "合同 (副本).txt").write_text(tg.typos(a, 3, 4), encoding="utf-8")
+    b = tg.en_doc(22, 30)
+    (root / "report.txt").write_text(b, encoding="utf-8")
+    (root / "report v2.txt").write_bytes(tg.swap_sentences(b, 4, 2).encode("utf-16"))
+    (root / "unrelated.txt").write_text(tg.en_doc(23, 30), encoding="utf-8")
+    (root / "copy.txt").write_text(b, encoding="utf-8")
+    (root / "broken.docx").write_bytes(b"PK\x03\x04 not a zip at all")
+    return root
+
+
+def run(root: Path, cache: str, **kw):
+    kw.setdefault("jobs", 1)
+    return ScanSession(ScanOptions(use_cache=True, cache_path=cache, **kw)).run([str(root)])
+
+
+def groups(result) -> list[list[str]]:
+    return [[os.path.basename(result.documents[m.doc].path) for m in g.members]
+            for g in result.groups]
+
+
+def no_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    import neardup_core.worker as worker_mod
+
+    def refuse(*a, **k):
+        raise AssertionError("a file was read")
+
+    monkeypatch.setattr(worker_mod, "extract", refuse)
+    monkeypatch.setattr(worker_mod, "content_hash", refuse)
+
+
+def same_result(a, b) -> None:
+    assert a.documents == b.documents
+    assert {(p.path, p.kind, p.message) for p in a.problems} == \
+        {(p.path, p.kind, p.message) for p in b.problems}
+    assert np.array_equal(a.simhash, b.simhash) and np.array_equal(a.minhash, b.minhash)
+    for name in ("a", "b", "distance", "jaccard", "score", "exact"):
+        assert np.array_equal(getattr(a.pairs, name), getattr(b.pairs, name), equal_nan=True)
+    assert groups(a) == groups(b)
+    assert [g.weakest for g in a.groups] == [g.weakest for g in b.groups]
+
+
+def test_unchanged_folder_is_answered_by_the_kept_result(folder, tmp_path, monkeypatch):
+    cache = str(tmp_path / "c.sqlite")
+    first = run(folder, cache)
+    assert not first.stats.get("snapshot") and first.stats["read"] > 0
+    no_reading(monkeypatch)
+    events: list[Stage] = []
+    second = ScanSession(ScanOptions(use_cache=True, cache_path=cache, jobs=1)).run(
+        [str(folder)], lambda ev: events.append(ev.stage))
+    assert second.stats["snapshot"] is True and second.stats["read"] == 0
+    assert second.stats["cache_hits"] == len(first.documents) + len(first.problems)
+    same_result(first, second)
+    assert second.notes == first.notes
+    assert events[0] == Stage.WALK and events[-1] == Stage.DONE and Stage.GROUP in events
+    assert any(len(g) == 3 for g in groups(second))  # report, its copy and v2
+
+
+def test_threshold_and_mode_regroup_the_kept_pairs(folder, tmp_path, monkeypatch):
+    cache = str(tmp_path / "c.sqlite")
+    first = run(folder, cache, threshold=0.6)
+    no_reading(monkeypatch)
+    tight = run(folder, cache, threshold=0.95, group_mode="strict")
+    assert tight.stats["snapshot"] is True
+    expected = first.regroup(0.95, "strict")
+    assert groups(tight) == groups(expected)
+
+
+@pytest.mark.parametrize("change", ["touch", "add", "remove", "rewrite"])
+def test_any_change_reads_through_the_file_cache(folder, tmp_path, change):
+    cache = str(tmp_path / "c.sqlite")
+    run(folder, cache)
+    target = folder / "unrelated.txt"
+    if change == "touch":
+        st = target.stat()
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    elif change == "add":
+        (folder / "new.txt").write_text(tg.en_doc(77, 10), encoding="utf-8")
+    elif change == "remove":
+        target.unlink()
+    else:
+        target.write_text(tg.en_doc(78, 31), encoding="utf-8")
+    again = run(folder, cache)
+    assert not again.stats.get("snapshot")
+    # only the changed file is read (a touched one is recognised by its bytes); broken.docx is
+    # cached as a problem
+    expect_read = {"touch": 0, "add": 1, "remove": 0, "rewrite": 1}[change]
+    assert again.stats["read"] == expect_read
+    if change == "touch":
+        assert again.stats["cache_same_content"] == 1
+    fresh = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(folder)])
+    same_result(again, fresh)
+    # and the new state is kept in its turn
+    assert run(folder, cache).stats["snapshot"] is True
+
+
+def test_options_that_decide_pairs_are_part_of_the_key(folder, tmp_path):
+    cache = str(tmp_path / "c.sqlite")
+    run(folder, cache)
+    assert not run(folder, cache, floor=0.3, threshold=0.6).stats.get("snapshot")
+    assert not run(folder, cache, include=(".txt",)).stats.get("snapshot")
+    assert not run(folder, cache, boilerplate=None).stats.get("snapshot")
+    assert run(folder, cache, jobs=2).stats["snapshot"] is True
+    assert run(folder, cache, threshold=0.8).stats["snapshot"] is True
+
+
+def test_other_roots_are_another_scan(folder, tmp_path):
+    cache = str(tmp_path / "c.sqlite")
+    run(folder, cache)
+    sub = ScanSession(ScanOptions(use_cache=True, cache_path=cache, jobs=1)).run(
+        [str(folder / "sub")])
+    assert not sub.stats.get("snapshot")
+
+
+def test_a_passing_problem_is_tried_again(folder, tmp_path, monkeypatch):
+    import neardup_core.worker as worker_mod
+
+    real = worker_mod.extract
+
+    def flaky(path, **kw):
+        if path.endswith("unrelated.txt"):
+            return Problem(path, ProblemKind.UNREADABLE, "permission denied (for now)")
+        return real(path, **kw)
+
+    cache = str(tmp_path / "c.sqlite")
+    monkeypatch.setattr(worker_mod, "extract", flaky)
+    first = run(folder, cache)
+    assert any(p.kind == ProblemKind.UNREADABLE for p in first.problems)
+    monkeypatch.setattr(worker_mod, "extract", real)
+    second = run(folder, cache)
+    assert not second.stats.get("snapshot") and second.stats["read"] == 1
+    assert not any(p.kind == ProblemKind.UNREADABLE for p in second.problems)
+
+
+def test_a_cancelled_scan_is_not_kept(folder, tmp_path):
+    for i in range(60):
+        (folder / f"extra{i:02d}.txt").write_text(tg.en_doc(900 + i, 3), encoding="utf-8")
+    cache = str(tmp_path / "c.sqlite")
+    token = CancelToken()
+
+    def progress(ev):
+        if ev.stage == Stage.READ and ev.done >= 2:
+            token.cancel()
+
+    part = ScanSession(ScanOptions(use_cache=True, cache_path=cache, jobs=1)).run(
+        [str(folder)], progress, token)
+    assert part.partial
+    with FingerprintCache.open(cache) as c:
+        assert c.result_state(snapshot_key((str(folder),), ScanSession(ScanOptions(
+            use_cache=True, cache_path=cache, jobs=1)).options,
+            ScanOptions().fingerprint_key())) is None
+    whole = run(folder, cache)
+    assert not whole.partial and not whole.stats.get("snapshot")
+    assert len(whole.documents) + len(whole.problems) == 67
+
+
+def test_a_damaged_kept_result_is_dropped_and_the_scan_goes_on(folder, tmp_path):
+    cache = str(tmp_path / "c.sqlite")
+    first = run(folder, cache)
+    conn = sqlite3.connect(cache)
+    conn.execute("UPDATE results SET payload = ?", (b"PK\x03\x04 garbage",))
+    conn.commit()
+    conn.close()
+    second = run(folder, cache)
+    assert not second.stats.get("snapshot") and second.stats["read"] == 0  # file cache
+    same_result(first, second)
+    assert run(folder, cache).stats["snapshot"] is True  # written again
+
+
+def test_boilerplate_note_comes_back_with_the_kept_result(tmp_path, monkeypatch):
+    header = "本文件仅供内部使用，未经许可不得转载。版权所有，保留一切权利。如有疑问请联系办公室。"
+    for i in range(12):
+        body = tg.zh_short(600 + i)[:30]
+        (tmp_path / f"memo{i}.txt").write_text(f"{header}\n{body}", encoding="utf-8")
+    cache = str(tmp_path.parent / f"{tmp_path.name}-c.sqlite")
+    first = run(tmp_path, cache)
+    assert first.stats.get("boilerplate_lines", 0) >= 1
+    no_reading(monkeypatch)
+    second = run(tmp_path, cache)
+    assert second.stats["snapshot"] is True
+    assert second.stats["boilerplate_lines"] == first.stats["boilerplate_lines"]
+    assert [n for n in second.notes if "boilerplate" in n] == \
+        [n for n in first.notes if "boilerplate" in n]
+    same_result(first, second)
+
+
+def test_an_older_cache_without_the_results_table_gets_it(folder, tmp_path):
+    cache = str(tmp_path / "c.sqlite")
+    run(folder, cache)
+    conn = sqlite3.connect(cache)
+    conn.execute("DROP TABLE results")
+    conn.commit()
+    conn.close()
+    assert not run(folder, cache).stats.get("snapshot")
+    assert run(folder, cache).stats["snapshot"] is True
+
+
+def test_only_the_most_recent_results_are_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache_mod, "RESULTS_KEPT", 3)
+    with FingerprintCache.open(str(tmp_path / "c.sqlite")) as c:
+        for i in range(6):
+            c.put_result(f"k{i}", "s", b"x" * i)
+        kept = [k for k in (f"k{i}" for i in range(6)) if c.result_state(k) is not None]
+        assert kept == ["k3", "k4", "k5"]
+        assert c.get_result("k5", "s") == b"xxxxx" and c.get_result("k5", "other") is None
+        c.clear()
+        assert c.result_state("k5") is None
+
+
+# -- the payload --------------------------------------------------------------------------------
+def _snapshot(n: int, num_perm: int = 8) -> Snapshot:
+    odd = "caf\udce9-\u62a5\u544a"  # an undecodable byte kept as a surrogate escape, and CJK
+    docs = tuple(Document(f"/r/{odd}{i}.txt" if i % 2 else f"/r/d{i}.docx", 10 + i, 1.7e9 + i,
+                          "txt" if i % 2 else "docx", "gb18030" if i % 2 else None,
+                          0.5 if i % 2 else None, i, 100 + i, f"{i:032x}") for i in range(n))
+    rng = np.random.default_rng(1)
+    pairs = PairTable(a=np.array([0, 1][:max(0, n - 1)], np.int32),
+                      b=np.array([1, 2][:max(0, n - 1)], np.int32),
+                      distance=np.array([3, 0][:max(0, n - 1)], np.uint8),
+                      jaccard=np.array([0.7, np.nan][:max(0, n - 1)], np.float32),
+                      score=np.array([0.7, 1.0][:max(0, n - 1)], np.float32),
+                      exact=np.array([False, True][:max(0, n - 1)]))
+    return Snapshot(documents=docs,
+                    problems=(Problem(f"/r/{odd}.docx", ProblemKind.CORRUPT, "bad zip: 坏"),),
+                    simhash=rng.integers(0, 2**64, n, dtype=np.uint64),
+                    minhash=rng.integers(0, 2**32, (n, num_perm), dtype=np.uint32),
+                    pairs=pairs, notes=("3 lines were boilerplate",),
+                    stats={"pairs": 2, "lsh": {"bands": 4}},
+                    rank=np.arange(n)[::-1].copy(), text_class=np.arange(n))
+
+
+@pytest.mark.parametrize(("n", "num_perm"), [(0, 8), (1, 0), (3, 8), (50, 0)])
+def test_pack_round_trips_every_field(n, num_perm):
+    snap = _snapshot(n, num_perm)
+    back = unpack(pack(snap))
+    assert back.documents == snap.documents
+    assert back.problems == snap.problems and back.notes == snap.notes
+    assert back.stats == snap.stats
+    assert np.array_equal(back.simhash, snap.simhash) and back.simhash.dtype == np.uint64
+    assert back.minhash.shape == (n, num_perm) and np.array_equal(back.minhash, snap.minhash)
+    for name in ("a", "b", "distance", "jaccard", "score", "exact"):
+        assert np.array_equal(getattr(back.pairs, name), getattr(snap.pairs, name),
+                              equal_nan=True)
+    assert back.rank is not None and np.array_equal(back.rank, snap.rank)
+
+
+def test_damaged_payloads_raise_value_error():
+    good = pack(_snapshot(3))
+    for bad in (b"", b"garbage", good[: len(good) // 2], good[:-40] + b"\0" * 40):
+        with pytest.raises(ValueError):
+            unpack(bad)
+    import io
+
+    z = np.load(io.BytesIO(good))
+    arrays = {k: z[k] for k in z.files}
+    arrays["pair_b"] = np.array([1, 7], np.int32)  # points past the documents
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    with pytest.raises(ValueError, match="past the documents"):
+        unpack(buf.getvalue())
+
+
+def test_folder_state_sees_every_change():
+    entries = [FileEntry("/r/a.txt", 10, 1), FileEntry("/r/b.txt", 20, 2)]
+    base = folder_state(entries, [])
+    assert folder_state(list(entries), []) == base
+    assert folder_state([FileEntry("/r/a.txt", 10, 2), entries[1]], []) != base
+    assert folder_state([FileEntry("/r/a.txt", 11, 1), entries[1]], []) != base
+    assert folder_state(entries[:1], []) != base
+    assert folder_state(entries[::-1], []) != base
+    assert folder_state(entries, [Problem("/r/x", ProblemKind.UNREADABLE, "m")]) != base
+    # a name is not confused with a size: separators make the fields unambiguous
+    assert folder_state([FileEntry("/r/a1", 0, 1)], []) != folder_state(
+        [FileEntry("/r/a", 10, 1)], [])

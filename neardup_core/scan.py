@@ -311,7 +311,10 @@ class _Run(RunStages):
             self.stats["seconds_read"] = round(time.monotonic() - self.t0
                                                - self.stats["seconds_walk"], 4)
             docs, fps, entries_by_path = self._collect(entries, outcomes)
-            return self._finish(docs, fps, entries_by_path)
+            result, notes_from = self._finish(docs, fps, entries_by_path)
+            self.workers.close()  # before packing the result: less memory held at once
+            self._keep(result, notes_from)
+            return result
         finally:
             self.workers.close()
             self.stats["workers"] = {"start_method": self.workers.method,
@@ -750,7 +753,8 @@ class _Run(RunStages):
         return simh, minh
 
     def _finish(self, docs: list[Document], fps: list[DocFingerprint],
-                entries: dict[str, FileEntry]) -> ScanResult:
+                entries: dict[str, FileEntry]) -> tuple[ScanResult, int]:
+        """The result, and where the notes of its pairing stages start (see ``_keep``)."""
         opt = self.opt
         simh, minh = self._arrays(fps)
         floor, threshold = self._floor_and_threshold()
@@ -767,8 +771,7 @@ class _Run(RunStages):
                             partial=self.partial, seconds=round(time.monotonic() - self.t0, 3),
                             notes=tuple(self.notes), stats=self.stats)
         self._group(result)
-        self._keep(result, notes_from)
-        return result
+        return result, notes_from
 
     def _group(self, result: ScanResult) -> None:
         self.emit(Stage.GROUP, 0, 1, "Grouping")

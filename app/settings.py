@@ -90,7 +90,7 @@ SUFFIXES = Option("scan/suffixes", [".txt", ".docx"], _to_str_list)
 RECURSIVE = Option("scan/recursive", True, _to_bool)
 EXCLUDE = Option("scan/exclude", [], _to_str_list)
 METHOD = Option("scan/method", "both", _choice("simhash", "minhash", "both"))
-GROUP_MODE = Option("scan/group_mode", "connected", _choice("connected", "strict"))
+GROUP_MODE = Option("scan/group_mode", "cohesive", _choice("connected", "strict", "cohesive"))
 THRESHOLD = Option("scan/threshold", 0.6, float)
 
 HISTOGRAM_LOG = Option("view/histogram_log", False, _to_bool)

@@ -24,6 +24,7 @@ from .models import (
     Method,
     ScanOptions,
     ScanResult,
+    weakest_label,
 )
 from .progress import CancelToken, ProgressEvent, Stage, Throttled
 
@@ -84,9 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
                         f"(default {DEFAULT_THRESHOLD})")
     s.add_argument("--floor", type=_threshold, default=DEFAULT_FLOOR, help=argparse.SUPPRESS)
     s.add_argument("--mode", choices=[m.value for m in GroupMode],
-                   default=GroupMode.CONNECTED.value,
-                   help="connected: chains of similar pairs form a group; strict: every member "
-                        "is similar to the group's reference")
+                   default=GroupMode.COHESIVE.value,
+                   help="cohesive (default): like connected, but no two members are clearly "
+                        "less similar than the threshold; connected: chains of similar pairs "
+                        "form a group; strict: every member is similar to the group's "
+                        "reference")
     s.add_argument("--format", choices=FORMATS, default=None,
                    help="report format (default: from the -o suffix, else text)")
     s.add_argument("-o", "--output", metavar="FILE", help="write the report here (default stdout)")
@@ -171,7 +174,7 @@ class _TerminalProgress:
 def _write_text(result: ScanResult, out: TextIO) -> None:
     docs = result.documents
     for g in result.groups:
-        kind = "identical text" if g.exact else f"weakest link {g.weakest:.0%}"
+        kind = "identical text" if g.exact else weakest_label(result.group_mode, g.weakest)
         out.write(f"Group {g.id} ({len(g)} files, {kind})\n")
         for m in g.members:
             d = docs[m.doc]

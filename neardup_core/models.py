@@ -46,6 +46,15 @@ class Method(StrEnum):
 class GroupMode(StrEnum):
     CONNECTED = "connected"  # connected components of pairs above the threshold
     STRICT = "strict"        # every member within the threshold of the group's reference
+    COHESIVE = "cohesive"    # connected, but no two members far below the threshold apart
+
+
+def weakest_label(mode: GroupMode | str, weakest: float) -> str:
+    """What a group's ``weakest`` means in words: in CONNECTED groups the weakest link of the
+    chain; in STRICT and COHESIVE ones the lowest similarity of a member to the reference."""
+    if GroupMode(mode) == GroupMode.CONNECTED:
+        return f"weakest link {weakest:.0%}"
+    return f"all {weakest:.0%}+ like the reference"
 
 
 class ProblemKind(StrEnum):
@@ -105,7 +114,7 @@ class ScanOptions:
     method: Method = Method.BOTH
     threshold: float = DEFAULT_THRESHOLD
     floor: float = DEFAULT_FLOOR
-    group_mode: GroupMode = GroupMode.CONNECTED
+    group_mode: GroupMode = GroupMode.COHESIVE
     num_perm: int = 128
     seed: int = 1
     shingle: int = 3                       # units (words, CJK characters) per shingle
@@ -320,16 +329,24 @@ class ScanResult:
                                return_inverse=True)
         return inverse.astype(np.int64)
 
+    def _ignored_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The ignored pairs between documents of this result, as index arrays."""
+        index = self.document_index()
+        both = [(index[x], index[y]) for x, y in self.ignored if x in index and y in index]
+        if not both:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        ab = np.array(both, dtype=np.int64)
+        return ab[:, 0], ab[:, 1]
+
     def _ignored_mask(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         n = len(self.documents)
-        index = self.document_index()
-        keys = [min(index[x], index[y]) * n + max(index[x], index[y])
-                for x, y in self.ignored if x in index and y in index]
-        if not keys:
+        x, y = self._ignored_pairs()
+        if not x.size:
             return np.zeros(a.shape[0], dtype=bool)
+        keys = np.minimum(x, y) * n + np.maximum(x, y)
         lo = np.minimum(a, b).astype(np.int64)
         hi = np.maximum(a, b).astype(np.int64)
-        return np.isin(lo * n + hi, np.array(keys, dtype=np.int64))
+        return np.isin(lo * n + hi, keys)
 
     @cached_property
     def _auto_rank(self) -> np.ndarray:
@@ -340,10 +357,18 @@ class ScanResult:
     @cached_property
     def group_table(self) -> GroupTable:
         """The groups at this threshold and mode as flat arrays: fast to build and to index."""
-        from .cluster import build_groups
+        from .cluster import COHESIVE_SAMPLES, build_groups, cohesion_floor, cohesive_groups
 
-        keep = self.pairs.score >= np.float32(self.threshold)
-        a, b, s = self.pairs.a[keep], self.pairs.b[keep], self.pairs.score[keep]
+        cohesive = self.group_mode == GroupMode.COHESIVE
+        if cohesive:
+            k = self.minhash.shape[1]
+            floor = cohesion_floor(self.threshold, k if k and self.options.method != Method.SIMHASH
+                                   else COHESIVE_SAMPLES)
+            # every known score, not only the links: each one spares a pair_scores call
+            a, b, s = self.pairs.a, self.pairs.b, self.pairs.score
+        else:
+            keep = self.pairs.score >= np.float32(self.threshold)
+            a, b, s = self.pairs.a[keep], self.pairs.b[keep], self.pairs.score[keep]
         if self.ignored:
             drop = self._ignored_mask(a, b)
             a, b, s = a[~drop], b[~drop], s[~drop]
@@ -354,6 +379,11 @@ class ScanResult:
         cls = self._text_class
         if self.group_mode == GroupMode.STRICT:
             flat, offsets, score, weakest = self._strict_by_text(a, b, s, rank)
+            sizes = np.diff(offsets)
+        elif cohesive:
+            flat, offsets, score, weakest = cohesive_groups(
+                len(self.documents), a, b, s, self.threshold, floor, self.pair_scores, rank,
+                text_class=cls, ignored=self._ignored_pairs() if self.ignored else None)
             sizes = np.diff(offsets)
         else:
             members, weakest, score = build_groups(len(self.documents), a, b, s,

@@ -20,7 +20,8 @@ change to existing ones bumps ``version``::
       "groups": [{
         "id": 1,
         "reference": "/abs/original.txt",   # the file to keep
-        "weakest": 0.83,       # lowest pair score holding the group together
+        "weakest": 0.83,       # connected groups: lowest pair score holding the group together;
+                               # strict and cohesive: lowest member score against the reference
         "exact": false,        # every member has the same normalised text
         "members": [{          # the reference first
           "path": "/abs/original.txt", "size": 2048,
@@ -69,7 +70,7 @@ from typing import IO, Any, TextIO
 
 from . import diff as _diff
 from .errors import ReportError
-from .models import Document, Group, ScanResult
+from .models import Document, Group, ScanResult, weakest_label
 
 REPORT_FORMAT = "neardup-report"
 REPORT_VERSION = 1
@@ -363,7 +364,7 @@ class _Html:
     def group(self, g: Group) -> None:
         docs = self.r.documents
         ref = docs[g.reference]
-        tag = "exact copies" if g.exact else f"weakest link {g.weakest:.0%}"
+        tag = "exact copies" if g.exact else weakest_label(self.r.group_mode, g.weakest)
         self.w(f'<details class="group" open id="g{g.id}"><summary>Group {g.id} · {len(g)} '
                f"files · {_e(tag)} · {_e(ref.name)}</summary>\n")
         self.w('<table class="members"><tr><th>Name</th><th>Folder</th><th>Size</th>'

@@ -35,7 +35,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
-from neardup_core.models import Document, Group, Member, ScanResult
+from neardup_core.models import Document, Group, GroupMode, Member, ScanResult
 
 from .group_rows import NCOLS, Col, GroupRows
 from .presentation import format_encoding, format_percent, format_size, format_time, is_inside
@@ -313,8 +313,11 @@ class ResultsModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if t.exact[g]:
                 return self.tr("Every file in this group has the same text")
-            return self.tr("The weakest link holding this group together scores {p}").format(
-                p=format_percent(float(t.weakest[g])))
+            p = format_percent(float(t.weakest[g]))
+            if self._result is not None and self._result.group_mode != GroupMode.CONNECTED:
+                return self.tr("Every file in this group is at least {p} similar to its "
+                               "reference").format(p=p)
+            return self.tr("The weakest link holding this group together scores {p}").format(p=p)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _RIGHT if col in (Col.SIZE, Col.SIMILARITY, Col.DISTANCE) else None
         if role == Role.DOC:

@@ -159,9 +159,11 @@ class ScanPanel(QWidget):
         self.group_mode = QComboBox()
         self.group_mode.addItem(self.tr("Connected"), "connected")
         self.group_mode.addItem(self.tr("Strict"), "strict")
+        self.group_mode.addItem(self.tr("Cohesive"), "cohesive")
         self.group_mode.setToolTip(self.tr(
             "Connected: chains of similar files form one group. Strict: every member is "
-            "similar to the group's reference"))
+            "similar to the group's reference. Cohesive: like Connected, but no two files in "
+            "a group are far less similar than the threshold"))
 
         self.start_button = QPushButton(icon("scan", "#ffffff"), self.tr("Start scan"))
         self.start_button.setObjectName("primaryButton")

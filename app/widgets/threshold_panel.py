@@ -63,6 +63,10 @@ class ThresholdPanel(QWidget):
                               Qt.ItemDataRole.ToolTipRole)
         self.mode.setItemData(1, self.tr("A file joins a group only when it is similar to the "
                                          "group's reference"), Qt.ItemDataRole.ToolTipRole)
+        self.mode.addItem(self.tr("Cohesive"), "cohesive")
+        self.mode.setItemData(2, self.tr("Like Connected, but two files far less similar than "
+                                         "the threshold never share a group"),
+                              Qt.ItemDataRole.ToolTipRole)
         self.mode.setToolTip(self.tr("How pairs above the threshold form groups"))
 
         self.log_box = QCheckBox(self.tr("Log scale"))

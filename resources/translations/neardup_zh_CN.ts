@@ -4,7 +4,7 @@
 <context>
     <name>ConfirmActionDialog</name>
     <message>
-        <location filename="../../app/dialogs/confirm.py" line="+50"/>
+        <location filename="../../app/dialogs/confirm.py" line="+53"/>
         <location line="+81"/>
         <source>Move to trash</source>
         <translation>移到回收站</translation>
@@ -869,7 +869,7 @@ Action log: {log}</source>
 <context>
     <name>ResultsModel</name>
     <message>
-        <location filename="../../app/models/results_model.py" line="+100"/>
+        <location filename="../../app/models/results_model.py" line="+92"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
@@ -924,12 +924,12 @@ Action log: {log}</source>
         <translation>两个 64 位 SimHash 指纹之间不同的位数（0 表示文本相同）</translation>
     </message>
     <message>
-        <location line="+244"/>
+        <location line="+198"/>
         <source>Group {id} · {n} files</source>
         <translation>第 {id} 组 · {n} 个文件</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+7"/>
         <source>same text</source>
         <translation>文本相同</translation>
     </message>
@@ -949,7 +949,7 @@ Action log: {log}</source>
         <translation>维系此分组的最弱一环的相似度为 {p}</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+32"/>
         <source>reference</source>
         <translation>基准</translation>
     </message>
@@ -1057,12 +1057,17 @@ Action log: {log}</source>
         <translation>严格</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>Connected: chains of similar files form one group. Strict: every member is similar to the group&apos;s reference</source>
-        <translation>连通：相似文件串成的链归为一组。严格：组内每个文件都与该组基准相似</translation>
+        <location line="+1"/>
+        <source>Cohesive</source>
+        <translation>紧密</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
+        <source>Connected: chains of similar files form one group. Strict: every member is similar to the group&apos;s reference. Cohesive: like Connected, but no two files in a group are far less similar than the threshold</source>
+        <translation>连通：相似文件串成的链归为一组。严格：组内每个文件都与该组基准相似。紧密：类似连通，但组内任意两个文件的相似度都不会远低于阈值</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>Start scan</source>
         <translation>开始扫描</translation>
     </message>
@@ -1169,6 +1174,16 @@ Action log: {log}</source>
     </message>
     <message>
         <location line="+2"/>
+        <source>Cohesive</source>
+        <translation>紧密</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Like Connected, but two files far less similar than the threshold never share a group</source>
+        <translation>类似“连通”，但相似度远低于阈值的两个文件不会归入同一组</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>How pairs above the threshold form groups</source>
         <translation>阈值以上的文件对如何组成分组</translation>
     </message>

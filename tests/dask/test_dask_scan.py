@@ -147,7 +147,10 @@ def test_cancel_returns_a_partial_result(folder: Path, dask_client: Any, stage: 
     where = "reading files" if stage == Stage.READ else "pairing documents"
     assert any(f"Scan cancelled while {where}" in n for n in result.notes)
     if stage == Stage.PAIRS:
-        assert result.documents and not result.groups
+        # no pair was scored; only files of identical text (known without pairing) can group
+        assert result.documents and len(result.pairs) == 0
+        assert all(g.exact for g in result.groups)
+        assert not result.regroup(mode=GroupMode.CONNECTED).groups
 
 
 def flaky_reader(entries: list, settings: Any, max_bytes: int) -> Any:

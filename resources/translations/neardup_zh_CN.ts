@@ -944,12 +944,17 @@ Action log: {log}</source>
         <translation>此分组中所有文件的文本完全相同</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+3"/>
+        <source>Every file in this group is at least {p} similar to its reference</source>
+        <translation>此分组中每个文件与基准文件的相似度都不低于 {p}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>The weakest link holding this group together scores {p}</source>
         <translation>维系此分组的最弱一环的相似度为 {p}</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+31"/>
         <source>reference</source>
         <translation>基准</translation>
     </message>

@@ -89,3 +89,15 @@ def test_a_result_saved_in_cohesive_mode_sets_the_switches(window, tmp_path) -> 
     assert window.threshold.current_mode() == "cohesive"
     assert window.scan_panel.group_mode.currentData() == "cohesive"
     assert len(group_names(window)) == 1
+
+
+def test_group_tooltip_says_what_weakest_means_in_each_mode(window, tmp_path) -> None:
+    result = factory.on_disk(tmp_path / "siblings", SIBLINGS, NEAR)
+    tips = {}
+    for mode in (GroupMode.CONNECTED, GroupMode.COHESIVE, GroupMode.STRICT):
+        window.set_result(result.regroup(mode=mode), new_scan=True)
+        m = window.model
+        tips[mode] = m.data(m.index(0, 0), Qt.ItemDataRole.ToolTipRole)
+    assert "weakest link" in tips[GroupMode.CONNECTED]
+    assert "reference" in tips[GroupMode.COHESIVE] and "reference" in tips[GroupMode.STRICT]
+    assert "weakest link" not in tips[GroupMode.COHESIVE]

@@ -472,3 +472,11 @@ def test_options_and_cli_accept_the_mode() -> None:
         COHESIVE
     args = build_parser().parse_args(["scan", "/data", "--mode", "cohesive"])
     assert args.mode == "cohesive"
+
+
+def test_weakest_is_worded_for_the_mode() -> None:
+    from neardup_core.models import weakest_label
+
+    assert weakest_label("connected", 0.72) == "weakest link 72%"
+    assert weakest_label(GroupMode.COHESIVE, 0.72) == "all 72%+ like the reference"
+    assert weakest_label(GroupMode.STRICT, 0.7) == "all 70%+ like the reference"

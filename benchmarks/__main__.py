@@ -158,6 +158,7 @@ def run_e2e(corpus: C.Corpus, args: argparse.Namespace, work: Path) -> dict:
         r = best[name]
         if "error" not in r:
             strict = r.pop("strict_groups", None)
+            connected = r.pop("connected_groups", None)
             r.update(_score(r, corpus))
             del r["groups"]
             _log(f"   {name}: best {r['seconds']:.1f} s, peak {r['peak_rss'] / 2**20:.0f} MB, "
@@ -168,6 +169,10 @@ def run_e2e(corpus: C.Corpus, args: argparse.Namespace, work: Path) -> dict:
                 s = dict(r, seconds=r["seconds"] + r["regroup_ms"]["strict"] / 1e3)
                 s.update(_score({"groups": strict}, corpus))
                 out["runs"]["neardup (strict groups)"] = s
+            if connected is not None and name == "neardup":
+                c = dict(r, seconds=r["seconds"] + r["regroup_ms"]["connected"] / 1e3)
+                c.update(_score({"groups": connected}, corpus))
+                out["runs"]["neardup (connected groups)"] = c
         else:
             out["runs"][name] = r
     out["edits"] = _edit_table(corpus, out["runs"])
@@ -210,6 +215,7 @@ def run_scale(args: argparse.Namespace, work: Path) -> dict:
                          jobs=args.jobs, timeout=args.timeout)
     if "error" not in r:
         r.pop("strict_groups", None)
+        r.pop("connected_groups", None)
         r.update(_score(r, c))
         r.pop("_groups", None)
         r.pop("groups", None)

@@ -240,10 +240,16 @@ def run_neardup(root: str, threshold: float, jobs: int, cache_path: str | None) 
     strict = result.regroup(threshold, GroupMode.STRICT)
     strict_groups = [[strict.documents[m.doc].path for m in g.members] for g in strict.groups]
     regroup_ms["strict"] = (time.perf_counter() - t) * 1e3
-    return {"groups": groups, "strict_groups": strict_groups, "regroup_ms": regroup_ms,
+    t = time.perf_counter()
+    conn = result.regroup(threshold, GroupMode.CONNECTED)
+    connected_groups = [[conn.documents[m.doc].path for m in g.members] for g in conn.groups]
+    regroup_ms["connected"] = (time.perf_counter() - t) * 1e3
+    return {"groups": groups, "strict_groups": strict_groups,
+            "connected_groups": connected_groups, "regroup_ms": regroup_ms,
             "documents": len(result.documents),
             "problems": len(result.problems), "pairs": len(result.pairs), "seconds": t1 - t0,
             "stages": {k: v for k, v in stats.items() if k.startswith("seconds")},
             "stats": stats, "notes": list(result.notes),
             "settings": {"threshold": threshold, "jobs": jobs, "method": str(opts.method),
+                         "group_mode": str(opts.group_mode),
                          "num_perm": opts.num_perm, "cache": cache_path is not None}}

@@ -297,6 +297,19 @@ class GroupTable:
                                           self.jaccard[lo:hi].tolist(), strict=True))
         return Group(g + 1, ms, float(self.weakest[g]), bool(self.exact[g]))
 
+    def all_groups(self) -> tuple[Group, ...]:
+        """Every group as objects: the arrays become lists once, not once per group."""
+        members = self.members.tolist()
+        sim = self.similarity.tolist()
+        dist = self.distance.tolist()
+        jac = [None if j != j else j for j in self.jaccard.tolist()]  # NaN -> None
+        offs = self.offsets.tolist()
+        weakest = self.weakest.tolist()
+        exact = self.exact.tolist()
+        ms = list(map(Member, members, sim, dist, jac))
+        return tuple(Group(g + 1, tuple(ms[offs[g]:offs[g + 1]]), weakest[g], exact[g])
+                     for g in range(len(offs) - 1))
+
     def duplicates(self) -> int:
         return int(self.members.shape[0] - len(self))
 
@@ -480,8 +493,7 @@ class ScanResult:
 
     @cached_property
     def groups(self) -> tuple[Group, ...]:
-        t = self.group_table
-        return tuple(t.group(i) for i in range(len(t)))
+        return self.group_table.all_groups()
 
     def regroup(self, threshold: float | None = None, mode: GroupMode | str | None = None, *,
                 ignored: Iterable[tuple[str, str]] | None = None,

@@ -40,7 +40,7 @@ from .tokens import (
     lines,
     normalize,
     normalize_joined,
-    shingle_hashes_many,
+    shingle_keys_many,
     shingle_set,
     to_codes,
     word_features_many,
@@ -176,9 +176,10 @@ class Fingerprinter:
             if kept is not None:
                 codes = to_codes(SEPARATOR.join(kept))
         a = analyse_codes(codes, len(docs))
-        units = np.bincount(a.unit_docs, minlength=len(docs)).tolist()
+        bounds = np.searchsorted(a.unit_docs, np.arange(len(docs) + 1))
+        units = np.diff(bounds).tolist()
         if self.minhasher is not None:
-            sh, sh_doc = shingle_hashes_many(a, self.settings.shingle)
+            sh, sh_doc = shingle_keys_many(a, self.settings.shingle, bounds)
             sigs = self.minhasher.signatures_of_keys(hash32(sh), sh_doc, len(docs))
         else:
             sigs = np.empty((len(docs), 0), dtype=np.uint32)

@@ -310,8 +310,9 @@ def hash_partition(codes: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return _hash_segments(codes, starts, ends, int(starts[-1]))
 
 
-def combine_windows(hashes: np.ndarray, n: int) -> np.ndarray:
-    """:func:`combine_hashes` of every window of ``n`` consecutive hashes (len - n + 1 of them).
+def combine_windows(hashes: np.ndarray, n: int, out: np.ndarray | None = None) -> np.ndarray:
+    """:func:`combine_hashes` of every window of ``n`` consecutive hashes (len - n + 1 of them),
+    into ``out`` (uint64, of that length) when given.
 
     Fewer than ``n`` hashes give no window; callers decide what a short sequence means.
     """
@@ -320,8 +321,8 @@ def combine_windows(hashes: np.ndarray, n: int) -> np.ndarray:
     h = np.asarray(hashes, dtype=np.uint64)
     count = h.shape[0] - n + 1
     if count <= 0:
-        return np.empty(0, dtype=np.uint64)
-    acc = h[:count] * _U64_COMBINE[0]
+        return np.empty(0, dtype=np.uint64) if out is None else out
+    acc = np.multiply(h[:count], _U64_COMBINE[0], out=out)
     tmp = np.empty_like(acc)
     for j in range(1, n):
         acc += np.multiply(h[j:j + count], _U64_COMBINE[j], out=tmp)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
-import itertools
 import logging
 import os
 import unicodedata
@@ -537,9 +536,7 @@ def analyse_codes(codes: np.ndarray, docs: int = 1) -> Analysis:
         edge[-1] = w[-1]
     if c is not None and has_cjk:
         is_start = w & edge[:-1]
-        is_end = w & edge[1:]
         is_start |= c
-        is_end |= c
         starts = np.flatnonzero(is_start)
     else:
         # words alone: their edges alternate start, end, start, end...
@@ -564,7 +561,8 @@ def analyse_codes(codes: np.ndarray, docs: int = 1) -> Analysis:
     hashes = char_hashes(codes[starts])
     if not unit_cjk.all():
         words = ~unit_cjk
-        lengths = (np.flatnonzero(is_end) + 1 - starts)[words]
+        # word ends alone: CJK text has few words, and 1 - starts over all units is costly
+        lengths = np.flatnonzero(w & edge[1:]) + 1 - starts[words]
         hashes[words] = hash_partition(codes[w], lengths)
     return Analysis(codes, cls, starts, hashes, unit_cjk, unit_docs, docs, seps)
 
@@ -623,6 +621,54 @@ def shingle_hashes_many(a: Analysis, n: int) -> tuple[np.ndarray, np.ndarray]:
         win = np.insert(win, at, extra)
         win_doc = np.insert(win_doc, at, short)
     return win, win_doc
+
+
+def shingle_keys_many(a: Analysis, n: int, bounds: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """(shingle hashes, document index) with the same *set* of hashes per document as
+    :func:`shingle_hashes_many`, which is all MinHash looks at, computed without moving arrays.
+
+    A window that straddles two documents is not dropped but overwritten with a copy of a
+    hash its first document has anyway (its first window, or its one short shingle), so the
+    documents are those of the windows' first units as they are (no filtering, no insert).
+    ``bounds``, if the caller has them: where each document's units start, then the number of
+    units (``np.searchsorted(a.unit_docs, np.arange(a.docs + 1))``).
+    """
+    if n < 1:
+        raise ValueError(f"shingle length must be at least 1, got {n}")
+    h = a.hashes
+    m = h.shape[0]
+    if a.docs == 1 or m < n:
+        return shingle_hashes_many(a, n)
+    win = combine_windows(h, n)
+    count = win.shape[0]
+    doc = a.unit_docs[:count]
+    if bounds is None:
+        bounds = np.searchsorted(a.unit_docs, np.arange(a.docs + 1))
+    first, counts = bounds[:-1], np.diff(bounds)
+    if n == 1:
+        return win, doc
+    steps = np.arange(n - 1)
+    # documents of n units or more: the windows starting in their last n - 1 units
+    full = np.flatnonzero(counts >= n)
+    at = (first[full] + counts[full] - n + 1)[:, None] + steps
+    src = np.broadcast_to(first[full][:, None], at.shape)
+    inside = at < count
+    win[at[inside]] = win[src[inside]]
+    short = np.flatnonzero((counts > 0) & (counts < n))
+    if short.shape[0]:
+        extra = np.empty(short.shape[0], dtype=np.uint64)
+        for k in unique_sorted(counts[short]).tolist():
+            sel = counts[short] == k
+            extra[sel] = combine_at(h, first[short[sel]], k)
+        at = first[short][:, None] + steps
+        ok = (at < (first[short] + counts[short])[:, None]) & (at < count)
+        win[at[ok]] = np.broadcast_to(extra[:, None], at.shape)[ok]
+        late = first[short] >= count  # at the end of the batch: no window starts in them
+        if late.any():
+            win = np.concatenate((win, extra[late]))
+            doc = np.concatenate((doc, short[late]))
+    return win, doc
 
 
 # -- Chinese words ------------------------------------------------------------------------------
@@ -698,20 +744,55 @@ def chinese_words(a: Analysis, segmenter: Segmenter) -> tuple[np.ndarray, np.nda
     cjk = a.classes == CJK
     if not cjk.any():
         return np.empty(0, np.uint64), np.empty(0, np.int64), np.empty(0, np.int64)
-    sel = cjk.copy()
-    sel[1:] |= cjk[:-1]  # each run plus the character after it, which becomes the separator
-    idx = np.flatnonzero(sel)
-    sub = a.codes[idx]
-    gap = ~cjk[idx]
-    sub[gap] = 32
-    lengths = _token_lengths(sub, gap, segmenter)
-    ends = np.cumsum(lengths)
+    sub, sel = _cjk_runs(a.codes, cjk)
+    hashes, lengths, starts = _run_tokens(sub, segmenter)
+    return hashes, lengths.astype(np.int64), np.flatnonzero(sel)[starts]
+
+
+def chinese_tokens(a: Analysis, segmenter: Segmenter) -> tuple[np.ndarray, np.ndarray,
+                                                                np.ndarray]:
+    """:func:`chinese_words` with the document of each token (int64) in place of its code
+    position, which is all the word features need: no array of code positions is built."""
+    if a.codes.dtype == np.uint8:
+        return np.empty(0, np.uint64), np.empty(0, np.uint8), np.empty(0, np.int64)
+    cjk = a.classes == CJK
+    if not cjk.any():
+        return np.empty(0, np.uint64), np.empty(0, np.uint8), np.empty(0, np.int64)
+    sub, sel = _cjk_runs(a.codes, cjk)
+    hashes, lengths, starts = _run_tokens(sub, segmenter)
+    if a.docs == 1:
+        return hashes, lengths, np.zeros(starts.shape[0], dtype=np.int64)
+    # where each document starts in ``sub``: the selected characters before its separator
+    # (index 0 twice, for a first document that is empty, gives sel[0]: False there, so 0)
+    per_doc = np.add.reduceat(sel, np.concatenate(([0], a.separators)), dtype=np.int64)
+    return hashes, lengths, _docs_of_sorted(starts, np.cumsum(per_doc[:-1]), a.docs)
+
+
+def _cjk_runs(codes: np.ndarray, cjk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The CJK runs of ``codes``, each followed by one space (what the character after it
+    becomes), and the mask of the characters kept (the runs and the one after each)."""
+    sel = np.empty_like(cjk)
+    sel[0] = cjk[0]
+    np.logical_or(cjk[1:], cjk[:-1], out=sel[1:])
+    return np.where(cjk, codes, codes.dtype.type(32))[sel], sel
+
+
+def _run_tokens(sub: np.ndarray, segmenter: Segmenter) -> tuple[np.ndarray, np.ndarray,
+                                                                   np.ndarray]:
+    """(hash, length, start in ``sub``) of the tokens of :func:`_cjk_runs`' runs.
+
+    Lengths are uint8 when every token is shorter than 256 characters (jieba's words are, in
+    practice), else int64.
+    """
+    # CJK characters and spaces only: never a surrogate
+    lengths = _token_lengths(_from_codes(sub, surrogates=False), segmenter)
+    ends = np.cumsum(lengths, dtype=np.int64)
     if int(ends[-1]) != sub.shape[0] or int(lengths.min()) < 1:
         raise ValueError("segmenter tokens must be non-empty and cover the text exactly")
     starts = ends - lengths
-    keep = ~gap[starts]  # the separators come back as tokens of their own
+    keep = np.take(sub, starts) != 32  # the spaces come back as tokens of their own
     starts = starts[keep]
-    return (hash_sorted_segments(sub, starts, ends[keep]), lengths[keep], idx[starts])
+    return hash_sorted_segments(sub, starts, ends[keep]), lengths[keep], starts
 
 
 #: Characters given to the segmenter per call. A long text is cut in pieces at run
@@ -722,20 +803,25 @@ def chinese_words(a: Analysis, segmenter: Segmenter) -> tuple[np.ndarray, np.nda
 SEGMENT_PIECE = 1 << 15
 
 
-def _token_lengths(sub: np.ndarray, gap: np.ndarray, segmenter: Segmenter) -> np.ndarray:
-    cuts = [0]
-    if sub.shape[0] > SEGMENT_PIECE:
-        gaps = np.flatnonzero(gap)
-        wanted = np.arange(SEGMENT_PIECE, sub.shape[0], SEGMENT_PIECE)
-        at = np.searchsorted(gaps, wanted)  # first gap at or after each wanted cut
-        cuts += sorted({int(gaps[i]) + 1 for i in at.tolist() if i < gaps.shape[0]})
-    cuts.append(sub.shape[0])
+def _token_lengths(text: str, segmenter: Segmenter) -> np.ndarray:
+    """Length of each token of ``text`` (runs separated by spaces), piece by piece.
+
+    ``bytearray(map(len, tokens))`` is the cheapest way from a list of strings to their
+    lengths (half the time of ``np.fromiter``, which matters at 800,000 tokens a 4 MB of
+    Chinese); a token of 256 characters or more makes it fail, and that piece is measured
+    with ``np.fromiter`` instead.
+    """
     out = []
-    for lo, hi in itertools.pairwise(cuts):
-        if hi > lo:
-            # CJK characters and spaces only: never a surrogate
-            tokens = segmenter.cut(_from_codes(sub[lo:hi], surrogates=False))
+    start = 0
+    while start < len(text):
+        cut = text.find(" ", start + SEGMENT_PIECE)
+        end = len(text) if cut < 0 else cut + 1
+        tokens = segmenter.cut(text[start:end])
+        try:
+            out.append(np.frombuffer(bytearray(map(len, tokens)), dtype=np.uint8))
+        except ValueError:
             out.append(np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens)))
+        start = end
     return np.concatenate(out)
 
 
@@ -1006,13 +1092,13 @@ class WordStreams:
 def word_streams(a: Analysis, segmenter: Segmenter) -> WordStreams:
     if a.docs > 1 << DOC_BITS:
         raise ValueError(f"at most {1 << DOC_BITS} documents per batch, got {a.docs}")
-    zh, zh_len, zh_pos = chinese_words(a, segmenter)
+    zh, zh_len, zh_doc = chinese_tokens(a, segmenter)
     if a.cjk.any():
         words = ~a.cjk
         other, other_doc = a.hashes[words], a.unit_docs[words]
     else:  # no CJK character: every unit is a word
         other, other_doc = a.hashes, a.unit_docs
-    return WordStreams(zh, a.doc_of(zh_pos), zh_len > 1, other, other_doc,
+    return WordStreams(zh, zh_doc, zh_len > 1, other, other_doc,
                        ~_is_stop_id(other >> _ID_SHIFT))
 
 
@@ -1047,15 +1133,19 @@ def word_features_many(a: Analysis, segmenter: Segmenter
     Hashes are uint64, weights float32, documents int64; features are unique per document.
     """
     w = word_streams(a, segmenter)
-    b1, d1 = pairs(w.zh_doc[w.zh_content], w.zh[w.zh_content])
-    b2, d2 = pairs(w.other_doc[w.other_content], w.other[w.other_content])
-    streams = {"zh": (w.zh_doc, w.zh), "other": (w.other_doc, w.other),
-               "bigram": (np.concatenate((d1, d2)), np.concatenate((b1, b2)))}
+    zh_c, zh_cd = w.zh[w.zh_content], w.zh_doc[w.zh_content]
+    ot_c, ot_cd = w.other[w.other_content], w.other_doc[w.other_content]
+    n1 = max(0, zh_c.shape[0] - 1)
+    bigrams = np.empty(n1 + max(0, ot_c.shape[0] - 1), dtype=np.uint64)
+    crossing = (_bigram_keys(zh_cd, zh_c, a.docs, bigrams[:n1])
+                + _bigram_keys(ot_cd, ot_c, a.docs, bigrams[n1:]))
+    streams = {"zh": _feature_keys(w.zh_doc, w.zh), "other": _feature_keys(w.other_doc, w.other),
+               "bigram": bigrams}
     docs, ids, weights = [], [], []
     for kind in FEATURE_KINDS:
-        doc, hashes = streams[kind]
-        if hashes.shape[0]:
-            d, f, cnt = _counted(doc, hashes)
+        key = streams[kind]
+        if key.shape[0]:
+            d, f, cnt = _counted_keys(key, crossing if kind == "bigram" else 0)
             docs.append(d)
             ids.append(f)
             weights.append(feature_weights(kind, f, cnt))
@@ -1063,6 +1153,59 @@ def word_features_many(a: Analysis, segmenter: Segmenter
         return np.empty(0, np.int64), np.empty(0, np.uint64), np.empty(0, np.float32)
     return (np.concatenate(docs), splitmix64_inplace(np.concatenate(ids)),
             np.concatenate(weights, dtype=np.float32))
+
+
+#: The largest key: marks the bigrams that straddle two documents, which sort last and are
+#: then cut off by number (exact even if a real key had this value too).
+_NO_KEY = np.uint64((1 << 64) - 1)
+
+
+def _feature_keys(doc: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+    """document << FEATURE_BITS | feature id of each hash (uint64, a new array)."""
+    key = np.right_shift(hashes, _ID_SHIFT)
+    key |= np.left_shift(np.asarray(doc, dtype=np.int64).view(np.uint64), _FEATURE_SHIFT)
+    return key
+
+
+def _bigram_keys(doc: np.ndarray, hashes: np.ndarray, docs: int, out: np.ndarray) -> int:
+    """Write the :func:`_feature_keys` of the bigrams of consecutive ``hashes`` (sorted by
+    document) into ``out``; a bigram across two documents gets _NO_KEY. Returns how many do.
+
+    The same keys as :func:`pairs` then :func:`_feature_keys`, without filtering and
+    concatenating the bigram arrays.
+    """
+    n = out.shape[0]
+    if n == 0:
+        return 0
+    combine_windows(hashes, 2, out=out)
+    out >>= _ID_SHIFT
+    out |= np.left_shift(np.asarray(doc[:-1], dtype=np.int64).view(np.uint64), _FEATURE_SHIFT)
+    if docs == 1:
+        return 0
+    # the last bigram of each document but the last starts there and ends in the next one
+    firsts = unique_sorted(np.searchsorted(doc, np.arange(1, docs)))
+    cross = firsts[(firsts > 0) & (firsts <= n)] - 1
+    out[cross] = _NO_KEY
+    return cross.shape[0]
+
+
+def _counted_keys(key: np.ndarray, dropped: int = 0
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(document, feature id, count) of each distinct :func:`_feature_keys` key, by document
+    and then id; sorts ``key`` in place and leaves out its ``dropped`` largest (_NO_KEY)."""
+    key.sort()
+    if dropped:
+        key = key[:key.shape[0] - dropped]
+    n = key.shape[0]
+    if n == 0:
+        return np.empty(0, np.int64), key, np.empty(0, np.int64)
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(key[1:], key[:-1], out=new[1:])
+    first = np.flatnonzero(new)
+    counts = np.diff(first, append=n)
+    u = key[first]
+    return (u >> _FEATURE_SHIFT).view(np.int64), u & _ID_MASK, counts
 
 
 def word_features(normalized: str | Analysis, segmenter: Segmenter
@@ -1099,6 +1242,7 @@ __all__ = [
     "analyse",
     "analyse_codes",
     "char_class",
+    "chinese_tokens",
     "chinese_words",
     "classify",
     "count_features",
@@ -1114,6 +1258,7 @@ __all__ = [
     "shingle_hash",
     "shingle_hashes",
     "shingle_hashes_many",
+    "shingle_keys_many",
     "shingle_set",
     "to_codes",
     "unit_hashes",

@@ -38,6 +38,7 @@ from .hamming_index import HammingIndex
 from .hashing import hash128_hex
 from .lsh import candidate_pairs, optimal_params
 from .models import (
+    DOCX_SUFFIXES,
     Document,
     Method,
     PairTable,
@@ -50,7 +51,15 @@ from .processes import prestart, start_method
 from .progress import CancelToken, ProgressEvent, ProgressSink, Stage, null_progress
 from .scoring import distance_for_similarity, hamming, minhash_agreement, simhash_similarity
 from .snapshot import Snapshot, folder_state, pack, snapshot_key, unpack
-from .worker import Outcome, lost, process_batch, warm_up
+from .worker import (
+    Outcome,
+    Prepared,
+    fingerprint_prepared,
+    lost,
+    prepare_batch,
+    process_batch,
+    warm_up,
+)
 
 #: Below this many files (or bytes) worker processes cost more to start than they save.
 INPROCESS_MAX_FILES = 48
@@ -69,6 +78,9 @@ LSH_MAX_BUCKET = 2000
 #: Pools that break before returning anything, in a row, before the scan stops trying (workers
 #: that cannot even start would otherwise be retried once per file).
 DEAD_POOLS_LIMIT = 8
+_DOCX = tuple(sorted(DOCX_SUFFIXES))
+#: Text (characters) the scan's own process may read ahead while the workers start.
+READ_AHEAD_BYTES = 32 * 1024 * 1024
 #: Bands whose candidates are gathered, scored and filtered together.
 LSH_BANDS_PER_CHUNK = 4
 
@@ -107,6 +119,11 @@ class _Workers:
     @property
     def started(self) -> bool:
         return self.pool is not None or self._starting is not None
+
+    @property
+    def warming(self) -> bool:
+        """Still starting in the background (the fork server loading its modules)."""
+        return self._starting is not None and self._starting.is_alive()
 
     def start(self) -> None:
         """Start the pool in the background: the first fork waits for the fork server to load,
@@ -518,18 +535,27 @@ class _Run(RunStages):
                 self._inprocess(len(todo), nbytes):
             self._run_here(todo, drop_lines, stage, done0, total, verb, out)
             return out
+        queue: deque[list[FileEntry]] = deque(batches(todo))
+        ready: deque[tuple[list[FileEntry], list[Outcome | Prepared]]] = deque()
+        if drop_lines is None:
+            self._read_while_workers_start(queue, ready)
+        done = done0
         if self.workers.get() is None:
             self._note_no_workers()
-            self._run_here(todo, drop_lines, stage, done0, total, verb, out)
+            for batch, items in ready:
+                for o in fingerprint_prepared(items, self.settings, self.opt.max_size):
+                    out[o.path] = o
+                done += len(batch)
+                self.emit(stage, done, total, batch[-1].path)
+            self._run_here([e for b in queue for e in b], drop_lines, stage, done, total, verb,
+                           out)
             return out
 
-        done = done0
-        queue: deque[list[FileEntry]] = deque(batches(todo))
         # Files that were in flight when a worker died; run one at a time to find the culprit.
         suspects: deque[FileEntry] = deque()
         limit = 2 * self.opt.workers
         dead_pools = 0  # pools in a row that broke before returning anything
-        while (queue or suspects) and not self.cancel.cancelled:
+        while (queue or ready or suspects) and not self.cancel.cancelled:
             inflight: dict[Future, list[FileEntry]] = {}
             returned = 0
             if dead_pools >= DEAD_POOLS_LIMIT:
@@ -550,17 +576,22 @@ class _Run(RunStages):
                 self._run_here(left, drop_lines, stage, done, total, verb, out)
                 break
             try:
-                while (queue or suspects or inflight) and not self.cancel.cancelled:
+                while (queue or ready or suspects or inflight) and not self.cancel.cancelled:
                     if suspects:
                         if not inflight:
                             fut = pool.submit(process_batch, [suspects[0]], self.settings,
                                               self.opt.max_size, drop_lines)
                             inflight[fut] = [suspects[0]]
                     else:
-                        while queue and len(inflight) < limit:
-                            batch = queue.popleft()
-                            fut = pool.submit(process_batch, batch, self.settings,
-                                              self.opt.max_size, drop_lines)
+                        while (ready or queue) and len(inflight) < limit:
+                            if ready:
+                                batch, items = ready.popleft()
+                                fut = pool.submit(fingerprint_prepared, items, self.settings,
+                                                  self.opt.max_size, drop_lines)
+                            else:
+                                batch = queue.popleft()
+                                fut = pool.submit(process_batch, batch, self.settings,
+                                                  self.opt.max_size, drop_lines)
                             inflight[fut] = batch
                     finished, _ = wait(inflight, timeout=0.2, return_when=FIRST_COMPLETED)
                     for fut in finished:
@@ -586,7 +617,9 @@ class _Run(RunStages):
                     self.workers.discard()
             except BrokenProcessPool:
                 # A worker died (killed, out of memory, a crash in a C library), or none could
-                # start at all.
+                # start at all. Texts read ahead are read again like any other queued file.
+                queue.extendleft(batch for batch, _ in reversed(ready))
+                ready.clear()
                 self.workers.discard()
                 for fut, batch in list(inflight.items()):
                     if fut.done() and not fut.cancelled() and fut.exception() is None:
@@ -618,6 +651,37 @@ class _Run(RunStages):
         if self.cancel.cancelled:
             self._mark_cancelled(f"while {verb.lower()} files")
         return out
+
+    def _read_while_workers_start(self, queue: deque[list[FileEntry]],
+                                  ready: deque[tuple[list[FileEntry], list[Outcome | Prepared]]]
+                                  ) -> None:
+        """Read (not fingerprint) the first batches here while the worker processes start.
+
+        The fork server takes most of a second to load its modules and the segmenter, with one
+        core busy and the other idle; reading and decoding is over half of a scan's work and
+        needs nothing loaded, so this process does it meanwhile and the workers start with
+        texts to fingerprint. It stops as soon as the workers are up (or READ_AHEAD_BYTES of
+        text are waiting).
+
+        Only plain-text files are read ahead: decoding them is Python code, whose failures are
+        exceptions that become problems. A .docx goes through zlib and libxml2, C code that a
+        hostile file could crash; those stay in the workers, where a crash costs one file and
+        not the scan (or the app).
+        """
+        held = 0
+        later: list[FileEntry] = []
+        while queue and held < READ_AHEAD_BYTES and self.workers.warming and \
+                not self.cancel.cancelled:
+            batch = queue.popleft()
+            text = [e for e in batch if not e.path.lower().endswith(_DOCX)]
+            later.extend(e for e in batch if e.path.lower().endswith(_DOCX))
+            if text:
+                items = prepare_batch(text, self.opt.max_size)
+                held += sum(len(x.got.text) for x in items if isinstance(x, Prepared))
+                ready.append((text, items))
+        queue.extendleft(reversed(list(batches(later))))
+        if ready:
+            self.stats["read_ahead"] = sum(len(b) for b, _ in ready)
 
     def _note_no_workers(self, *, script_hint: bool = False) -> None:
         if self._told_no_workers:

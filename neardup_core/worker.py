@@ -20,7 +20,8 @@ from .extract import Extracted, FileEntry, content_hash, extract
 from .fingerprint import DocFingerprint, FingerprintSettings, shared_fingerprinter
 from .models import Problem, ProblemKind
 
-__all__ = ["Outcome", "lost", "process_batch", "warm_up"]
+__all__ = ["Outcome", "Prepared", "fingerprint_prepared", "lost", "prepare_batch",
+           "process_batch", "warm_up"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +68,12 @@ def _finish_one(e: FileEntry, got: Extracted, fp: DocFingerprint, max_bytes: int
     if fp.units == 0:
         return _problem(e, Problem(e.path, ProblemKind.EMPTY,
                                    "no words or characters to compare"))
-    try:
-        chash: str | None = content_hash(e.path, max_bytes)
-    except OSError:
-        chash = None
+    chash = got.content_hash   # of the bytes extract read: the file is read once
+    if chash is None:
+        try:
+            chash = content_hash(e.path, max_bytes)
+        except OSError:
+            chash = None
     meta = (got.format, got.encoding, got.confidence, got.replaced)
     try:
         st = os.stat(e.path)
@@ -88,33 +91,53 @@ def process_batch(batch: list[FileEntry], settings: FingerprintSettings, max_byt
                   drop_lines: np.ndarray | None = None) -> list[Outcome]:
     """Extract a batch, then fingerprint its texts in one pass (several times faster than one
     document at a time for small files). One bad file never costs the others."""
-    out: list[Outcome | None] = [None] * len(batch)
-    texts: list[str] = []
-    got_at: list[tuple[int, Extracted]] = []
-    for i, e in enumerate(batch):
+    return fingerprint_prepared(prepare_batch(batch, max_bytes), settings, max_bytes,
+                                drop_lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A file read and decoded, its fingerprint still to make. The scan's own process prepares
+    the first batches this way while the workers start (it has no segmenter loaded, and need
+    not load one), and the workers fingerprint them."""
+
+    entry: FileEntry
+    got: Extracted
+
+
+def prepare_batch(batch: list[FileEntry], max_bytes: int) -> list[Outcome | Prepared]:
+    """The reading half of :func:`process_batch`: a problem outcome or the extracted text for
+    each file, in order."""
+    out: list[Outcome | Prepared] = []
+    for e in batch:
         try:
             got = extract(e.path, max_bytes=max_bytes)
         except Exception as exc:  # last resort: extract() maps every file problem itself
-            out[i] = _unexpected(e, exc)
+            out.append(_unexpected(e, exc))
             continue
-        if isinstance(got, Problem):
-            out[i] = _problem(e, got)
-        else:
-            texts.append(got.text)
-            got_at.append((i, got))
+        out.append(_problem(e, got) if isinstance(got, Problem) else Prepared(e, got))
+    return out
+
+
+def fingerprint_prepared(items: list[Outcome | Prepared], settings: FingerprintSettings,
+                         max_bytes: int, drop_lines: np.ndarray | None = None) -> list[Outcome]:
+    """The fingerprinting half of :func:`process_batch`; outcomes pass through in order."""
+    out: list[Outcome | None] = [x if isinstance(x, Outcome) else None for x in items]
+    todo = [(i, x) for i, x in enumerate(items) if isinstance(x, Prepared)]
+    texts = [x.got.text for _, x in todo]
     fper = shared_fingerprinter(settings)
     try:
-        fps = fper.fingerprint_many(texts, drop_lines)
+        fps: list[DocFingerprint | None] = list(fper.fingerprint_many(texts, drop_lines))
     except Exception:
         fps = []
-        for t, (i, _) in zip(texts, got_at, strict=True):
+        for t, (i, x) in zip(texts, todo, strict=True):
             try:
                 fps.append(fper.fingerprint(t, drop_lines))
             except Exception as exc:
                 fps.append(None)
-                out[i] = _unexpected(batch[i], exc)
+                out[i] = _unexpected(x.entry, exc)
     del texts
-    for (i, got), fp in zip(got_at, fps, strict=True):
+    for (i, x), fp in zip(todo, fps, strict=True):
         if fp is not None:
-            out[i] = _finish_one(batch[i], got, fp, max_bytes)
+            out[i] = _finish_one(x.entry, x.got, fp, max_bytes)
     return [o for o in out if o is not None]

@@ -25,9 +25,9 @@ from .common import (
     human_size,
     open_regular,
 )
-from .docx import DocxLimits, read_docx
+from .docx import DocxLimits, docx_text, read_docx, read_docx_bytes
 from .encoding import Decoded, decode_bytes
-from .txt import read_txt
+from .txt import decode_txt, read_txt, read_txt_bytes
 from .walk import FileEntry, WalkStats, check_roots, walk
 
 __all__ = [
@@ -46,10 +46,14 @@ __all__ = [
     "check_roots",
     "content_hash",
     "decode_bytes",
+    "decode_txt",
+    "docx_text",
     "extract",
     "human_size",
     "read_docx",
+    "read_docx_bytes",
     "read_txt",
+    "read_txt_bytes",
     "walk",
 ]
 
@@ -63,6 +67,9 @@ class Extracted:
     encoding: str | None       # codec of a .txt; None for .docx
     confidence: float | None   # detector confidence for a .txt; None for .docx
     replaced: int              # U+FFFD introduced while decoding
+    #: :func:`content_hash` of the bytes the text was read from (computed from those very
+    #: bytes, so a scan reads each file once); None when whoever made this did not know them.
+    content_hash: str | None = None
 
 
 _KINDS: tuple[tuple[type[ExtractError], ProblemKind], ...] = (
@@ -109,21 +116,30 @@ def extract(path: str, *, max_bytes: int, encoding: str | None = None) -> Extrac
 
 
 def _txt(path: str, max_bytes: int, encoding: str | None) -> Extracted | Problem:
-    decoded = read_txt(path, max_bytes=max_bytes, encoding=encoding)
+    data = read_txt_bytes(path, max_bytes=max_bytes)
+    decoded = decode_txt(data, encoding=encoding)
     if not decoded.text.strip():
         message = "the file is empty" if not decoded.text else "the file holds only whitespace"
         return Problem(path, ProblemKind.EMPTY, message)
-    return Extracted(decoded.text, "txt", decoded.encoding, decoded.confidence, decoded.replaced)
+    return Extracted(decoded.text, "txt", decoded.encoding, decoded.confidence, decoded.replaced,
+                     _hash_of(data, max_bytes))
 
 
 def _docx(path: str, max_bytes: int) -> Extracted | Problem:
     size = os.stat(path).st_size
     if size > max_bytes:
         raise TooLarge(f"{human_size(size)} is over the {human_size(max_bytes)} size limit")
-    text = read_docx(path)
+    data = read_docx_bytes(path)
+    text = docx_text(data)
     if not text.strip():
         return Problem(path, ProblemKind.EMPTY, "the document has no text")
-    return Extracted(text, "docx", None, None, 0)
+    return Extracted(text, "docx", None, None, 0, _hash_of(data, max_bytes))
+
+
+def _hash_of(data: bytes, max_bytes: int) -> str:
+    """:func:`content_hash` of a file whose bytes are ``data``: the same digest of the same
+    first ``max_bytes`` bytes (one-shot and streamed xxh3 agree), without reading it again."""
+    return xxhash.xxh3_128_hexdigest(memoryview(data)[:max_bytes])
 
 
 def content_hash(path: str, max_bytes: int) -> str:

@@ -41,8 +41,10 @@ import lzma
 import os
 import posixpath
 import struct
+import threading
 import zipfile
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -58,7 +60,7 @@ from .common import (
     read_bounded,
 )
 
-__all__ = ["DocxLimits", "read_docx"]
+__all__ = ["DocxLimits", "docx_text", "read_docx", "read_docx_bytes"]
 
 MiB = 1024 * 1024
 
@@ -93,6 +95,10 @@ WORD_MAIN_TYPES = frozenset({
     "application/vnd.ms-word.template.macroenabledtemplate.main+xml",
 })
 
+_DEFAULT_TAG = f"{{{CONTENT_TYPES}}}Default"
+_OVERRIDE_TAG = f"{{{CONTENT_TYPES}}}Override"
+_RELATIONSHIP_TAG = f"{{{PACKAGE_RELS}}}Relationship"
+
 _ENCRYPTION_MARKERS = ("EncryptionInfo".encode("utf-16-le"), b"EncryptionInfo")
 _DTD_MARKERS = tuple(marker.encode(codec) for marker in ("<!DOCTYPE", "<!ENTITY")
                      for codec in ("ascii", "utf-16-le", "utf-16-be"))
@@ -106,6 +112,12 @@ def read_docx(path: str, *, limits: DocxLimits = DocxLimits()) -> str:
     :class:`NotRegularFile` instead of blocking; OSErrors propagate. An empty file
     gives "" (it has no text, and nothing in it is damaged).
     """
+    return docx_text(read_docx_bytes(path, limits=limits), limits=limits)
+
+
+def read_docx_bytes(path: str, *, limits: DocxLimits = DocxLimits()) -> bytes:
+    """The bytes of the file at ``path``, refused (:class:`TooLarge`) over what ``limits``
+    allow a Word document; the archive is read from memory, so it is read once."""
     cap = limits.max_total_uncompressed + MiB  # a zip is never much larger than its contents
     too_large = f"the file is over {human_size(cap)}, the limit for Word documents"
     with open_regular(path, open) as f:
@@ -114,6 +126,11 @@ def read_docx(path: str, *, limits: DocxLimits = DocxLimits()) -> str:
         data = read_bounded(f, cap)
     if len(data) > cap:
         raise TooLarge(too_large)
+    return data
+
+
+def docx_text(data: bytes, *, limits: DocxLimits = DocxLimits()) -> str:
+    """Text of the Word document whose file holds ``data`` (see :func:`read_docx`)."""
     if not data:
         return ""
     if data.startswith(OLE_SIGNATURE):
@@ -235,9 +252,9 @@ class _Package:
         defaults: dict[str, str] = {}
         overrides: dict[str, str] = {}
         for el in root:
-            if el.tag == f"{{{CONTENT_TYPES}}}Default":
+            if el.tag == _DEFAULT_TAG:
                 defaults[(el.get("Extension") or "").lower()] = (el.get("ContentType") or "")
-            elif el.tag == f"{{{CONTENT_TYPES}}}Override":
+            elif el.tag == _OVERRIDE_TAG:
                 overrides[(el.get("PartName") or "").lstrip("/").lower()] = (
                     el.get("ContentType") or "")
         return defaults, overrides
@@ -257,7 +274,7 @@ class _Package:
             return {}
         out: dict[str, tuple[str, str]] = {}
         for el in self.xml(rels_name):
-            if el.tag != f"{{{PACKAGE_RELS}}}Relationship" or el.get("TargetMode") == "External":
+            if el.tag != _RELATIONSHIP_TAG or el.get("TargetMode") == "External":
                 continue
             target = (el.get("Target") or "").replace("\\", "/")
             if target.startswith("/"):
@@ -389,10 +406,18 @@ def _refuse_dtd(name: str, data: bytes) -> None:
         raise CorruptDocx(f"XML part {name} declares a DTD/entities; refused")
 
 
+_PARSERS = threading.local()
+
+
 def _secure_parser() -> etree.XMLParser:
-    # A parser per call: lxml parsers must not be shared between threads.
-    return etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False,
-                           load_dtd=False, dtd_validation=False)
+    # lxml parsers must not be shared between threads: one per thread, reused (setting up a
+    # new one costs about as much as parsing a small part).
+    parser: etree.XMLParser | None = getattr(_PARSERS, "parser", None)
+    if parser is None:
+        parser = _PARSERS.parser = etree.XMLParser(
+            resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False,
+            dtd_validation=False)
+    return parser
 
 
 # -- reading text ------------------------------------------------------------------------
@@ -442,8 +467,9 @@ def _read_own(package: _Package, main: str, root: etree._Element | CorruptDocx,
     _blocks(body, tags, out)
     rels = package.rels(main)
     seen: set[str] = set()
-    for sect in root.xpath("./w:body/w:p/w:pPr/w:sectPr | ./w:body/w:sectPr",
-                           namespaces={"w": namespace}):
+    # Most documents have no header or footer at all: then no section has anything to add.
+    referenced = next(root.iter(tags.headerReference, tags.footerReference), None) is not None
+    for sect in _sections(root, tags) if referenced else ():
         for ref_tag in (tags.headerReference, tags.footerReference):
             refs = [el for el in sect if el.tag == ref_tag]
             for story_type in _STORY_TYPES:
@@ -465,6 +491,26 @@ def _read_own(package: _Package, main: str, root: etree._Element | CorruptDocx,
     return "\n".join(out)
 
 
+def _sections(root: etree._Element, tags: _Walk) -> Iterator[etree._Element]:
+    """The section properties of the body, in document order: those closing a section inside
+    a paragraph's properties (w:body/w:p/w:pPr/w:sectPr), then the last one (w:body/w:sectPr).
+    """
+    for body in root:
+        if body.tag != tags.body:
+            continue
+        for child in body:
+            if child.tag == tags.sectPr:
+                yield child
+            elif child.tag == tags.p:
+                for props in child:
+                    if props.tag == tags.pPr:
+                        yield from (el for el in props if el.tag == tags.sectPr)
+
+
+#: What an element inside a paragraph is (:attr:`_Walk.kinds`).
+_SKIP, _TEXT, _TAB, _BREAK, _HYPHEN, _BOX = range(6)
+
+
 @cache
 def _tags(namespace: str) -> _Walk:
     return _Walk(namespace)
@@ -477,7 +523,7 @@ class _Walk:
         def q(local: str) -> str:
             return f"{{{w}}}{local}"
 
-        self.body, self.sectPr = q("body"), q("sectPr")
+        self.body, self.sectPr, self.pPr = q("body"), q("sectPr"), q("pPr")
         self.headerReference, self.footerReference = q("headerReference"), q("footerReference")
         self.p, self.t, self.tab, self.ptab = q("p"), q("t"), q("tab"), q("ptab")
         self.breaks = frozenset({q("br"), q("cr")})
@@ -494,6 +540,10 @@ class _Walk:
         self.skip = frozenset({q("pPr"), q("rPr"), q("del"), q("moveFrom"), q("instrText"),
                                q("delText"), q("sdtPr"), q("sdtEndPr"), q("fldData"),
                                f"{{{MC}}}Fallback"})
+        # What each element of a paragraph is, for the walk (other elements are descended).
+        self.kinds = {self.t: _TEXT, self.tab: _TAB, self.ptab: _TAB, self.hyphen: _HYPHEN,
+                      self.txbx: _BOX, **dict.fromkeys(self.breaks, _BREAK),
+                      **dict.fromkeys(self.skip, _SKIP)}
         self.alternate = f"{{{MC}}}AlternateContent"
         self.choice, self.fallback = f"{{{MC}}}Choice", f"{{{MC}}}Fallback"
 
@@ -502,49 +552,53 @@ def _blocks(container: etree._Element, tags: _Walk, out: list[str]) -> None:
     """Append the text of the block-level content of ``container``, one line per paragraph."""
     stack = [iter(container)]
     while stack:
-        child = next(stack[-1], None)
-        if child is None:
+        for child in stack[-1]:
+            tag = child.tag
+            if tag == tags.p:
+                text, boxes = _paragraph(child, tags)
+                out.append(text)
+                if boxes:
+                    stack.append(iter(boxes))
+                    break
+            elif tag in tags.containers:
+                stack.append(iter(child))
+                break
+            elif tag == tags.alternate:
+                chosen = child.find(tags.choice)
+                if chosen is None:
+                    chosen = child.find(tags.fallback)
+                if chosen is not None:
+                    stack.append(iter(chosen))
+                    break
+        else:  # this level is done
             stack.pop()
-            continue
-        tag = child.tag
-        if tag == tags.p:
-            text, boxes = _paragraph(child, tags)
-            out.append(text)
-            if boxes:
-                stack.append(iter(boxes))
-        elif tag in tags.containers:
-            stack.append(iter(child))
-        elif tag == tags.alternate:
-            chosen = child.find(tags.choice)
-            if chosen is None:
-                chosen = child.find(tags.fallback)
-            if chosen is not None:
-                stack.append(iter(chosen))
 
 
 def _paragraph(p: etree._Element, tags: _Walk) -> tuple[str, list[etree._Element]]:
     """A paragraph's text, and the text boxes anchored in it (read after it as blocks)."""
     parts: list[str] = []
     boxes: list[etree._Element] = []
+    kinds = tags.kinds
     stack = [iter(p)]
     while stack:
-        el = next(stack[-1], None)
-        if el is None:
+        for el in stack[-1]:
+            kind = kinds.get(el.tag)
+            if kind is None:   # any other element: its content is the paragraph's
+                if len(el) and isinstance(el.tag, str):
+                    stack.append(iter(el))
+                    break
+            elif kind == _TEXT:
+                parts.append(el.text or "")
+            elif kind == _TAB:
+                parts.append("\t")
+            elif kind == _BREAK:
+                parts.append("\n")
+            elif kind == _HYPHEN:
+                parts.append("-")
+            elif kind == _BOX:
+                boxes.append(el)
+        else:  # this level is done
             stack.pop()
-            continue
-        tag = el.tag
-        if tag == tags.t:
-            parts.append(el.text or "")
-        elif tag == tags.tab or tag == tags.ptab:
-            parts.append("\t")
-        elif tag in tags.breaks:
-            parts.append("\n")
-        elif tag == tags.hyphen:
-            parts.append("-")
-        elif tag == tags.txbx:
-            boxes.append(el)
-        elif isinstance(tag, str) and tag not in tags.skip:
-            stack.append(iter(el))
     return "".join(parts), boxes
 
 

@@ -1,4 +1,9 @@
-"""Plain text files: a bounded read, then :func:`~.encoding.decode_bytes`."""
+"""Plain text files: a bounded read, then :func:`~.encoding.decode_bytes`.
+
+The read and the decoding are separate steps so that :func:`neardup_core.extract.extract` can
+hash the very bytes it decodes (a scan then reads each file once, not once for the text and
+again for the content hash).
+"""
 
 from __future__ import annotations
 
@@ -8,11 +13,19 @@ import os
 from .common import TooLarge, human_size, open_regular, read_bounded
 from .encoding import Decoded, decode_bytes
 
-__all__ = ["read_txt"]
+__all__ = ["decode_txt", "read_txt", "read_txt_bytes"]
 
 
 def read_txt(path: str, *, max_bytes: int, encoding: str | None = None) -> Decoded:
     """Decode the file at ``path`` with line endings normalised to ``\\n``.
+
+    :func:`read_txt_bytes` then :func:`decode_txt`; see them for the limits and errors.
+    """
+    return decode_txt(read_txt_bytes(path, max_bytes=max_bytes), encoding=encoding)
+
+
+def read_txt_bytes(path: str, *, max_bytes: int) -> bytes:
+    """The bytes of the text file at ``path``, all of them, as long as they fit ``max_bytes``.
 
     At most ``max_bytes + 1`` bytes are read, so a file that grew since it was listed (or a
     special file that never ends) cannot exhaust memory: one byte over the limit raises
@@ -30,6 +43,11 @@ def read_txt(path: str, *, max_bytes: int, encoding: str | None = None) -> Decod
             if size > max_bytes:
                 raise TooLarge(f"{human_size(size)} is over the {limit} limit for text files")
             raise TooLarge(f"it holds more than {limit}, the limit for text files")
+    return data
+
+
+def decode_txt(data: bytes, *, encoding: str | None = None) -> Decoded:
+    """The text of a text file's bytes (:func:`decode_bytes`), line endings made ``\\n``."""
     decoded = decode_bytes(data, encoding=encoding)
     text = decoded.text
     if "\r" in text:

@@ -375,3 +375,182 @@ def test_a_document_without_a_body_is_damaged(tmp_path: Path) -> None:
     with pytest.raises(Exception):  # noqa: B017 - python-docx cannot read it either
         docx_module._read_python_docx(nobody.read_bytes())
 
+
+
+# -- the walk and the section search, against plain reference code ------------------------
+
+#: Elements a generated paragraph or body is made of: text and what stands for text, runs and
+#: other wrappers, properties and deletions (never text), text boxes, blocks.
+_INLINE = ["t", "tab", "ptab", "br", "cr", "noBreakHyphen", "r", "hyperlink", "ins", "smartTag",
+           "pPr", "rPr", "del", "moveFrom", "instrText", "delText", "sdtPr", "fldData",
+           "bookmarkStart", "proofErr", "txbxContent", "p", "mc:AlternateContent", "mc:Choice",
+           "mc:Fallback", "sdt", "sdtContent", "sectPr", "tbl", "tc", "#comment"]
+_SKIPPED = {"pPr", "rPr", "del", "moveFrom", "instrText", "delText", "sdtPr", "sdtEndPr",
+            "fldData", "mc:Fallback"}
+_CONTAINERS = {"tbl", "tr", "tc", "sdt", "sdtContent", "customXml", "ins", "moveTo", "smartTag",
+               "txbxContent", "hdr", "ftr", "footnote", "endnote", "body"}
+
+
+def _q(name: str) -> str:
+    return f"{{{MC}}}{name[3:]}" if name.startswith("mc:") else f"{{{W}}}{name}"
+
+
+def _local(el: etree._Element) -> str | None:
+    if not isinstance(el.tag, str):
+        return None
+    ns, _, local = el.tag[1:].partition("}")
+    return f"mc:{local}" if ns == MC else local
+
+
+def _reference_paragraph(p: etree._Element) -> tuple[str, list[etree._Element]]:
+    """The paragraph walk as a plain recursion: text, tab, break and hyphen elements count and
+    are not entered; text boxes are set aside; properties, deletions and field codes are not
+    entered; everything else is."""
+    parts: list[str] = []
+    boxes: list[etree._Element] = []
+
+    def visit(el: etree._Element) -> None:
+        for child in el:
+            name = _local(child)
+            if name == "t":
+                parts.append(child.text or "")
+            elif name in ("tab", "ptab"):
+                parts.append("\t")
+            elif name in ("br", "cr"):
+                parts.append("\n")
+            elif name == "noBreakHyphen":
+                parts.append("-")
+            elif name == "txbxContent":
+                boxes.append(child)
+            elif name is not None and name not in _SKIPPED:
+                visit(child)
+
+    visit(p)
+    return "".join(parts), boxes
+
+
+def _reference_blocks(container: etree._Element, out: list[str]) -> None:
+    for child in container:
+        name = _local(child)
+        if name == "p":
+            text, boxes = _reference_paragraph(child)
+            out.append(text)
+            for box in boxes:
+                _reference_blocks(box, out)
+        elif name in _CONTAINERS:
+            _reference_blocks(child, out)
+        elif name == "mc:AlternateContent":
+            chosen = child.find(_q("mc:Choice"))
+            if chosen is None:
+                chosen = child.find(_q("mc:Fallback"))
+            if chosen is not None:
+                _reference_blocks(chosen, out)
+
+
+@st.composite
+def _trees(draw: st.DrawFn, depth: int = 0) -> etree._Element:
+    name = draw(st.sampled_from(_INLINE if depth else ["p", "body", "tc", "sdtContent"]))
+    if name == "#comment":
+        return etree.Comment(draw(st.text("ab ", max_size=3)))
+    el = etree.Element(_q(name), nsmap={"w": W, "mc": MC})
+    if name == "t" or draw(st.integers(0, 5)) == 0:
+        el.text = draw(st.sampled_from(["", "字", "word", " two words ", "ü"]))
+    if depth < 5:
+        for _ in range(draw(st.integers(0, 4 if depth < 2 else 2))):
+            el.append(draw(_trees(depth + 1)))
+    return el
+
+
+@settings(max_examples=300, deadline=None)
+@given(_trees())
+def test_the_walk_matches_a_plain_recursion(root: etree._Element) -> None:
+    tags = docx_module._tags(W)
+    out: list[str] = []
+    docx_module._blocks(root, tags, out)
+    expected: list[str] = []
+    _reference_blocks(root, expected)
+    assert out == expected
+    for p in root.iter(_q("p")):
+        assert docx_module._paragraph(p, tags) == _reference_paragraph(p)
+
+
+def _with_sections(blocks: list[etree._Element], where: list[int]) -> etree._Element:
+    """A document of one body per block, section properties added to the body itself or to
+    any paragraph or paragraph properties in it (found by the XPath or not, by where they are).
+    """
+    root = etree.Element(_q("document"), nsmap={"w": W})
+    for i, block in enumerate(blocks):
+        body = etree.SubElement(root, _q("body"))
+        body.append(block)
+        places = [body, *body.iter(_q("p"), _q("pPr"))]
+        for k in where:
+            etree.SubElement(places[k % len(places)], _q("sectPr")).set("n", f"{i}-{k}")
+    return root
+
+
+def _sections_by_xpath(root: etree._Element) -> list[etree._Element]:
+    return root.xpath("./w:body/w:p/w:pPr/w:sectPr | ./w:body/w:sectPr", namespaces={"w": W})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_trees(), max_size=4), st.lists(st.integers(0, 7), max_size=6))
+def test_sections_are_found_as_the_xpath_finds_them(blocks: list[etree._Element],
+                                                    where: list[int]) -> None:
+    root = _with_sections(blocks, where)
+    assert list(docx_module._sections(root, docx_module._tags(W))) == _sections_by_xpath(root)
+
+
+def test_sections_interleaved_with_paragraphs_come_in_document_order() -> None:
+    blocks = []
+    for _ in range(3):
+        p = etree.Element(_q("p"), nsmap={"w": W})
+        etree.SubElement(p, _q("pPr"))
+        etree.SubElement(p, _q("pPr"))
+        blocks.append(p)
+    root = _with_sections(blocks, [0, 1, 2, 3, 0])
+    found = list(docx_module._sections(root, docx_module._tags(W)))
+    assert found == _sections_by_xpath(root) and len(found) == 12
+
+
+# -- the reused parser ---------------------------------------------------------------------
+
+def test_broken_xml_is_reported_alike_before_and_after_other_documents(
+        sections_doc: str, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.docx"
+    with zipfile.ZipFile(sections_doc) as src, zipfile.ZipFile(broken, "w") as out:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == "word/document.xml":
+                data = data.replace(b"</w:body>", b"</w:bod>")
+            out.writestr(info, data)
+    messages = []
+    for _ in range(2):
+        with pytest.raises(CorruptDocx) as first:
+            read_docx(str(broken))
+        read_docx(sections_doc)   # a sound document parsed in between
+        messages.append(first.value.message)
+    assert messages[0] == messages[1] and "broken" in messages[0]
+
+
+def test_documents_read_in_threads_at_once_read_alike(sections_doc: str, tmp_path: Path) -> None:
+    import threading
+
+    d = docx.Document()
+    for i in range(50):
+        d.add_paragraph(f"段落 {i}: some text to read in a thread.")
+    other = _save(d, tmp_path / "other.docx")
+    expected = {p: read_docx(p) for p in (sections_doc, other)}
+    failures: list[str] = []
+
+    def work() -> None:
+        for _ in range(20):
+            for p, text in expected.items():
+                if read_docx(p) != text:
+                    failures.append(p)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures

@@ -48,15 +48,16 @@ RU = ("Вчера вечером мы поехали к бабушке, кото
 
 @pytest.fixture
 def chardet_calls(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
-    """Record what chardet is asked (and still ask it)."""
+    """Record what chardet is asked (and still ask it): its verdict comes from
+    ``detect_like_chardet``, chardet itself or the same answer computed faster."""
     calls: list[bytes] = []
-    real = enc.chardet.detect
+    real = enc.detect_like_chardet
 
-    def spy(data: bytes, **kwargs: object) -> dict[str, object]:
+    def spy(data: bytes) -> tuple[str | None, float]:
         calls.append(data)
-        return real(data, **kwargs)
+        return real(data)
 
-    monkeypatch.setattr(enc.chardet, "detect", spy)
+    monkeypatch.setattr(enc, "detect_like_chardet", spy)
     return calls
 
 
@@ -215,6 +216,47 @@ def test_left_out_candidates_cannot_change_the_outcome_on_any_bytes(
     order = list(dict.fromkeys([*trusted, *enc._CANDIDATES]))
     assert _deciding(enc._score_candidates(head, order, trusted)) == _deciding(
         _reference_scores(head, order, trusted))
+
+
+_TOP_HEADS = [*_HEADS, EN.encode("cp1252")[:50], "Ça va très bien, merci.".encode("cp1252"),
+              RU.encode("koi8-r"), "日本語のテキスト".encode("euc_jp")]
+
+
+@pytest.mark.parametrize("head", _TOP_HEADS)
+@pytest.mark.parametrize("trusted", [(), ("cp1252",), ("cp950", "big5hkscs"), ("iso8859-2",),
+                                     ("gb18030",), ("koi8-r",), ("utf-16-le",)])
+def test_the_top_candidate_is_the_full_rankings_first(head: bytes,
+                                                      trusted: tuple[str, ...]) -> None:
+    # _detect reads the first of the ranking, and only when it does not decode the whole file
+    # the rest: the top found by scoring as few as possible must be that very entry.
+    order = list(dict.fromkeys([*trusted, *enc._CANDIDATES, *trusted]))
+    assert enc._top_candidate(head, order, trusted) == max(_reference_scores(head, order, trusted))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(min_size=1, max_size=300),
+       st.sampled_from([(), ("cp1252",), ("koi8-r",), ("gb18030",), ("shift_jis", "cp932")]))
+def test_the_top_candidate_is_the_full_rankings_first_on_any_bytes(
+        head: bytes, trusted: tuple[str, ...]) -> None:
+    order = list(dict.fromkeys([*trusted, *enc._CANDIDATES]))
+    assert enc._top_candidate(head, order, trusted) == max(_reference_scores(head, order, trusted))
+
+
+def test_a_clean_trusted_reading_is_the_only_one_scored(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Western text chardet names (unsure): its reading scores above what any other could
+    # reach, so no other candidate is decoded or scored.
+    head = (EN.replace("“", '"').replace("”", '"') + "Café crème, déjà vu.").encode("cp1252")
+    decoded: list[str] = []
+    real = enc._strict
+
+    def spy(data: bytes, codec: str) -> tuple[str, int] | None:
+        decoded.append(codec)
+        return real(data, codec)
+
+    monkeypatch.setattr(enc, "_strict", spy)
+    order = list(dict.fromkeys(["cp1252", *enc._CANDIDATES]))
+    top = enc._top_candidate(head, order, ("cp1252",))
+    assert top[2] == "cp1252" and decoded == ["cp1252"]
 
 
 # -- the CJK shortcut ---------------------------------------------------------------------

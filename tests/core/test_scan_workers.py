@@ -161,3 +161,92 @@ def test_no_processes_at_all_still_reads_every_file(tmp_path: Path,
     notes = [n for n in result.notes if "could not start" in n]
     assert len(notes) == 1 and "Resource temporarily unavailable" in notes[0]
     assert not result.partial and len(result.groups) == 1
+
+
+def _warming_for(monkeypatch: pytest.MonkeyPatch, batches: int) -> list[int]:
+    """Make the pool look as if it were still starting for the first ``batches`` looks."""
+    looks: list[int] = []
+
+    def warming(self) -> bool:  # type: ignore[no-untyped-def]
+        looks.append(1)
+        return len(looks) <= batches
+
+    monkeypatch.setattr(scan_mod._Workers, "warming", property(warming))
+    return looks
+
+
+def test_files_read_while_workers_start_are_fingerprinted_by_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "docs", 40)
+    (root / "broken.docx").write_bytes(b"PK\x03\x04 not a zip")
+    (root / "binary.txt").write_bytes(bytes(range(256)) * 8)
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(scan_mod, "BATCH_FILES", 5)
+    _warming_for(monkeypatch, 3)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    # three batches of five, less broken.docx (a .docx is left to the workers)
+    assert result.stats["read_ahead"] == 14
+    assert result.stats["workers"]["pools"] == 1
+    assert result.documents == here.documents
+    assert (result.simhash == here.simhash).all() and (result.minhash == here.minhash).all()
+    assert {(p.path, p.kind, p.message) for p in result.problems} == \
+        {(p.path, p.kind, p.message) for p in here.problems}
+    assert len(result.problems) == 2
+
+
+def test_read_ahead_survives_workers_that_cannot_start(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "docs", 20)
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(scan_mod, "BATCH_FILES", 4)
+    _warming_for(monkeypatch, 2)
+
+    def refuse(*a, **k):  # type: ignore[no-untyped-def]
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(scan_mod, "ProcessPoolExecutor", refuse)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2, boilerplate=None)).run(
+        [str(root)])
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1, boilerplate=None)).run([str(root)])
+    assert result.stats["read_ahead"] == 8
+    assert result.documents == here.documents and not result.problems
+    assert (result.simhash == here.simhash).all()
+    assert any("could not start" in n for n in result.notes)
+
+
+def test_docx_files_are_never_read_ahead_in_the_scan_process(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    """A .docx goes through zlib and libxml2 (C code a hostile file could crash): it is read
+    in a worker even while the pool starts, so a crash costs one file, never the scan."""
+    import docx
+
+    import neardup_core.worker as worker_mod
+
+    root = _tree(tmp_path / "docs", 12)
+    for i in range(6):
+        d = docx.Document()
+        d.add_paragraph(f"Report number {i}: " + "the quarterly figures were reviewed. " * 30)
+        d.save(str(root / f"report{i}.docx"))
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(scan_mod, "BATCH_FILES", 6)
+    _warming_for(monkeypatch, 100)  # the pool "starts" for as long as there is work
+    parent = os.getpid()
+    read_here: list[str] = []
+    real = worker_mod.extract
+
+    def spy(path: str, **kw):  # type: ignore[no-untyped-def]
+        if os.getpid() == parent:
+            read_here.append(os.path.basename(path))
+        return real(path, **kw)
+
+    monkeypatch.setattr(worker_mod, "extract", spy)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2, boilerplate=None),
+                         mp_context="fork").run([str(root)])
+    assert len(result.documents) == 18 and not result.problems
+    assert read_here and all(n.endswith(".txt") for n in read_here)
+    assert result.stats["read_ahead"] == len(read_here) == 12

@@ -82,7 +82,8 @@ def test_unknown_override_is_an_encoding_problem(tmp_path: Path) -> None:
 class TestExtract:
     def test_text_file(self, tmp_path: Path) -> None:
         path = _write(tmp_path, "a.TXT", ZH.encode("utf-8-sig"))
-        assert extract(path, max_bytes=MiB) == Extracted(ZH, "txt", "utf-8-sig", 1.0, 0)
+        assert extract(path, max_bytes=MiB) == Extracted(ZH, "txt", "utf-8-sig", 1.0, 0,
+                                                         content_hash(path, MiB))
 
     @pytest.mark.parametrize("name", ["notes.md", "data.csv", "log.LOG"])
     def test_other_text_suffixes(self, tmp_path: Path, name: str) -> None:
@@ -154,7 +155,7 @@ class TestExtract:
         def buggy(*args, **kwargs):  # type: ignore[no-untyped-def]
             raise ZeroDivisionError("division by zero")
 
-        monkeypatch.setattr("neardup_core.extract.read_txt", buggy)
+        monkeypatch.setattr("neardup_core.extract.decode_txt", buggy)
         got = extract(path, max_bytes=MiB)
         assert got == Problem(path, ProblemKind.CORRUPT,
                               "unexpected error: ZeroDivisionError: division by zero")

@@ -66,6 +66,8 @@ def test_a_worker_killed_mid_scan_loses_only_its_file(big: Path,
         return real_extract(path, **kw)
 
     monkeypatch.setattr(worker_mod, "extract", deadly)  # forked workers inherit it
+    # the victim must reach a worker: no plain-text read-ahead while the pool starts
+    monkeypatch.setattr(scan_mod, "READ_AHEAD_BYTES", 0)
     result = ScanSession(ScanOptions(use_cache=False, jobs=2), mp_context="fork").run([str(big)])
     assert_whole(result)
     [lost] = result.problems
@@ -94,6 +96,7 @@ def test_every_worker_dying_still_ends_the_scan(big: Path, tmp_path: Path,
         return real_extract(path, **kw)
 
     monkeypatch.setattr(worker_mod, "extract", deadly)
+    monkeypatch.setattr(scan_mod, "READ_AHEAD_BYTES", 0)  # every victim reaches a worker
     result = ScanSession(ScanOptions(use_cache=True, cache_path=str(tmp_path / "c.sqlite"),
                                      jobs=2), mp_context="fork").run([str(big)])
     assert {os.path.basename(p.path) for p in result.problems if p.kind == "lost"} == victims

@@ -317,6 +317,15 @@ class FingerprintCache:
             row = conn.execute("SELECT state FROM results WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
+    def latest_result(self, key: str) -> tuple[str, bytes] | None:
+        """The kept (state, payload) for ``key``, whatever the state."""
+        with self._guard("read") as conn:
+            if not _has_results(conn):
+                return None
+            row = conn.execute("SELECT state, payload FROM results WHERE key = ?",
+                               (key,)).fetchone()
+        return None if row is None else (str(row[0]), bytes(row[1]))
+
     def get_result(self, key: str, state: str) -> bytes | None:
         """The kept payload for ``key`` if it was made from exactly ``state``."""
         with self._guard("read") as conn:

@@ -184,6 +184,31 @@ class _Workers:
         self.pool = None
 
 
+class _Unpack:
+    """A kept result being unpacked in a background thread."""
+
+    def __init__(self, blob: bytes) -> None:
+        self._snap: Snapshot | None = None
+        self._error: ValueError | None = None
+        self._thread = threading.Thread(target=self._run, args=(blob,),
+                                        name="neardup-unpack", daemon=True)
+        self._thread.start()
+
+    def _run(self, blob: bytes) -> None:
+        try:
+            self._snap = unpack(blob)
+        except ValueError as exc:
+            self._error = exc
+
+    def result(self) -> Snapshot:
+        """The snapshot; ``ValueError`` when the payload was damaged."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._snap is not None
+        return self._snap
+
+
 # -- the session --------------------------------------------------------------------------------
 class ScanSession:
     """One configured scan. ``run`` may be called several times (e.g. rescans).
@@ -309,6 +334,7 @@ class _Run(RunStages):
         self._walk_state: str | None = None   # the folder state this run's walk saw
         self._walk_problems = 0
         self._replayable = True               # False once something only true now happened
+        self._unpacking: _Unpack | None = None
 
     def execute(self) -> ScanResult:
         self._open_cache()
@@ -403,25 +429,24 @@ class _Run(RunStages):
             return
         self._snap_key = snapshot_key(self.roots, self.opt, self.settings_key)
         try:
-            self._snap_state = self.cache.result_state(self._snap_key)
+            kept = self.cache.latest_result(self._snap_key)
         except CacheError as exc:
             self._cache_failed(exc)
             self._snap_key = None
+            return
+        if kept is not None:
+            # Unpacked while the walk runs (the walk mostly waits on the disk); used only if
+            # the walk then finds the folders exactly as they were.
+            self._snap_state, blob = kept
+            self._unpacking = _Unpack(blob)
 
     def _from_snapshot(self, entries: list[FileEntry]) -> ScanResult | None:
         """The kept result, when the walk saw exactly the files it was made from."""
         assert self.cache is not None and self._snap_key is not None
-        if self._walk_state != self._snap_state:
+        if self._walk_state != self._snap_state or self._unpacking is None:
             return None
         try:
-            blob = self.cache.get_result(self._snap_key, self._walk_state)
-        except CacheError as exc:
-            self._cache_failed(exc)
-            return None
-        if blob is None:
-            return None
-        try:
-            snap = unpack(blob)
+            snap = self._unpacking.result()
         except ValueError:
             with contextlib.suppress(CacheError):
                 self.cache.drop_result(self._snap_key)

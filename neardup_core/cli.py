@@ -252,9 +252,16 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         if fmt == "csv" and args.output and result.problems:
             where += f" Problems: {problems_path(args.output)}."
         partial = " (partial: cancelled)" if result.partial else ""
-        stderr.write(f"{len(result.documents)} files read, {len(result.groups)} groups, "
+        cached = result.stats.get("cache_hits", 0)
+        if result.stats.get("snapshot"):
+            how = " (unchanged since the last scan)"
+        elif cached:
+            how = f" ({cached} from the cache)"
+        else:
+            how = ""
+        stderr.write(f"{len(result.documents)} files{how}, {len(result.groups)} groups, "
                      f"{result.duplicate_count} duplicates, {len(result.problems)} problems in "
-                     f"{result.seconds:.1f}s{partial}.{where}\n")
+                     f"{result.seconds:.2f}s{partial}.{where}\n")
     return 130 if interrupted else 0
 
 

@@ -99,3 +99,16 @@ def test_entry_point_runs_as_module(folder: Path) -> None:
                           capture_output=True, timeout=120)
     assert proc.returncode == 0, proc.stderr.decode()
     assert json.loads(proc.stdout.decode("utf-8"))["summary"]["groups"] == 2
+
+
+def test_summary_says_where_the_findings_came_from(folder: Path, tmp_path: Path) -> None:
+    cache = str(tmp_path / "c.sqlite")
+    run_cli("scan", str(folder), "-j", "1", "--cache", cache, "-q")
+    code, _, err = run_cli("scan", str(folder), "-j", "1", "--cache", cache)
+    assert code == 0
+    assert "5 files (unchanged since the last scan), 2 groups" in err.splitlines()[-1]
+    (folder / "other.txt").write_text(tg.en_doc(24, 26), encoding="utf-8")
+    _, _, err = run_cli("scan", str(folder), "-j", "1", "--cache", cache)
+    assert "5 files (4 from the cache), 2 groups" in err.splitlines()[-1]
+    _, _, err = run_cli("scan", str(folder), "-j", "1", "--no-cache")
+    assert err.splitlines()[-1].startswith("5 files, 2 groups")

@@ -64,8 +64,10 @@ from .worker import (
 #: Below this many files (or bytes) worker processes cost more to start than they save.
 INPROCESS_MAX_FILES = 48
 INPROCESS_MAX_BYTES = 4 * 1024 * 1024
-#: A batch sent to a worker: small enough that cancel is quick and a crash loses little.
-BATCH_FILES = 24
+#: A batch sent to a worker: small enough that cancel is quick and a crash loses little, large
+#: enough that the per-batch costs (a round trip, one fingerprinting pass) stay small: 48 files
+#: scanned the 10k benchmark corpus ~8 % faster than 24 (four interleaved pairs, all faster).
+BATCH_FILES = 48
 BATCH_BYTES = 4 * 1024 * 1024
 #: A line is boilerplate when at least this many documents contain it (and the share is met).
 BOILERPLATE_MIN_DOCS = 5

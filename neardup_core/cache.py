@@ -308,15 +308,6 @@ class FingerprintCache:
                 conn.execute("DELETE FROM results")
 
     # -- whole results (see neardup_core.snapshot) -------------------------------------------
-    def result_state(self, key: str) -> str | None:
-        """The folder state the kept result for ``key`` was made from, or None (cheap: the
-        payload is not read)."""
-        with self._guard("read") as conn:
-            if not _has_results(conn):
-                return None
-            row = conn.execute("SELECT state FROM results WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
-
     def latest_result(self, key: str) -> tuple[str, bytes] | None:
         """The kept (state, payload) for ``key``, whatever the state."""
         with self._guard("read") as conn:
@@ -325,15 +316,6 @@ class FingerprintCache:
             row = conn.execute("SELECT state, payload FROM results WHERE key = ?",
                                (key,)).fetchone()
         return None if row is None else (str(row[0]), bytes(row[1]))
-
-    def get_result(self, key: str, state: str) -> bytes | None:
-        """The kept payload for ``key`` if it was made from exactly ``state``."""
-        with self._guard("read") as conn:
-            if not _has_results(conn):
-                return None
-            row = conn.execute("SELECT payload FROM results WHERE key = ? AND state = ?",
-                               (key, state)).fetchone()
-        return None if row is None else bytes(row[0])
 
     def put_result(self, key: str, state: str, payload: bytes) -> None:
         """Keep a result (replacing the one of the same key); only the RESULTS_KEPT most recent

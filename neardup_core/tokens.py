@@ -1055,17 +1055,7 @@ def _counted(doc: np.ndarray, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarra
     and then id."""
     key = np.left_shift(np.asarray(doc, dtype=np.int64).view(np.uint64), _FEATURE_SHIFT)
     key |= hashes >> _ID_SHIFT
-    key.sort()
-    n = key.shape[0]
-    if n == 0:
-        return np.empty(0, np.int64), key, np.empty(0, np.int64)
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(key[1:], key[:-1], out=new[1:])
-    first = np.flatnonzero(new)
-    counts = np.diff(first, append=n)
-    u = key[first]
-    return (u >> _FEATURE_SHIFT).astype(np.int64), u & _ID_MASK, counts
+    return _counted_keys(key)
 
 
 def pairs(doc: np.ndarray, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -171,7 +171,7 @@ def test_a_cancelled_scan_is_not_kept(folder, tmp_path):
         [str(folder)], progress, token)
     assert part.partial
     with FingerprintCache.open(cache) as c:
-        assert c.result_state(snapshot_key((str(folder),), ScanSession(ScanOptions(
+        assert c.latest_result(snapshot_key((str(folder),), ScanSession(ScanOptions(
             use_cache=True, cache_path=cache, jobs=1)).options,
             ScanOptions().fingerprint_key())) is None
     whole = run(folder, cache)
@@ -225,11 +225,11 @@ def test_only_the_most_recent_results_are_kept(tmp_path, monkeypatch):
     with FingerprintCache.open(str(tmp_path / "c.sqlite")) as c:
         for i in range(6):
             c.put_result(f"k{i}", "s", b"x" * i)
-        kept = [k for k in (f"k{i}" for i in range(6)) if c.result_state(k) is not None]
+        kept = [k for k in (f"k{i}" for i in range(6)) if c.latest_result(k) is not None]
         assert kept == ["k3", "k4", "k5"]
-        assert c.get_result("k5", "s") == b"xxxxx" and c.get_result("k5", "other") is None
+        assert c.latest_result("k5") == ("s", b"xxxxx")
         c.clear()
-        assert c.result_state("k5") is None
+        assert c.latest_result("k5") is None
 
 
 # -- the payload --------------------------------------------------------------------------------

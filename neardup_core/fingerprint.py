@@ -109,6 +109,24 @@ class DocFingerprint:
 
     __hash__ = None  # type: ignore[assignment]  # holds arrays
 
+    def __reduce__(self) -> tuple:
+        # Workers send every fingerprint back to the scan. Arrays pickled as bytes cost a
+        # quarter of numpy's own array pickling, both ways (about 7 instead of 20-25 us a
+        # document at each end, measured on a benchmark batch), and come back read-only.
+        return (_fingerprint_from_bytes,
+                (self.simhash, np.asarray(self.minhash, _LE32).tobytes(), self.text_hash,
+                 self.chars, self.units, np.asarray(self.line_hashes, _LE64).tobytes()))
+
+
+_LE32, _LE64 = np.dtype("<u4"), np.dtype("<u8")
+
+
+def _fingerprint_from_bytes(simhash: int, minhash: bytes, text_hash: str, chars: int,
+                            units: int, line_hashes: bytes) -> DocFingerprint:
+    """Unpickles a :class:`DocFingerprint`; arrays over bytes are read-only already."""
+    return DocFingerprint(simhash, np.frombuffer(minhash, _LE32), text_hash, chars, units,
+                          np.frombuffer(line_hashes, _LE64))
+
 
 def _frozen(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False

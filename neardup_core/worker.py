@@ -37,6 +37,12 @@ class Outcome:
     problem: Problem | None
     changed: bool = False  # size or mtime moved while it was read: do not cache it
 
+    def __reduce__(self) -> tuple:
+        # A plain constructor call: a slotted dataclass's own pickling sets each field through
+        # object.__setattr__, twice the cost, for every file a worker sends back.
+        return (Outcome, (self.path, self.size, self.mtime_ns, self.extracted, self.fingerprint,
+                          self.content_hash, self.problem, self.changed))
+
 
 #: Text that makes a fingerprinter load everything it loads lazily (the segmenter's dictionary
 #: for the Chinese words, the IDF table, the stop-word table for the English ones).

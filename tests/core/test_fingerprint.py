@@ -121,6 +121,19 @@ def test_pickles_for_worker_processes(fp: Fingerprinter) -> None:
     assert pickle.loads(pickle.dumps(s)) == s
 
 
+@pytest.mark.parametrize("protocol", [2, pickle.DEFAULT_PROTOCOL, pickle.HIGHEST_PROTOCOL])
+def test_unpickled_fingerprints_keep_dtypes_and_stay_read_only(fp: Fingerprinter,
+                                                               protocol: int) -> None:
+    # the compact pickling workers use (arrays as bytes) must give back the same arrays
+    for f in (fp.fingerprint(ZH + "\n" + EN), fp.fingerprint(""),
+              Fingerprinter(FingerprintSettings(minhash=False)).fingerprint(EN)):
+        g = pickle.loads(pickle.dumps(f, protocol=protocol))
+        assert g == f and g.simhash == f.simhash and g.text_hash == f.text_hash
+        for back, orig in ((g.minhash, f.minhash), (g.line_hashes, f.line_hashes)):
+            assert back.dtype == orig.dtype and back.shape == orig.shape
+            assert np.array_equal(back, orig) and not back.flags.writeable
+
+
 def test_empty_document(fp: Fingerprinter) -> None:
     f = fp.fingerprint(" \n\t")
     assert (f.simhash, f.chars, f.units, f.line_hashes.shape) == (0, 0, 0, (0,))

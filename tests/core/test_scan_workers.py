@@ -113,6 +113,20 @@ def test_process_batch_reads_and_fingerprints_in_this_process(tmp_path: Path) ->
     assert by_name["doc000.txt"].extracted == ("txt", "utf-8", 1.0, 0)
 
 
+def test_outcomes_survive_the_trip_back_from_a_worker(tmp_path: Path) -> None:
+    import pickle
+
+    from neardup_core.extract import walk
+    from neardup_core.fingerprint import FingerprintSettings
+
+    root = _tree(tmp_path / "docs", 2)
+    (root / "empty.txt").write_bytes(b"")
+    entries = list(walk([str(root)], ScanOptions(min_size=0)))
+    out = process_batch(entries, FingerprintSettings(), 1 << 20)
+    assert {o.problem is None for o in out} == {True, False}
+    assert pickle.loads(pickle.dumps(out)) == out  # every field, problems and fingerprints
+
+
 def test_a_script_without_a_main_guard_still_gets_every_file(tmp_path: Path) -> None:
     """Workers started by spawn or the fork server import the main script again; without an
     ``if __name__ == "__main__"`` guard they fail at once. The scan then reads the files

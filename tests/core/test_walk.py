@@ -373,3 +373,12 @@ class TestCancel:
         token.cancel()
         with pytest.raises(ScanCancelled):
             list(walk([str(tmp_path)], ScanOptions(), cancel=token))
+
+
+def test_entries_pickle_as_equal_entries(tmp_path: Path) -> None:
+    import pickle
+
+    _touch(tmp_path / "é文件.txt")
+    entry = next(walk([str(tmp_path)], ScanOptions(min_size=0)))
+    back = pickle.loads(pickle.dumps(entry))
+    assert back == entry and isinstance(back, FileEntry)

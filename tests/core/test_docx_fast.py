@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import docx
@@ -257,11 +258,18 @@ def test_each_part_is_inflated_and_parsed_once(sections_doc: str,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     inflated: collections.Counter[str] = collections.Counter()
     parsed: collections.Counter[str] = collections.Counter()
+    prolog: collections.Counter[str] = collections.Counter()  # inflated bytes of checked parts
     inflate, xml = docx_module._inflate, docx_module._Package.xml
+    chunks = docx_module._prolog_chunks
 
     def counting_inflate(data: bytes, info: zipfile.ZipInfo) -> bytes | None:
         inflated[info.filename] += 1
         return inflate(data, info)
+
+    def counting_chunks(data: bytes, info: zipfile.ZipInfo) -> Iterator[bytes]:
+        for chunk in chunks(data, info):
+            prolog[info.filename] += len(chunk)
+            yield chunk
 
     def counting_xml(self: docx_module._Package, name: str) -> etree._Element:
         parsed[name] += 1
@@ -271,6 +279,7 @@ def test_each_part_is_inflated_and_parsed_once(sections_doc: str,
         raise AssertionError("zipfile read a part the direct inflate should have read")
 
     monkeypatch.setattr(docx_module, "_inflate", counting_inflate)
+    monkeypatch.setattr(docx_module, "_prolog_chunks", counting_chunks)
     monkeypatch.setattr(docx_module._Package, "xml", counting_xml)
     monkeypatch.setattr(zipfile.ZipFile, "open", no_zipfile_read)
     monkeypatch.setattr(docx_module, "_read_python_docx", no_zipfile_read)
@@ -278,7 +287,12 @@ def test_each_part_is_inflated_and_parsed_once(sections_doc: str,
     assert parsed["word/document.xml"] == 1
     assert set(parsed.values()) == {1} and set(inflated.values()) == {1}
     assert {"word/header1.xml", "word/footnotes.xml", "word/endnotes.xml"} <= set(parsed)
-    assert "word/styles.xml" in inflated and "word/styles.xml" not in parsed  # checked only
+    # Checked only: the start of styles.xml up to its root element, never inflated whole.
+    with zipfile.ZipFile(sections_doc) as z:
+        styles_size = z.getinfo("word/styles.xml").file_size
+    assert "word/styles.xml" not in inflated and "word/styles.xml" not in parsed
+    assert 0 < prolog["word/styles.xml"] <= docx_module._PROLOG_FIRST < styles_size
+    assert not set(prolog) & set(inflated)
 
 
 def test_stored_parts_read_like_deflated_ones(sections_doc: str, tmp_path: Path) -> None:

@@ -46,6 +46,7 @@ from .hashing import (
     segment_hash,
     splitmix64_inplace,
 )
+from .table_cache import cached_arrays
 
 # -- character classes --------------------------------------------------------------------------
 SEP, WORD, CJK = 0, 1, 2
@@ -121,7 +122,27 @@ def _categories(chars: str) -> np.ndarray:
 
 @functools.cache
 def _tables() -> _Tables:
-    """Built once per process (~0.15 s) from unicodedata, all BMP characters at a time."""
+    """Once per process: from the cache folder (see :mod:`neardup_core.table_cache`), or built
+    from unicodedata (~0.1 s)."""
+    names = ("chars", "classes", "expansion", "expansion_len", "astral_format")
+    dtypes = (np.uint32, np.uint8, np.uint32, np.uint8, np.uint32)
+
+    def check(a: dict[str, np.ndarray]) -> bool:
+        return (all(a.get(n) is not None and a[n].dtype == d for n, d in zip(names, dtypes,
+                                                                                strict=True))
+                and a["chars"].shape == (_BMP,) and a["classes"].shape == (_BMP,)
+                and a["expansion"].shape == (a["expansion_len"].shape[0], MAX_EXPAND))
+
+    def build() -> dict[str, np.ndarray]:
+        t = _build_tables()
+        return {n: getattr(t, n) for n in names}
+
+    got = cached_arrays("normalize", [__file__], "", build, check)
+    return _Tables(*(got[n] for n in names))
+
+
+def _build_tables() -> _Tables:
+    """The normalisation tables, all BMP characters at a time."""
     cps = np.arange(_BMP)
     bmp = _all_chars(0, _BMP)
     cats = _categories(bmp)
@@ -968,8 +989,33 @@ def _idf_hash() -> _IdfHash:
 
     Features come grouped by document, so their ids are in no useful order: a binary search
     per id would jump around the 2 MB sorted table (three times slower), where this is one or
-    two gathers. Built once per process (about 0.1 s, 12 MB), all ids at a time.
+    two gathers. Once per process: from the cache folder, or built (about 0.1 s, 12 MB).
     """
+    path = _idf_path()
+    inputs = _idf_cache_file(path).name if path is not None else "no idf file"
+
+    def check(a: dict[str, np.ndarray]) -> bool:
+        keys, values, longest = a.get("keys"), a.get("values"), a.get("longest")
+        return (keys is not None and values is not None and longest is not None
+                and keys.dtype == np.uint64 and values.dtype == np.float32
+                and keys.ndim == 1 and keys.shape == values.shape and keys.shape[0] >= 1
+                and keys.shape[0] & (keys.shape[0] - 1) == 0
+                and longest.dtype == np.int64 and longest.shape == (1,))
+
+    def build() -> dict[str, np.ndarray]:
+        h = _build_idf_hash()
+        return {"keys": h.keys, "values": h.values,
+                "longest": np.array([h.longest], dtype=np.int64)}
+
+    got = cached_arrays("idf-hash", [__file__], inputs, build, check)
+    table, vals = got["keys"], got["values"]
+    for a in (table, vals):
+        a.flags.writeable = False
+    mask = table.shape[0] - 1
+    return _IdfHash(table, vals, np.uint64(mask), mask, int(got["longest"][0]))
+
+
+def _build_idf_hash() -> _IdfHash:
     keys, values, _ = idf_table()
     size = 1 << max(10, (2 * keys.shape[0] - 1).bit_length())  # at most half full
     mask = size - 1

@@ -73,6 +73,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..table_cache import cached_arrays
+from . import _frequent
 from ._chardet_fast import detect as detect_like_chardet
 from ._frequent import FREQUENT
 from .common import BinaryContent
@@ -704,8 +706,26 @@ def _tables() -> tuple[np.ndarray, np.ndarray]:
     """Per BMP code point: ten times :func:`_char_weight` (or _SPACE), and its script class.
 
     Every weight is a multiple of 0.1, so tenths are exact small integers, and ``tenths / 10``
-    gives back the very float _char_weight returns. Built on first use (tens of ms).
+    gives back the very float _char_weight returns. Once per process: from the cache folder
+    (see :mod:`neardup_core.table_cache`), or built (about 80 ms).
     """
+    def check(a: dict[str, np.ndarray]) -> bool:
+        tenths, script = a.get("tenths"), a.get("script")
+        return (tenths is not None and script is not None and tenths.dtype == np.int8
+                and script.dtype == np.uint8 and tenths.shape == script.shape == (0x10000,))
+
+    def build() -> dict[str, np.ndarray]:
+        tenths, script = _build_tables()
+        return {"tenths": tenths, "script": script}
+
+    got = cached_arrays("plausibility", [__file__, _frequent.__file__], "", build, check)
+    tenths, script = got["tenths"], got["script"]
+    tenths.flags.writeable = False
+    script.flags.writeable = False
+    return tenths, script
+
+
+def _build_tables() -> tuple[np.ndarray, np.ndarray]:
     tenths = np.empty(0x10000, dtype=np.int8)
     todo = np.ones(0x10000, dtype=bool)
     for lo, hi, value in _UNIFORM:

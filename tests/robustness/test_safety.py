@@ -51,6 +51,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "puts a complete report over the path the user chose to write it to",
     ("neardup_core/report.py", "atomic_open", "os.unlink"):
         "removes the report's own temporary file after a failed write",
+    ("neardup_core/table_cache.py", "_store", "os.replace"):
+        "puts one of neardup's own table files (in its cache folder) in place, whole",
+    ("neardup_core/table_cache.py", "_store", "os.unlink"):
+        "removes a table file's own temporary file after a failed write",
     ("neardup_core/tokens.py", "_store_idf", "os.replace"):
         "puts neardup's own IDF cache file (in its cache folder) in place, whole",
     ("neardup_core/tokens.py", "_store_idf", "os.unlink"):

@@ -1,0 +1,89 @@
+"""Tables that every process builds the same way, kept in the user's cache folder.
+
+Before its first file a fresh process needs a few tables built from code and Unicode data: the
+normalisation map of every BMP character (about 70 ms), jieba's IDF as a hash table (about
+60 ms), the encoding scorer's weights (about 80 ms). Each CLI run and each scan's fork server
+would pay that fifth of a second before reading anything, on every start. So the arrays are
+kept as ``.npz`` files whose names are a digest of everything they are built from: the bytes of
+the modules that build them, the Unicode version, Python's and numpy's versions and the caller's
+own inputs. Any change gives a new name, so a stale table is never read; a missing, damaged or
+unwritable cache costs only the build.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+import unicodedata
+import zipfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import xxhash
+
+__all__ = ["cache_dir", "cached_arrays"]
+
+#: Bump when the way files are named or written here changes.
+VERSION = 1
+
+Arrays = dict[str, np.ndarray]
+
+
+def cache_dir() -> Path:
+    """Where the tables are kept (tests point this elsewhere)."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("neardup")) / "tables"
+
+
+@functools.cache
+def _source_digest(path: str) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return xxhash.xxh3_64_hexdigest(f.read())
+    except OSError:  # no readable source (a frozen app): no key, so no cache
+        return None
+
+
+def cached_arrays(name: str, sources: Sequence[str], inputs: str,
+                  build: Callable[[], Arrays], check: Callable[[Arrays], bool]) -> Arrays:
+    """The arrays ``build()`` returns, from the cache when an identical build was kept.
+
+    ``sources`` are the files of the modules whose code decides the arrays, ``inputs`` anything
+    else they depend on (a data file's identity, say). ``check`` vets what was loaded (names,
+    dtypes, shapes); anything it refuses is built again.
+    """
+    digests = [_source_digest(os.path.abspath(s)) for s in sources]
+    if any(d is None for d in digests):
+        return build()
+    key = "|".join([str(VERSION), name, unicodedata.unidata_version, sys.version,
+                    np.__version__, *(d or "" for d in digests), inputs])
+    path = cache_dir() / f"{name}-{xxhash.xxh3_64_hexdigest(key.encode('utf-8'))}.npz"
+    try:
+        # our own file object: np.load leaks the one it opens when the zip is truncated
+        with open(path, "rb") as f, np.load(f, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        if check(arrays):
+            return arrays
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        pass  # not kept yet, or unreadable: built below
+    arrays = build()
+    _store(path, arrays)
+    return arrays
+
+
+def _store(path: Path, arrays: Arrays) -> None:
+    """Best effort, whole or not at all: a read-only or full disk only costs the next build."""
+    tmp: Path | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+        np.savez(tmp, allow_pickle=False, **arrays)
+        os.replace(tmp, path)  # other processes see the old name's absence or the whole file
+    except OSError:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)

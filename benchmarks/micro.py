@@ -54,7 +54,7 @@ def _batches(texts: list[str], max_bytes: int = 2_000_000) -> list[list[str]]:
     return out
 
 
-def fingerprint_rates(mb: float = 6.0, repeat: int = 2) -> dict:
+def fingerprint_rates(mb: float = 6.0, repeat: int = 3) -> dict:
     """MB/s per core of neardup's fingerprinting and the peers', on the same texts."""
     from neardup_core.fingerprint import Fingerprinter, FingerprintSettings
 

@@ -274,15 +274,47 @@ def test_damaged_payloads_raise_value_error():
     for bad in (b"", b"garbage", good[: len(good) // 2], good[:-40] + b"\0" * 40):
         with pytest.raises(ValueError):
             unpack(bad)
-    import io
+    from neardup_core.snapshot import _load_arrays, _save_arrays
 
-    z = np.load(io.BytesIO(good))
-    arrays = {k: z[k] for k in z.files}
+    arrays = dict(_load_arrays(good))
     arrays["pair_b"] = np.array([1, 7], np.int32)  # points past the documents
-    buf = io.BytesIO()
-    np.savez(buf, **arrays)
     with pytest.raises(ValueError, match="past the documents"):
-        unpack(buf.getvalue())
+        unpack(_save_arrays(arrays))
+    # one flipped byte anywhere in the arrays is caught by the digest
+    for at in (len(good) - 1, len(good) - len(good) // 3):
+        flipped = bytearray(good)
+        flipped[at] ^= 0x01
+        with pytest.raises(ValueError):
+            unpack(bytes(flipped))
+
+
+def test_loaded_columns_are_read_only_views_in_bounds():
+    from neardup_core.snapshot import _load_arrays, _save_arrays
+
+    blob = _save_arrays({"x": np.arange(5, dtype=np.int64), "e": np.empty((0, 3), np.uint32),
+                         "f": np.array([0.5], np.float32)})
+    got = _load_arrays(blob)
+    assert got["x"].tolist() == [0, 1, 2, 3, 4] and got["e"].shape == (0, 3)
+    assert not got["x"].flags.writeable
+    with pytest.raises(TypeError):
+        _save_arrays({"o": np.array([object()])})
+    # a header that points outside the payload is refused, digest or not
+    import json
+    import struct
+
+    import xxhash
+
+    size = struct.unpack_from("<I", blob, 8)[0]
+    header = json.loads(blob[12:12 + size])
+    header["arrays"]["x"][3] = 10_000
+    start = 12 + size
+    body = blob[start + (-start % 64):]
+    header["digest"] = xxhash.xxh3_64_hexdigest(body)
+    raw = json.dumps(header).encode("ascii")
+    head = blob[:8] + struct.pack("<I", len(raw)) + raw
+    forged = head + b"\0" * (-len(head) % 64) + body
+    with pytest.raises(ValueError, match="out of bounds"):
+        _load_arrays(forged)
 
 
 def test_folder_state_sees_every_change():
@@ -297,3 +329,22 @@ def test_folder_state_sees_every_change():
     # a name is not confused with a size: separators make the fields unambiguous
     assert folder_state([FileEntry("/r/a1", 0, 1)], []) != folder_state(
         [FileEntry("/r/a", 10, 1)], [])
+
+
+def test_documents_from_columns_are_ordinary_documents():
+    import dataclasses
+
+    from neardup_core.models import documents_from_columns
+
+    rows = [("/r/a.txt", 10, 1.5, "txt", "gb18030", 0.75, 2, 100, "ab"),
+            ("/r/报告.docx", 0, 0.0, "docx", None, None, 0, 0, "cd")]
+    made = documents_from_columns(*map(list, zip(*rows, strict=True)))
+    assert made == tuple(Document(*row) for row in rows)
+    assert [hash(d) for d in made] == [hash(Document(*row)) for row in rows]
+    assert made[1].name == "报告.docx" and dataclasses.replace(made[0], size=11).size == 11
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made[0].size = 3  # type: ignore[misc]
+    with pytest.raises(ValueError):
+        documents_from_columns(["/r/a"], [1, 2], [0.0], ["txt"], [None], [None], [0], [0], ["x"])
+    with pytest.raises(TypeError):
+        documents_from_columns(["/r/a"])

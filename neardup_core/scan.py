@@ -40,6 +40,7 @@ from .lsh import candidate_pairs, optimal_params
 from .models import (
     DOCX_SUFFIXES,
     Document,
+    GroupTable,
     Method,
     PairTable,
     Problem,
@@ -50,7 +51,7 @@ from .models import (
 from .processes import prestart, start_method
 from .progress import CancelToken, ProgressEvent, ProgressSink, Stage, null_progress
 from .scoring import distance_for_similarity, hamming, minhash_agreement, simhash_similarity
-from .snapshot import Snapshot, folder_state, pack, snapshot_key, unpack
+from .snapshot import Snapshot, folder_state, grouping_code, pack, snapshot_key, unpack
 from .worker import (
     Outcome,
     Prepared,
@@ -473,6 +474,9 @@ class _Run(RunStages):
             result.__dict__["_auto_rank"] = snap.rank
         if snap.text_class is not None:
             result.__dict__["_text_class"] = snap.text_class
+        if snap.groups is not None and snap.groups[:3] == (
+                result.threshold, str(result.group_mode), grouping_code()):
+            result.__dict__["group_table"] = snap.groups[3]  # the groups it showed then
         self._group(result)
         return result
 
@@ -489,13 +493,22 @@ class _Run(RunStages):
                         notes=tuple(self.notes[notes_from:]),
                         stats={k: self.stats[k] for k in _SNAPSHOT_STATS if k in self.stats},
                         rank=result.__dict__.get("_auto_rank"),
-                        text_class=result.__dict__.get("_text_class"))
+                        text_class=result.__dict__.get("_text_class"),
+                        groups=self._kept_groups(result))
         t = time.monotonic()
         try:
             self.cache.put_result(self._snap_key, self._walk_state, pack(snap))
         except CacheError:
             return  # e.g. a read-only cache: the next scan only goes without the shortcut
         self.stats["seconds_keep"] = round(time.monotonic() - t, 4)
+
+    @staticmethod
+    def _kept_groups(result: ScanResult) -> tuple[float, str, str, GroupTable] | None:
+        table = result.__dict__.get("group_table")
+        code = grouping_code()
+        if table is None or code is None or result.references or result.ignored:
+            return None  # groups that depend on choices a new scan does not carry over
+        return result.threshold, str(result.group_mode), code, table
 
     # -- cache ----------------------------------------------------------------------------------
     def _open_cache(self) -> None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ import xxhash
 from .extract import FileEntry
 from .models import (
     Document,
+    GroupTable,
     PairTable,
     Problem,
     ProblemKind,
@@ -68,6 +70,10 @@ class Snapshot:
     stats: dict = field(default_factory=dict)
     rank: np.ndarray | None = None        # ScanResult._auto_rank for these documents
     text_class: np.ndarray | None = None  # ScanResult._text_class
+    #: The groups the scan showed, with the threshold, group mode and grouping code
+    #: (:func:`grouping_code`) they were made with: a rescan with all three the same shows them
+    #: again without regrouping.
+    groups: tuple[float, str, str, GroupTable] | None = None
 
 
 def snapshot_key(roots: Sequence[str], options: ScanOptions, settings_key: str) -> str:
@@ -145,7 +151,50 @@ def pack(snap: Snapshot) -> bytes:
         arrays["rank"] = np.asarray(snap.rank, dtype=np.int64)
     if snap.text_class is not None:
         arrays["text_class"] = np.asarray(snap.text_class, dtype=np.int64)
+    if snap.groups is not None:
+        threshold, mode, code, table = snap.groups
+        arrays["group_at"] = np.array([threshold], dtype=np.float64)
+        arrays["group_mode"] = _strings([mode, code])
+        for name, dtype in _GROUP_COLUMNS:
+            arrays[f"group_{name}"] = np.ascontiguousarray(getattr(table, name), dtype=dtype)
     return _save_arrays(arrays)
+
+
+_GROUP_COLUMNS = (("offsets", np.int64), ("members", np.int64), ("similarity", np.float32),
+                  ("distance", np.uint8), ("jaccard", np.float32), ("weakest", np.float32),
+                  ("exact", np.bool_))
+
+
+def grouping_code() -> str | None:
+    """A digest of the code groups are made by (kept groups made by other code are remade), or
+    None when the source cannot be read: then groups are never kept."""
+    from .table_cache import source_digest
+
+    here = os.path.dirname(os.path.abspath(__file__))  # not imported: cluster brings SciPy
+    digests = [source_digest(os.path.join(here, f"{name}.py")) for name in ("cluster", "models")]
+    return None if None in digests else "|".join(d or "" for d in digests)
+
+
+def _groups(a: dict[str, np.ndarray], n: int) -> tuple[float, str, str, GroupTable] | None:
+    """The kept groups, checked as far as views rely on them (members are documents, every
+    group is at least two of them, columns agree in length)."""
+    if "group_at" not in a:
+        return None
+    cols = {name: a[f"group_{name}"] for name, _ in _GROUP_COLUMNS}
+    if any(cols[name].dtype != dtype for name, dtype in _GROUP_COLUMNS):
+        raise ValueError("snapshot group columns have the wrong types")
+    offsets, members = cols["offsets"], cols["members"]
+    groups = offsets.shape[0] - 1
+    if groups < 0 or offsets[0] != 0 or offsets[-1] != members.shape[0] or \
+            np.any(np.diff(offsets) < 2):
+        raise ValueError("snapshot groups are malformed")
+    if members.shape[0] and (members.min() < 0 or members.max() >= n):
+        raise ValueError("snapshot groups point past the documents")
+    if any(cols[c].shape != members.shape for c in ("similarity", "distance", "jaccard")) or \
+            any(cols[c].shape != (groups,) for c in ("weakest", "exact")):
+        raise ValueError("snapshot group columns disagree in length")
+    mode, code = _unstrings(a["group_mode"], 2)
+    return float(a["group_at"][0]), mode, code, GroupTable(**cols)
 
 
 _MAGIC = b"NDSNAP\x00\x02"
@@ -254,10 +303,11 @@ def unpack(blob: bytes) -> Snapshot:
                         simhash=a["simhash"].astype(np.uint64, copy=False),
                         minhash=a["minhash"].astype(np.uint32, copy=False), pairs=pairs,
                         notes=tuple(str(x) for x in meta["notes"]), stats=dict(meta["stats"]),
-                        rank=rank, text_class=text_class)
+                        rank=rank, text_class=text_class, groups=_groups(a, n))
     except (KeyError, TypeError, AssertionError, UnicodeDecodeError,
             json.JSONDecodeError) as exc:
         raise ValueError(f"damaged snapshot: {type(exc).__name__}: {exc}") from None
 
 
-__all__ = ["SNAPSHOT_VERSION", "Snapshot", "folder_state", "pack", "snapshot_key", "unpack"]
+__all__ = ["SNAPSHOT_VERSION", "Snapshot", "folder_state", "grouping_code", "pack", "snapshot_key",
+           "unpack"]

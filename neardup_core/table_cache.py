@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
-__all__ = ["cache_dir", "cached_arrays"]
+__all__ = ["cache_dir", "cached_arrays", "source_digest"]
 
 #: Bump when the way files are named or written here changes.
 VERSION = 1
@@ -40,7 +40,8 @@ def cache_dir() -> Path:
 
 
 @functools.cache
-def _source_digest(path: str) -> str | None:
+def source_digest(path: str) -> str | None:
+    """xxh3 of a source file's bytes (once per process), or None when it cannot be read."""
     try:
         with open(path, "rb") as f:
             return xxhash.xxh3_64_hexdigest(f.read())
@@ -56,7 +57,7 @@ def cached_arrays(name: str, sources: Sequence[str], inputs: str,
     else they depend on (a data file's identity, say). ``check`` vets what was loaded (names,
     dtypes, shapes); anything it refuses is built again.
     """
-    digests = [_source_digest(os.path.abspath(s)) for s in sources]
+    digests = [source_digest(os.path.abspath(s)) for s in sources]
     if any(d is None for d in digests):
         return build()
     key = "|".join([str(VERSION), name, unicodedata.unidata_version, sys.version,

@@ -348,3 +348,80 @@ def test_documents_from_columns_are_ordinary_documents():
         documents_from_columns(["/r/a"], [1, 2], [0.0], ["txt"], [None], [None], [0], [0], ["x"])
     with pytest.raises(TypeError):
         documents_from_columns(["/r/a"])
+
+
+def _refuse_grouping(monkeypatch: pytest.MonkeyPatch) -> None:
+    from neardup_core import cluster
+
+    def refuse(*a, **k):
+        raise AssertionError("grouped again")
+
+    for name in ("cohesive_groups", "build_groups"):
+        monkeypatch.setattr(cluster, name, refuse)
+
+
+def _table_equal(a, b) -> None:
+    for name in ("offsets", "members", "similarity", "distance", "jaccard", "weakest", "exact"):
+        assert np.array_equal(getattr(a, name), getattr(b, name), equal_nan=True), name
+
+
+def test_the_groups_shown_come_back_without_regrouping(folder, tmp_path, monkeypatch):
+    cache = str(tmp_path / "c.sqlite")
+    first = run(folder, cache)
+    assert len(first.groups) >= 2
+    with monkeypatch.context() as m:
+        _refuse_grouping(m)
+        again = run(folder, cache)
+        assert again.stats["snapshot"] is True
+        _table_equal(again.group_table, first.group_table)
+        assert groups(again) == groups(first)
+    # the slider moves after the replay: grouped anew from the kept pairs, as after a scan
+    looser = again.regroup(0.4)
+    _table_equal(looser.group_table, first.regroup(0.4).group_table)
+
+
+@pytest.mark.parametrize("change", ["threshold", "mode", "code"])
+def test_groups_made_otherwise_are_made_again(folder, tmp_path, monkeypatch, change):
+    from neardup_core import GroupMode
+    from neardup_core import snapshot as snapshot_mod
+
+    cache = str(tmp_path / "c.sqlite")
+    run(folder, cache)
+    kw: dict = {}
+    if change == "threshold":
+        kw["threshold"] = 0.5
+    elif change == "mode":
+        kw["group_mode"] = GroupMode.STRICT
+    else:
+        monkeypatch.setattr(snapshot_mod, "grouping_code", lambda: "other code")
+        import neardup_core.scan as scan_mod
+
+        monkeypatch.setattr(scan_mod, "grouping_code", lambda: "other code")
+    fresh = ScanSession(ScanOptions(use_cache=False, jobs=1, **kw)).run([str(folder)])
+    replay = run(folder, cache, **kw)
+    assert replay.stats["snapshot"] is True
+    _table_equal(replay.group_table, fresh.group_table)
+
+
+def test_kept_groups_round_trip_and_are_checked():
+    from neardup_core.models import GroupTable
+    from neardup_core.snapshot import _load_arrays, _save_arrays
+
+    table = GroupTable(offsets=np.array([0, 2, 5]), members=np.array([0, 1, 2, 0, 1]),
+                       similarity=np.array([1, 0.7, 1, 0.8, 0.9], np.float32),
+                       distance=np.array([0, 3, 0, 2, 1], np.uint8),
+                       jaccard=np.array([1, 0.7, 1, np.nan, 0.9], np.float32),
+                       weakest=np.array([0.7, 0.8], np.float32), exact=np.array([False, True]))
+    snap = _snapshot(3)
+    snap = Snapshot(**{**snap.__dict__, "groups": (0.6, "cohesive", "code", table)})
+    back = unpack(pack(snap))
+    assert back.groups is not None and back.groups[:3] == (0.6, "cohesive", "code")
+    _table_equal(back.groups[3], table)
+    good = _load_arrays(pack(snap))
+    for name, bad in (("group_members", np.array([0, 1, 2, 0, 9])),   # past the documents
+                      ("group_offsets", np.array([0, 1, 5])),          # a group of one
+                      ("group_weakest", np.array([0.7], np.float32))):  # a group short
+        arrays = dict(good)
+        arrays[name] = bad
+        with pytest.raises(ValueError, match="group"):
+            unpack(_save_arrays(arrays))

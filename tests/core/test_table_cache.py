@@ -24,7 +24,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _source(tmp_path: Path, text: str) -> str:
     path = tmp_path / "module.py"
     path.write_text(text, encoding="utf-8")
-    table_cache._source_digest.cache_clear()
+    table_cache.source_digest.cache_clear()
     return str(path)
 
 
@@ -94,7 +94,7 @@ def test_an_unwritable_cache_folder_only_costs_the_build(tmp_path: Path,
 
 def test_without_readable_source_nothing_is_kept(cache: Path, tmp_path: Path) -> None:
     missing = str(tmp_path / "gone.py")
-    table_cache._source_digest.cache_clear()
+    table_cache.source_digest.cache_clear()
     got = table_cache.cached_arrays("t", [missing], "", lambda: {"x": np.ones(1, np.int64)},
                                     _ok)
     assert got["x"].tolist() == [1] and not cache.exists()
@@ -102,7 +102,7 @@ def test_without_readable_source_nothing_is_kept(cache: Path, tmp_path: Path) ->
 
 @pytest.mark.parametrize("kept", [False, True])
 def test_normalisation_tables_equal_a_fresh_build(cache: Path, kept: bool) -> None:
-    table_cache._source_digest.cache_clear()
+    table_cache.source_digest.cache_clear()
     if kept:
         tokens._tables.cache_clear()
         tokens._tables()  # builds and keeps them
@@ -117,7 +117,7 @@ def test_normalisation_tables_equal_a_fresh_build(cache: Path, kept: bool) -> No
 
 
 def test_idf_hash_from_the_cache_equals_a_fresh_build(cache: Path) -> None:
-    table_cache._source_digest.cache_clear()
+    table_cache.source_digest.cache_clear()
     tokens._idf_hash.cache_clear()
     tokens._idf_hash()
     tokens._idf_hash.cache_clear()
@@ -134,7 +134,7 @@ def test_idf_hash_from_the_cache_equals_a_fresh_build(cache: Path) -> None:
 
 
 def test_plausibility_tables_from_the_cache_equal_a_fresh_build(cache: Path) -> None:
-    table_cache._source_digest.cache_clear()
+    table_cache.source_digest.cache_clear()
     encoding._tables.cache_clear()
     encoding._tables()
     encoding._tables.cache_clear()
@@ -148,7 +148,7 @@ def test_plausibility_tables_from_the_cache_equal_a_fresh_build(cache: Path) -> 
 
 
 def test_tables_files_are_named_by_what_they_depend_on(cache: Path) -> None:
-    table_cache._source_digest.cache_clear()
+    table_cache.source_digest.cache_clear()
     encoding._tables.cache_clear()
     encoding._tables()
     (first,) = cache.glob("plausibility-*.npz")

@@ -577,9 +577,10 @@ class _Run(RunStages):
             return out
         queue: deque[list[FileEntry]] = deque(batches(todo))
         ready: deque[tuple[list[FileEntry], list[Outcome | Prepared]]] = deque()
+        done = done0
         if drop_lines is None:
             self._read_while_workers_start(queue, ready)
-        done = done0
+            done = self._fingerprint_while_workers_start(ready, out, stage, done, total)
         if self.workers.get() is None:
             self._note_no_workers()
             for batch, items in ready:
@@ -722,6 +723,23 @@ class _Run(RunStages):
         queue.extendleft(reversed(list(batches(later))))
         if ready:
             self.stats["read_ahead"] = sum(len(b) for b, _ in ready)
+
+    def _fingerprint_while_workers_start(
+            self, ready: deque[tuple[list[FileEntry], list[Outcome | Prepared]]],
+            out: dict[str, Outcome], stage: Stage, done: int, total: int) -> int:
+        """Fingerprint texts read ahead here, when everything that may be read ahead has been
+        and the workers are still starting: otherwise this process would sit idle for most of
+        a second (a folder of UTF-8 text is read in a fraction of the time the fork server
+        takes to load). Costs loading the segmenter here (0.2 s, 50 MB), only then."""
+        while ready and self.workers.warming and not self.cancel.cancelled:
+            batch, items = ready.popleft()
+            for o in fingerprint_prepared(items, self.settings, self.opt.max_size):
+                out[o.path] = o
+            done += len(batch)
+            self.stats["fingerprinted_ahead"] = self.stats.get("fingerprinted_ahead", 0) + \
+                len(batch)
+            self.emit(stage, done, total, batch[-1].path)
+        return done
 
     def _note_no_workers(self, *, script_hint: bool = False) -> None:
         if self._told_no_workers:

@@ -117,8 +117,8 @@ def process_batch(batch: list[FileEntry], settings: FingerprintSettings, max_byt
 @dataclass(frozen=True, slots=True)
 class Prepared:
     """A file read and decoded, its fingerprint still to make. The scan's own process prepares
-    the first batches this way while the workers start (it has no segmenter loaded, and need
-    not load one), and the workers fingerprint them."""
+    the first batches this way while the workers start, and the workers fingerprint them (or
+    the scan's process does, once it has nothing left to read and the workers are not up)."""
 
     entry: FileEntry
     got: Extracted

@@ -210,6 +210,27 @@ def test_files_read_while_workers_start_are_fingerprinted_by_them(
     assert len(result.problems) == 2
 
 
+def test_with_everything_read_and_workers_still_starting_the_scan_fingerprints_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "docs", 12)
+    (root / "binary.txt").write_bytes(bytes(range(256)) * 8)
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(scan_mod, "BATCH_FILES", 5)
+    # three batches read ahead (all there is), then "still starting" for two more looks: two
+    # batches are fingerprinted here, the third by the workers
+    looks = _warming_for(monkeypatch, 5)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2, boilerplate=None)).run(
+        [str(root)])
+    assert len(looks) == 6
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1, boilerplate=None)).run([str(root)])
+    assert result.stats["read_ahead"] == 13 and result.stats["fingerprinted_ahead"] == 10
+    assert result.documents == here.documents
+    assert (result.simhash == here.simhash).all() and (result.minhash == here.minhash).all()
+    assert [(p.path, p.kind) for p in result.problems] == [(p.path, p.kind)
+                                                            for p in here.problems]
+
+
 def test_read_ahead_survives_workers_that_cannot_start(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path / "docs", 20)

@@ -732,8 +732,13 @@ class _Run(RunStages):
         a second (a folder of UTF-8 text is read in a fraction of the time the fork server
         takes to load). Costs loading the segmenter here (0.2 s, 50 MB), only then."""
         while ready and self.workers.warming and not self.cancel.cancelled:
-            batch, items = ready.popleft()
-            for o in fingerprint_prepared(items, self.settings, self.opt.max_size):
+            batch, items = ready[0]
+            try:
+                outcomes = fingerprint_prepared(items, self.settings, self.opt.max_size)
+            except Exception:  # e.g. a user dictionary that cannot be loaded: the workers
+                break          # meet it too, and say so per file as they do for any failure
+            ready.popleft()
+            for o in outcomes:
                 out[o.path] = o
             done += len(batch)
             self.stats["fingerprinted_ahead"] = self.stats.get("fingerprinted_ahead", 0) + \

@@ -16,6 +16,7 @@ import contextlib
 import functools
 import os
 import sys
+import threading
 import unicodedata
 import zipfile
 from collections.abc import Callable, Sequence
@@ -81,7 +82,7 @@ def _store(path: Path, arrays: Arrays) -> None:
     tmp: Path | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+        tmp = path.with_name(f"{path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
         np.savez(tmp, allow_pickle=False, **arrays)
         os.replace(tmp, path)  # other processes see the old name's absence or the whole file
     except OSError:

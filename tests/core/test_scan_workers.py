@@ -231,6 +231,26 @@ def test_with_everything_read_and_workers_still_starting_the_scan_fingerprints_t
                                                             for p in here.problems]
 
 
+def test_a_segmenter_that_fails_here_leaves_the_texts_to_the_workers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import neardup_core.worker as worker_mod
+
+    root = _tree(tmp_path / "docs", 12)
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(scan_mod, "BATCH_FILES", 5)
+    _warming_for(monkeypatch, 5)
+
+    def broken(settings):  # type: ignore[no-untyped-def]  # in this process only
+        raise OSError("the user dictionary went away")
+
+    monkeypatch.setattr(worker_mod, "shared_fingerprinter", broken)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2, boilerplate=None)).run(
+        [str(root)])
+    assert result.stats["read_ahead"] == 12 and "fingerprinted_ahead" not in result.stats
+    assert len(result.documents) == 12 and not result.problems
+
+
 def test_read_ahead_survives_workers_that_cannot_start(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path / "docs", 20)

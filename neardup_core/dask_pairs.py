@@ -32,7 +32,7 @@ from dask.dataframe import DataFrame, concat, map_partitions
 
 from . import dask_kernels as K
 from .hamming_index import _plan
-from .lsh import DEFAULT_BUCKET_WINDOW, optimal_params
+from .lsh import DEFAULT_BUCKET_WINDOW, scan_params
 from .models import Method, ScanOptions
 from .scan import BOTH_SIMHASH_K, LSH_MAX_BUCKET
 from .scoring import distance_for_similarity
@@ -78,7 +78,7 @@ def pair_plan(opt: ScanOptions, floor: float, reps: int, *,
         tables = tuple(spec.blocks for spec in plan.tables)  # brute force: one empty prefix
     bands = rows = 0
     if opt.method in (Method.MINHASH, Method.BOTH):
-        bands, rows = optimal_params(floor, opt.num_perm, fp_weight=0.3, fn_weight=0.7)
+        bands, rows = scan_params(floor, opt.num_perm, fp_weight=0.3, fn_weight=0.7)
     minhash = opt.method != Method.SIMHASH
     return K.PairPlan(k=k, starts=starts, widths=widths, tables=tables, bands=bands, rows=rows,
                       idx_bits=max(1, (reps - 1).bit_length()), max_bucket=max_bucket,

@@ -30,6 +30,8 @@ from collections.abc import Hashable
 
 import numpy as np
 
+from .table_cache import cached_arrays
+
 #: Members each one is paired with in a truncated (crowded) bucket.
 DEFAULT_BUCKET_WINDOW = 4
 #: Pair codes held from several bands before they are merged (bounds memory: a pair of alike
@@ -100,6 +102,31 @@ def optimal_params(threshold: float, num_perm: int, fp_weight: float = 0.5,
         raise ValueError(f"num_perm must be a positive integer, got {num_perm!r}")
     if fp_weight < 0 or fn_weight < 0 or fp_weight + fn_weight <= 0:
         raise ValueError("fp_weight and fn_weight must be >= 0 and not both 0")
+    return _search_params(float(threshold), int(num_perm), fp_weight, fn_weight)
+
+
+def scan_params(threshold: float, num_perm: int, fp_weight: float = 0.5,
+                fn_weight: float = 0.5) -> tuple[int, int]:
+    """:func:`optimal_params`, kept in the cache folder (see :mod:`neardup_core.table_cache`).
+
+    The search is ~35 ms of numpy, paid by every fresh process's first scan. Scans ask at a
+    handful of floors, so only they use this: arbitrary thresholds would fill the folder with
+    one small file each.
+    """
+    key = f"{float(threshold)!r}|{int(num_perm)}|{float(fp_weight)!r}|{float(fn_weight)!r}"
+    got = cached_arrays(
+        "lsh-params", [__file__], key,
+        lambda: {"bands_rows": np.array(optimal_params(threshold, num_perm, fp_weight,
+                                                       fn_weight), np.int64)},
+        lambda a: (a.get("bands_rows") is not None and a["bands_rows"].dtype == np.int64
+                   and a["bands_rows"].shape == (2,) and int(a["bands_rows"].min()) >= 1
+                   and int(a["bands_rows"].prod()) <= num_perm))
+    bands, rows = got["bands_rows"].tolist()
+    return int(bands), int(rows)
+
+
+def _search_params(threshold: float, num_perm: int, fp_weight: float,
+                   fn_weight: float) -> tuple[int, int]:
     bs, rs = [], []
     for b in range(1, num_perm + 1):
         for r in range(1, num_perm // b + 1):
@@ -111,7 +138,7 @@ def optimal_params(threshold: float, num_perm: int, fp_weight: float = 0.5,
     step = 2048  # bounded memory: step x _GRID floats at a time
     for i in range(0, err.shape[0], step):
         sl = slice(i, i + step)
-        fp, fn = _error_areas(float(threshold), b_arr[sl], r_arr[sl])
+        fp, fn = _error_areas(threshold, b_arr[sl], r_arr[sl])
         err[sl] = fp_weight * fp + fn_weight * fn
     best = np.lexsort((b_arr, r_arr, np.round(err, 12)))[0]
     return int(bs[best]), int(rs[best])

@@ -36,7 +36,7 @@ from .extract import FileEntry, WalkStats, check_roots, content_hash, walk
 from .fingerprint import DocFingerprint, FingerprintSettings
 from .hamming_index import HammingIndex
 from .hashing import hash128_hex
-from .lsh import candidate_pairs, optimal_params
+from .lsh import candidate_pairs, scan_params
 from .models import (
     DOCX_SUFFIXES,
     Document,
@@ -925,7 +925,7 @@ class _Run(RunStages):
         cb: list[np.ndarray] = []
         try:
             if reps.size >= 2 and opt.method in (Method.MINHASH, Method.BOTH):
-                bands, rows = optimal_params(floor, opt.num_perm, fp_weight=0.3, fn_weight=0.7)
+                bands, rows = scan_params(floor, opt.num_perm, fp_weight=0.3, fn_weight=0.7)
                 sig = minh[reps]
                 seen = 0
                 truncated = 0

@@ -217,3 +217,21 @@ def test_minhash_lsh_insert_query_remove() -> None:
         lsh.insert("copy", base[3])
     with pytest.raises(ValueError):
         lsh.query(base[3][:10])
+
+
+@pytest.mark.parametrize(("threshold", "num_perm", "fp", "fn"),
+                         [(0.4, 128, 0.3, 0.7), (0.6, 128, 0.5, 0.5), (0.85, 64, 0.3, 0.7)])
+def test_scan_params_come_back_from_the_cache_folder_unchanged(
+        tmp_path, monkeypatch, threshold, num_perm, fp, fn):
+    from neardup_core import table_cache
+
+    monkeypatch.setattr(table_cache, "cache_dir", lambda: tmp_path / "tables")
+    expected = lsh._search_params(threshold, num_perm, fp, fn)
+    assert lsh.scan_params(threshold, num_perm, fp, fn) == expected
+    assert len(list((tmp_path / "tables").glob("lsh-params-*.npz"))) == 1
+
+    def searched_again(*a):  # type: ignore[no-untyped-def]
+        raise AssertionError("searched again")
+
+    monkeypatch.setattr(lsh, "optimal_params", searched_again)
+    assert lsh.scan_params(threshold, num_perm, fp, fn) == expected

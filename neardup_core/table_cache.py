@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import sys
 import threading
 import unicodedata
@@ -29,6 +30,9 @@ __all__ = ["cache_dir", "cached_arrays", "source_digest"]
 
 #: Bump when the way files are named or written here changes.
 VERSION = 1
+#: Files kept per table: each upgrade (new code, new numpy...) makes new names, and the old
+#: ones would otherwise stay forever (the IDF hash is 12 MB).
+KEEP_PER_TABLE = 3
 
 Arrays = dict[str, np.ndarray]
 
@@ -89,3 +93,24 @@ def _store(path: Path, arrays: Arrays) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+        return
+    _prune(path)
+
+
+def _prune(kept: Path) -> None:
+    """Remove all but the KEEP_PER_TABLE newest files of ``kept``'s table (never ``kept``).
+
+    Only names this module writes (table name, a dash, 16 hex digits, .npz) in its own folder
+    are candidates; anything else there is left alone.
+    """
+    table = kept.name[:-len("-0123456789abcdef.npz")]
+    mine = re.compile(re.escape(table) + r"-[0-9a-f]{16}\.npz")
+    try:
+        found = [(p.stat().st_mtime, p) for p in kept.parent.iterdir()
+                 if mine.fullmatch(p.name) and p != kept]
+    except OSError:
+        return
+    found.sort(reverse=True)
+    for _, old in found[KEEP_PER_TABLE - 1:]:
+        with contextlib.suppress(OSError):
+            os.unlink(old)

@@ -157,3 +157,23 @@ def test_tables_files_are_named_by_what_they_depend_on(cache: Path) -> None:
     encoding._tables()
     assert list(cache.glob("plausibility-*.npz")) == [first]
     encoding._tables.cache_clear()
+
+
+def test_old_files_of_a_table_are_pruned_and_nothing_else(cache: Path, tmp_path: Path) -> None:
+    cache.mkdir(parents=True)
+    old = []
+    for i in range(5):
+        p = cache / f"t-{i:016x}.npz"
+        np.savez(p, x=np.arange(1, dtype=np.int64))
+        os.utime(p, (1000 + i, 1000 + i))
+        old.append(p)
+    foreign = [cache / "t-notes.txt", cache / "other-0000000000000000.npz",
+               cache / "t-0000000000000000.npz.bak"]
+    for p in foreign:
+        p.write_bytes(b"not ours to remove")
+    src = _source(tmp_path, "V = 1\n")
+    table_cache.cached_arrays("t", [src], "new", lambda: {"x": np.ones(1, np.int64)}, _ok)
+    left = sorted(p.name for p in cache.glob("t-*.npz"))
+    assert len(left) == table_cache.KEEP_PER_TABLE
+    assert old[4].name in left and old[3].name in left  # the newest of the old ones
+    assert all(p.exists() for p in foreign)

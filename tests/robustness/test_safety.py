@@ -55,6 +55,9 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "puts one of neardup's own table files (in its cache folder) in place, whole",
     ("neardup_core/table_cache.py", "_store", "os.unlink"):
         "removes a table file's own temporary file after a failed write",
+    ("neardup_core/table_cache.py", "_prune", "os.unlink"):
+        "removes older files of one of neardup's own tables, named as only it names them, in "
+        "its own cache folder",
     ("neardup_core/tokens.py", "_store_idf", "os.replace"):
         "puts neardup's own IDF cache file (in its cache folder) in place, whole",
     ("neardup_core/tokens.py", "_store_idf", "os.unlink"):

@@ -55,19 +55,22 @@ def source_digest(path: str) -> str | None:
 
 
 def cached_arrays(name: str, sources: Sequence[str], inputs: str,
-                  build: Callable[[], Arrays], check: Callable[[Arrays], bool]) -> Arrays:
+                  build: Callable[[], Arrays], check: Callable[[Arrays], bool], *,
+                  folder: Path | None = None) -> Arrays:
     """The arrays ``build()`` returns, from the cache when an identical build was kept.
 
     ``sources`` are the files of the modules whose code decides the arrays, ``inputs`` anything
     else they depend on (a data file's identity, say). ``check`` vets what was loaded (names,
-    dtypes, shapes); anything it refuses is built again.
+    dtypes, shapes); anything it refuses is built again. ``folder`` (default
+    :func:`cache_dir`) is where the file is kept.
     """
     digests = [source_digest(os.path.abspath(s)) for s in sources]
     if any(d is None for d in digests):
         return build()
     key = "|".join([str(VERSION), name, unicodedata.unidata_version, sys.version,
                     np.__version__, *(d or "" for d in digests), inputs])
-    path = cache_dir() / f"{name}-{xxhash.xxh3_64_hexdigest(key.encode('utf-8'))}.npz"
+    where = folder if folder is not None else cache_dir()
+    path = where / f"{name}-{xxhash.xxh3_64_hexdigest(key.encode('utf-8'))}.npz"
     try:
         # our own file object: np.load leaks the one it opens when the zip is truncated
         with open(path, "rb") as f, np.load(f, allow_pickle=False) as z:

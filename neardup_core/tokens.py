@@ -22,18 +22,15 @@ stage as one array, so a thousand small files cost about what one large file doe
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib.util
 import logging
-import os
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import xxhash
 
 from .arrays import unique_sorted
 from .hashing import (
@@ -760,13 +757,10 @@ def chinese_words(a: Analysis, segmenter: Segmenter) -> tuple[np.ndarray, np.nda
     batch; it splits blocks at non-CJK characters anyway, so this is the same as cutting each
     run on its own.
     """
-    if a.codes.dtype == np.uint8:  # Latin-1: no CJK character
+    got = _segmented(a, segmenter)
+    if got is None:
         return np.empty(0, np.uint64), np.empty(0, np.int64), np.empty(0, np.int64)
-    cjk = a.classes == CJK
-    if not cjk.any():
-        return np.empty(0, np.uint64), np.empty(0, np.int64), np.empty(0, np.int64)
-    sub, sel = _cjk_runs(a.codes, cjk)
-    hashes, lengths, starts = _run_tokens(sub, segmenter)
+    hashes, lengths, starts, sel = got
     return hashes, lengths.astype(np.int64), np.flatnonzero(sel)[starts]
 
 
@@ -774,19 +768,29 @@ def chinese_tokens(a: Analysis, segmenter: Segmenter) -> tuple[np.ndarray, np.nd
                                                                 np.ndarray]:
     """:func:`chinese_words` with the document of each token (int64) in place of its code
     position, which is all the word features need: no array of code positions is built."""
-    if a.codes.dtype == np.uint8:
+    got = _segmented(a, segmenter)
+    if got is None:
         return np.empty(0, np.uint64), np.empty(0, np.uint8), np.empty(0, np.int64)
-    cjk = a.classes == CJK
-    if not cjk.any():
-        return np.empty(0, np.uint64), np.empty(0, np.uint8), np.empty(0, np.int64)
-    sub, sel = _cjk_runs(a.codes, cjk)
-    hashes, lengths, starts = _run_tokens(sub, segmenter)
+    hashes, lengths, starts, sel = got
     if a.docs == 1:
         return hashes, lengths, np.zeros(starts.shape[0], dtype=np.int64)
     # where each document starts in ``sub``: the selected characters before its separator
     # (index 0 twice, for a first document that is empty, gives sel[0]: False there, so 0)
     per_doc = np.add.reduceat(sel, np.concatenate(([0], a.separators)), dtype=np.int64)
     return hashes, lengths, _docs_of_sorted(starts, np.cumsum(per_doc[:-1]), a.docs)
+
+
+def _segmented(a: Analysis, segmenter: Segmenter
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`_run_tokens` over the CJK runs of ``a`` and the mask of :func:`_cjk_runs`, or
+    None when there is no CJK character."""
+    if a.codes.dtype == np.uint8:  # Latin-1: no CJK character
+        return None
+    cjk = a.classes == CJK
+    if not cjk.any():
+        return None
+    sub, sel = _cjk_runs(a.codes, cjk)
+    return (*_run_tokens(sub, segmenter), sel)
 
 
 def _cjk_runs(codes: np.ndarray, cjk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -881,10 +885,10 @@ def _idf_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("neardup"))
 
 
-def _idf_cache_file(path: Path) -> Path:
+def _idf_inputs(path: Path) -> str:
+    """What the IDF arrays depend on besides the code: jieba's file, by path, size and mtime."""
     st = path.stat()
-    key = f"{IDF_CACHE_VERSION}|{FEATURE_BITS}|{path}|{st.st_size}|{st.st_mtime_ns}"
-    return _idf_cache_dir() / f"idf-{xxhash.xxh3_64_hexdigest(key.encode('utf-8'))}.npz"
+    return f"{IDF_CACHE_VERSION}|{FEATURE_BITS}|{path}|{st.st_size}|{st.st_mtime_ns}"
 
 
 @functools.cache
@@ -893,39 +897,27 @@ def idf_table() -> tuple[np.ndarray, np.ndarray, float]:
 
     Loaded once per process; a batch's words are then looked up at once. Parsing and hashing
     jieba's 270,000 words takes about 0.3 s, which every worker process and every small CLI
-    scan would pay, so the arrays are kept in the user's cache folder, keyed by the file's
-    path, size and mtime (a new jieba gives a new key). Without jieba's file every word gets the
-    same idf, 1.0.
+    scan would pay, so the arrays are kept in the user's cache folder (see
+    :mod:`neardup_core.table_cache`), keyed by the file's path, size and mtime (a new jieba
+    gives a new key). Without jieba's file every word gets the same idf, 1.0.
     """
     path = _idf_path()
     if path is None:
         return np.empty(0, np.uint64), np.empty(0, np.float32), 1.0
-    try:
-        cached = _idf_cache_file(path)
-        with np.load(cached, allow_pickle=False) as z:
-            ids, values, median = z["ids"], z["values"], float(z["median"])
-        if ids.dtype == np.uint64 and values.dtype == np.float32 and ids.shape == values.shape:
-            return ids, values, median
-    except (OSError, ValueError, KeyError, EOFError):
-        pass  # not cached yet, or unreadable: computed below
-    ids, values, median = _parse_idf(path)
-    _store_idf(path, ids, values, median)
-    return ids, values, median
 
+    def build() -> dict[str, np.ndarray]:
+        ids, values, median = _parse_idf(path)
+        return {"ids": ids, "values": values, "median": np.array(median, dtype=np.float64)}
 
-def _store_idf(path: Path, ids: np.ndarray, values: np.ndarray, median: float) -> None:
-    """Best effort: a read-only or full disk only costs the next process the parse."""
-    tmp: Path | None = None
-    try:
-        target = _idf_cache_file(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f"{target.stem}.{os.getpid()}.tmp.npz")
-        np.savez(tmp, ids=ids, values=values, median=np.float64(median))
-        os.replace(tmp, target)  # whole or not at all, whatever other processes do meanwhile
-    except OSError:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+    def check(a: dict[str, np.ndarray]) -> bool:
+        ids, values, median = a.get("ids"), a.get("values"), a.get("median")
+        return (ids is not None and values is not None and median is not None
+                and ids.dtype == np.uint64 and values.dtype == np.float32
+                and ids.shape == values.shape and median.shape == ())
+
+    got = cached_arrays("idf", [__file__], _idf_inputs(path), build, check,
+                        folder=_idf_cache_dir())
+    return got["ids"], got["values"], float(got["median"])
 
 
 def _parse_idf(path: Path) -> tuple[np.ndarray, np.ndarray, float]:
@@ -992,7 +984,7 @@ def _idf_hash() -> _IdfHash:
     two gathers. Once per process: from the cache folder, or built (about 0.1 s, 12 MB).
     """
     path = _idf_path()
-    inputs = _idf_cache_file(path).name if path is not None else "no idf file"
+    inputs = _idf_inputs(path) if path is not None else "no idf file"
 
     def check(a: dict[str, np.ndarray]) -> bool:
         keys, values, longest = a.get("keys"), a.get("values"), a.get("longest")

@@ -225,18 +225,27 @@ class _Engine:
         # chardet's running top two: the best score and the best of the other encodings.
         top1_enc = ""
         top1 = top2 = 0.0
+
+        def offer(name: str, score: float) -> bool:
+            """Record an encoding's score; True when the top two moved."""
+            nonlocal top1_enc, top1, top2
+            if score <= best.get(name, -1.0):
+                return False
+            best[name] = score
+            if name == top1_enc:
+                top1 = score
+            elif score > top1:
+                top2, top1, top1_enc = top1, score, name
+            elif score > top2:
+                top2 = score
+            else:
+                return False
+            return True
+
         multibyte = [(enc.name, column) for enc in candidates if enc.is_multibyte_cjk
                      for _lang, column in self.variants.get(enc.name, ())]
         for name, column in multibyte:
-            score = float(scores[column])
-            if score > best.get(name, -1.0):
-                best[name] = score
-                if name == top1_enc:
-                    top1 = score
-                elif score > top1:
-                    top2, top1, top1_enc = top1, score, name
-                elif score > top2:
-                    top2 = score
+            offer(name, float(scores[column]))
         columns, owner, names = self._single_byte_models(
             tuple(enc.name for enc in candidates if not enc.is_multibyte_cjk))
         order = np.argsort(-bounds[columns], kind="stable")
@@ -248,17 +257,7 @@ class _Engine:
             if bound < below:
                 break
             taken += 1
-            name = names[i]
-            if score > best.get(name, -1.0):
-                best[name] = score
-                if name == top1_enc:
-                    top1 = score
-                elif score > top1:
-                    top2, top1, top1_enc = top1, score, name
-                elif score > top2:
-                    top2 = score
-                else:
-                    continue
+            if offer(names[i], score):
                 below = floor(top1, top2)
         scored = np.zeros(scores.size + 1, dtype=bool)
         scored[[column for _, column in multibyte]] = True

@@ -100,28 +100,32 @@ def test_without_readable_source_nothing_is_kept(cache: Path, tmp_path: Path) ->
     assert got["x"].tolist() == [1] and not cache.exists()
 
 
+def _loaded(cached, kept: bool = True):  # type: ignore[no-untyped-def]
+    """What a process-cached table function gives in a fresh process: from the file a first
+    call kept when ``kept``, else built (nothing kept yet)."""
+    table_cache.source_digest.cache_clear()
+    cached.cache_clear()
+    if kept:
+        cached()  # builds and keeps it
+        cached.cache_clear()
+    try:
+        return cached()
+    finally:
+        cached.cache_clear()
+
+
 @pytest.mark.parametrize("kept", [False, True])
 def test_normalisation_tables_equal_a_fresh_build(cache: Path, kept: bool) -> None:
-    table_cache.source_digest.cache_clear()
-    if kept:
-        tokens._tables.cache_clear()
-        tokens._tables()  # builds and keeps them
-    tokens._tables.cache_clear()
-    loaded = tokens._tables()  # from the file when kept, else built
+    loaded = _loaded(tokens._tables, kept)
     built = tokens._build_tables()
     for name in ("chars", "classes", "expansion", "expansion_len", "astral_format"):
         a, b = getattr(loaded, name), getattr(built, name)
         assert a.dtype == b.dtype and np.array_equal(a, b), name
     assert len(list(cache.glob("normalize-*.npz"))) == 1
-    tokens._tables.cache_clear()
 
 
 def test_idf_hash_from_the_cache_equals_a_fresh_build(cache: Path) -> None:
-    table_cache.source_digest.cache_clear()
-    tokens._idf_hash.cache_clear()
-    tokens._idf_hash()
-    tokens._idf_hash.cache_clear()
-    loaded = tokens._idf_hash()
+    loaded = _loaded(tokens._idf_hash)
     built = tokens._build_idf_hash()
     assert np.array_equal(loaded.keys, built.keys) and np.array_equal(loaded.values,
                                                                       built.values)
@@ -130,21 +134,15 @@ def test_idf_hash_from_the_cache_equals_a_fresh_build(cache: Path) -> None:
     assert not loaded.keys.flags.writeable and not loaded.values.flags.writeable
     if tokens._idf_path() is not None:
         assert len(list(cache.glob("idf-hash-*.npz"))) == 1
-    tokens._idf_hash.cache_clear()
 
 
 def test_plausibility_tables_from_the_cache_equal_a_fresh_build(cache: Path) -> None:
-    table_cache.source_digest.cache_clear()
-    encoding._tables.cache_clear()
-    encoding._tables()
-    encoding._tables.cache_clear()
-    tenths, script = encoding._tables()
+    tenths, script = _loaded(encoding._tables)
     fresh_tenths, fresh_script = encoding._build_tables()
     assert np.array_equal(tenths, fresh_tenths) and np.array_equal(script, fresh_script)
     assert tenths.dtype == np.int8 and script.dtype == np.uint8
     assert not tenths.flags.writeable and not script.flags.writeable
     assert len(list(cache.glob("plausibility-*.npz"))) == 1
-    encoding._tables.cache_clear()
 
 
 def test_tables_files_are_named_by_what_they_depend_on(cache: Path) -> None:

@@ -58,10 +58,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("neardup_core/table_cache.py", "_prune", "os.unlink"):
         "removes older files of one of neardup's own tables, named as only it names them, in "
         "its own cache folder",
-    ("neardup_core/tokens.py", "_store_idf", "os.replace"):
-        "puts neardup's own IDF cache file (in its cache folder) in place, whole",
-    ("neardup_core/tokens.py", "_store_idf", "os.unlink"):
-        "removes the IDF cache's own temporary file after a failed write",
 }
 
 

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib
 import math
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from collections import deque
@@ -26,8 +28,6 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from .arrays import unique_sorted
 from .cache import CacheEntry, FingerprintCache
@@ -723,6 +723,7 @@ class _Run(RunStages):
         queue.extendleft(reversed(list(batches(later))))
         if ready:
             self.stats["read_ahead"] = sum(len(b) for b, _ in ready)
+        _load_grouping()
 
     def _fingerprint_while_workers_start(
             self, ready: deque[tuple[list[FileEntry], list[Outcome | Prepared]]],
@@ -798,6 +799,9 @@ class _Run(RunStages):
         contract share their clauses because they are one document, not because the clauses are
         a template, and must still be found as a group.
         """
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
         share = self.opt.boilerplate
         assert share is not None
         n_docs = len(docs)
@@ -1001,6 +1005,25 @@ class _Run(RunStages):
 
 
 # -- helpers ------------------------------------------------------------------------------------
+def _load_grouping() -> None:
+    """Import what the end of the scan groups with (SciPy's graph routines, via cluster) in a
+    thread, while this process waits for the workers.
+
+    SciPy takes about 0.25 s to import. At the top of this module it delayed the start of the
+    workers by that much on every cold scan; imported at the end it would lengthen the tail,
+    when one core is idle. Here it overlaps the reading. Failure is silent: the import where the
+    module is needed then raises as usual.
+    """
+    if f"{__package__}.cluster" in sys.modules:
+        return
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            importlib.import_module(".cluster", __package__)
+
+    threading.Thread(target=load, name="neardup-load-grouping", daemon=True).start()
+
+
 def batches(entries: Iterable[FileEntry], files: int | None = None,
             size_limit: int | None = None) -> Iterator[list[FileEntry]]:
     """Consecutive runs of at most ``files`` files or about ``size_limit`` bytes (by default

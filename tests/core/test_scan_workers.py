@@ -58,6 +58,40 @@ def test_a_worker_imports_neither_scipy_nor_the_cache() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_the_scan_module_leaves_scipy_for_later() -> None:
+    # SciPy takes a quarter of a second to import; the workers must not wait for it.
+    code = "import sys, neardup_core.scan; print('scipy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True, timeout=120)
+    assert out.stdout.strip() == "False"
+
+
+def test_a_scan_with_workers_loads_the_grouping_while_they_read(tmp_path: Path) -> None:
+    # In a fresh process, so that nothing has imported the grouping module yet.
+    folder = _tree(tmp_path / "docs", 60)
+    code = textwrap.dedent(f"""
+        import sys
+        from neardup_core import ScanOptions, ScanSession
+        import neardup_core.scan as scan
+        loads = []
+        real = scan._load_grouping
+        def counted():
+            loads.append("neardup_core.cluster" in sys.modules)
+            real()
+        scan._load_grouping = counted
+        scan.INPROCESS_MAX_FILES = 2
+        scan.INPROCESS_MAX_BYTES = 100
+        if __name__ == "__main__":
+            r = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([{str(folder)!r}])
+            print(loads, len(r.groups) > 0, "scipy" in sys.modules)
+        """)
+    script = tmp_path / "grouping.py"
+    script.write_text(code, encoding="utf-8")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         cwd=ROOT, check=True, timeout=300)
+    assert out.stdout.split() == ["[False]", "True", "True"]
+
+
 def test_warm_up_loads_what_the_first_batch_needs() -> None:
     assert warm_up() == os.getpid()
 

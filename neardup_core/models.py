@@ -53,9 +53,11 @@ class GroupMode(StrEnum):
 def weakest_label(mode: GroupMode | str, weakest: float) -> str:
     """What a group's ``weakest`` means in words: in CONNECTED groups the weakest link of the
     chain; in STRICT and COHESIVE ones the lowest similarity of a member to the reference."""
+    # a lower bound is rounded down: 99.96 % is "99%+", never "100%+" for texts that differ
+    p = min(100, math.floor(100.0 * float(weakest) + 1e-4))  # float32 scores
     if GroupMode(mode) == GroupMode.CONNECTED:
-        return f"weakest link {weakest:.0%}"
-    return f"all {weakest:.0%}+ like the reference"
+        return f"weakest link {p}%"
+    return f"all {p}%+ like the reference" if p < 100 else "all 100% like the reference"
 
 
 class ProblemKind(StrEnum):

@@ -33,11 +33,19 @@ def format_time(mtime: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(mtime))
 
 
-def format_percent(x: float | None, digits: int = 1) -> str:
-    """A share as a percentage; whole numbers lose the decimals (100%, 87.5%)."""
+def format_percent(x: float | None, digits: int = 1, *, floor: bool = False) -> str:
+    """A share as a percentage; whole numbers lose the decimals (100%, 87.5%).
+
+    ``floor`` rounds down, for lower bounds ("at least"): 0.9996 is then 99.9%, not 100%,
+    which would claim the files are the same.
+    """
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return ""
-    p = round(100.0 * x, digits)
+    if floor:
+        scale = 10 ** digits
+        p = min(100.0, math.floor(100.0 * x * scale + 1e-3) / scale)  # float32 scores
+    else:
+        p = round(100.0 * x, digits)
     return f"{p:.0f}%" if p == int(p) else f"{p:.{digits}f}%"
 
 

@@ -303,7 +303,8 @@ class ResultsModel(QAbstractItemModel):
             if col == Col.FORMAT and t.exact[g]:
                 return self.tr("same text")
             if col == Col.SIMILARITY:
-                return self.tr("≥ {p}").format(p=format_percent(float(t.weakest[g])))
+                return self.tr("≥ {p}").format(p=format_percent(float(t.weakest[g]),
+                                                                 floor=True))
             if col == Col.DISTANCE:
                 return str(int(t.distance[lo + 1:hi].max()))
             return None
@@ -313,7 +314,7 @@ class ResultsModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if t.exact[g]:
                 return self.tr("Every file in this group has the same text")
-            p = format_percent(float(t.weakest[g]))
+            p = format_percent(float(t.weakest[g]), floor=True)
             if self._result is not None and self._result.group_mode != GroupMode.CONNECTED:
                 return self.tr("Every file in this group is at least {p} similar to its "
                                "reference").format(p=p)

@@ -480,3 +480,15 @@ def test_weakest_is_worded_for_the_mode() -> None:
     assert weakest_label("connected", 0.72) == "weakest link 72%"
     assert weakest_label(GroupMode.COHESIVE, 0.72) == "all 72%+ like the reference"
     assert weakest_label(GroupMode.STRICT, 0.7) == "all 70%+ like the reference"
+
+
+def test_the_weakest_score_is_rounded_down_as_a_lower_bound() -> None:
+    from neardup_core.models import weakest_label
+
+    # 99.96 % rounded to "100%+" would tell the user the files are the same
+    assert weakest_label(GroupMode.COHESIVE, 0.9996) == "all 99%+ like the reference"
+    assert weakest_label("connected", 0.9996) == "weakest link 99%"
+    assert weakest_label(GroupMode.STRICT, 1.0) == "all 100% like the reference"
+    # float32 scores just under their decimal value still read as that value
+    assert weakest_label(GroupMode.COHESIVE, np.float32(0.58)) == "all 58%+ like the reference"
+    assert weakest_label("connected", np.float32(0.29)) == "weakest link 29%"

@@ -24,6 +24,7 @@ from .models import (
     Method,
     ScanOptions,
     ScanResult,
+    percent,
     weakest_label,
 )
 from .progress import CancelToken, ProgressEvent, Stage, Throttled
@@ -180,7 +181,7 @@ def _write_text(result: ScanResult, out: TextIO) -> None:
             d = docs[m.doc]
             mark = "*" if m.doc == g.reference else " "
             enc = d.encoding or d.format
-            out.write(f"  {mark} {m.similarity:6.1%}  d={m.distance:<2d}  {enc:<10s} "
+            out.write(f"  {mark} {percent(m.similarity):>6s}  d={m.distance:<2d}  {enc:<10s} "
                       f"{_printable(d.path)}\n")
     if result.problems:
         out.write(f"\nProblems ({len(result.problems)}):\n")
@@ -308,7 +309,7 @@ def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
     exact = normalized_jaccard(texts[0], texts[1], settings.shingle)
     est = float((fa.minhash == fb.minhash).mean())
     dist = int(hamming(fa.simhash, fb.simhash))
-    stdout.write(f"Jaccard of shingles: {exact:.1%} (MinHash estimate {est:.1%}), "
+    stdout.write(f"Jaccard of shingles: {percent(exact)} (MinHash estimate {percent(est)}), "
                  f"SimHash distance {dist} bits, identical text: {fa.text_hash == fb.text_hash}\n")
     if args.diff:
         from .diff import unified

@@ -70,7 +70,7 @@ from typing import IO, Any, TextIO
 
 from . import diff as _diff
 from .errors import ReportError
-from .models import Document, Group, ScanResult, weakest_label
+from .models import Document, Group, ScanResult, percent, weakest_label
 
 REPORT_FORMAT = "neardup-report"
 REPORT_VERSION = 1
@@ -373,12 +373,12 @@ class _Html:
         for k, m in enumerate(g.members):
             d = docs[m.doc]
             badge = '<span class="badge">reference</span>' if k == 0 else ""
-            jac = "–" if m.jaccard is None else f"{m.jaccard:.1%}"
+            jac = "–" if m.jaccard is None else percent(m.jaccard)
             self.w(f'<tr class="{"ref" if k == 0 else "dup"}"><td class="name path">'
                    f'{_e(d.name)}{badge}</td><td class="path">{_e(d.folder)}</td>'
                    f'<td class="num">{_e(_size(d.size))}</td><td>{_e(_local(d.mtime))}</td>'
                    f"<td>{_e(d.format)}</td><td>{_e(d.encoding or '–')}</td>"
-                   f'<td class="num">{m.similarity:.1%}</td><td class="num">{m.distance}</td>'
+                   f'<td class="num">{percent(m.similarity)}</td><td class="num">{m.distance}</td>'
                    f'<td class="num">{_e(jac)}</td></tr>\n')
         self.w("</table>\n")
         ref_text: str | None = None

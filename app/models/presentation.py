@@ -33,19 +33,17 @@ def format_time(mtime: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(mtime))
 
 
-def format_percent(x: float | None, digits: int = 1, *, floor: bool = False) -> str:
+def format_percent(x: float | None, digits: int = 1) -> str:
     """A share as a percentage; whole numbers lose the decimals (100%, 87.5%).
 
-    ``floor`` rounds down, for lower bounds ("at least"): 0.9996 is then 99.9%, not 100%,
-    which would claim the files are the same.
+    Only a share of 1 shows as 100%: 0.9996 is 99.9%, since "100%" would say two texts that
+    differ are the same.
     """
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return ""
-    if floor:
-        scale = 10 ** digits
-        p = min(100.0, math.floor(100.0 * x * scale + 1e-3) / scale)  # float32 scores
-    else:
-        p = round(100.0 * x, digits)
+    p = round(100.0 * x, digits)
+    if p >= 100.0 and x < 1.0:
+        p = round(100.0 - 10.0 ** -digits, digits)
     return f"{p:.0f}%" if p == int(p) else f"{p:.{digits}f}%"
 
 

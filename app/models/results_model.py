@@ -303,8 +303,10 @@ class ResultsModel(QAbstractItemModel):
             if col == Col.FORMAT and t.exact[g]:
                 return self.tr("same text")
             if col == Col.SIMILARITY:
-                return self.tr("≥ {p}").format(p=format_percent(float(t.weakest[g]),
-                                                                 floor=True))
+                weakest = float(t.weakest[g])
+                if weakest >= 1.0:  # "≥ 100%" would read as more than the same
+                    return format_percent(1.0)
+                return self.tr("≥ {p}").format(p=format_percent(weakest))
             if col == Col.DISTANCE:
                 return str(int(t.distance[lo + 1:hi].max()))
             return None
@@ -314,7 +316,7 @@ class ResultsModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if t.exact[g]:
                 return self.tr("Every file in this group has the same text")
-            p = format_percent(float(t.weakest[g]), floor=True)
+            p = format_percent(float(t.weakest[g]))
             if self._result is not None and self._result.group_mode != GroupMode.CONNECTED:
                 return self.tr("Every file in this group is at least {p} similar to its "
                                "reference").format(p=p)

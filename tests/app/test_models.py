@@ -48,11 +48,12 @@ def test_presentation_helpers():
     assert format_percent(1.0) == "100%"
     assert format_percent(0.875) == "87.5%"
     assert format_percent(None) == ""
-    # lower bounds round down: "≥ 100%" would claim the files are the same
-    assert format_percent(0.9996) == "100%"
-    assert format_percent(0.9996, floor=True) == "99.9%"
-    assert format_percent(1.0, floor=True) == "100%"
-    assert format_percent(float(np.float32(0.58)), floor=True) == "58%"
+    # only 1 is 100%: "100%" would say that two texts that differ are the same
+    assert format_percent(0.9996) == "99.9%"
+    assert format_percent(0.99996, 2) == "99.99%"
+    assert format_percent(0.9994) == "99.9%"
+    assert format_percent(float(np.float32(0.58))) == "58%"
+    assert format_percent(0.80469) == "80.5%"
     assert format_eta(42) == "42 s"
     assert format_eta(200) == "3 min 20 s"
     assert format_eta(3 * 3600 + 300) == "3 h 05 min"

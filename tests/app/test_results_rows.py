@@ -78,7 +78,9 @@ def old_cells(result: ScanResult, g: Group, docs_in_order: list[int]
     rest = g.members[1:]
     group = [f"Group {g.id} · {len(g)} files", None,
              format_size(sum(docs[m.doc].size for m in rest)), None,
-             "same text" if g.exact else None, f"≥ {format_percent(g.weakest)}",
+             "same text" if g.exact else None,
+             # a group all at 100% just says so
+             "100%" if g.weakest >= 1.0 else f"≥ {format_percent(g.weakest)}",
              str(max(m.distance for m in rest))]
     by_doc = {m.doc: m for m in g.members}
     members = []

@@ -485,10 +485,23 @@ def test_weakest_is_worded_for_the_mode() -> None:
 def test_the_weakest_score_is_rounded_down_as_a_lower_bound() -> None:
     from neardup_core.models import weakest_label
 
-    # 99.96 % rounded to "100%+" would tell the user the files are the same
+    # "81%+" for a member at 80.6 % would be false; "100%+" would say the texts are the same
+    assert weakest_label(GroupMode.COHESIVE, 0.806) == "all 80%+ like the reference"
+    assert weakest_label(GroupMode.COHESIVE, 0.996) == "all 99%+ like the reference"
     assert weakest_label(GroupMode.COHESIVE, 0.9996) == "all 99%+ like the reference"
     assert weakest_label("connected", 0.9996) == "weakest link 99%"
     assert weakest_label(GroupMode.STRICT, 1.0) == "all 100% like the reference"
     # float32 scores just under their decimal value still read as that value
     assert weakest_label(GroupMode.COHESIVE, np.float32(0.58)) == "all 58%+ like the reference"
     assert weakest_label("connected", np.float32(0.29)) == "weakest link 29%"
+
+
+def test_percentages_reach_100_only_at_one() -> None:
+    from neardup_core.models import percent
+
+    assert percent(0.9996) == "99.9%"
+    assert percent(0.9996, 0) == "99%"
+    assert percent(0.9996, 2) == "99.96%"
+    assert percent(1.0) == "100.0%"
+    assert percent(0.8047) == "80.5%"
+    assert percent(0.0) == "0.0%"

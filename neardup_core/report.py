@@ -114,8 +114,16 @@ def _local(mtime: float) -> str:
         return ""
 
 
+def _share3(x: float) -> str:
+    """Three decimals, where only 1 itself is 1.000."""
+    text = f"{x:.3f}"
+    return "0.999" if text == "1.000" and x < 1.0 else text
+
+
 def _r(x: float) -> float:
-    return round(float(x), 4)
+    """Four decimals; a score under 1 stays under 1 (1.0 means the same text)."""
+    r = round(float(x), 4)
+    return 0.9999 if r >= 1.0 and x < 1.0 else r
 
 
 # -- JSON ------------------------------------------------------------------------------------
@@ -184,8 +192,8 @@ def write_csv(result: ScanResult, fp_or_path: Destination, *, bom: bool | None =
                 d = docs[m.doc]
                 w.writerow([g.id, "yes" if k == 0 else "no", _cell(d.path), _cell(d.name),
                             _cell(d.folder), d.size, _local(d.mtime), _cell(d.format),
-                            _cell(d.encoding), f"{m.similarity * 100:.1f}", m.distance,
-                            "" if m.jaccard is None else f"{m.jaccard:.3f}"])
+                            _cell(d.encoding), percent(m.similarity)[:-1], m.distance,
+                            "" if m.jaccard is None else _share3(m.jaccard)])
 
 
 def write_problems_csv(result: ScanResult, fp_or_path: Destination, *,

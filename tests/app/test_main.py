@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 
 import pytest
@@ -28,11 +29,14 @@ def test_main_prefills_folders_and_runs(qtbot, tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)   # restored after the test
     started: list[bool] = []
     monkeypatch.setattr(entry, "prestart_workers", lambda: started.append(True))
+    preloaded: list[bool] = []
+    monkeypatch.setattr(entry, "preload_scan", lambda: preloaded.append(True))
     folder = tmp_path / "docs"
     folder.mkdir()
     assert entry.main([str(folder), "--settings", str(tmp_path / "s.ini")]) == 0
     assert shown[0].scan_panel.folders.folders() == [str(folder)]
     assert started == [True]  # the worker server starts while the user picks folders
+    assert preloaded == [True]  # ... and the scan modules load
     assert sys.excepthook is entry.excepthook
     qtbot.addWidget(shown[0])
 
@@ -46,6 +50,31 @@ def test_a_worker_server_that_cannot_start_only_costs_the_head_start(monkeypatch
     monkeypatch.setattr(processes, "prestart", broken)
     entry.prestart_workers()  # no exception
     assert "could not start the worker server early" in caplog.text
+
+
+def test_the_scan_modules_load_in_the_background() -> None:
+    # in a fresh interpreter: here the tests have imported them long ago
+    code = ("import sys, app.__main__ as entry; t = entry.preload_scan(); t.join(120); "
+            "print(all(m in sys.modules for m in ('neardup_core.scan', 'neardup_core.cluster',"
+            " 'scipy')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=180, check=True)
+    assert out.stdout.strip() == "True"
+
+
+def test_a_scan_module_that_cannot_load_only_costs_the_head_start(monkeypatch, caplog):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def failing(name, *args, **kwargs):
+        if name == "neardup_core.cluster":
+            raise ImportError("broken install")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", failing)
+    entry.preload_scan().join(60)
+    assert "could not load the scan modules early" in caplog.text
 
 
 def test_excepthook_logs_and_shows_a_dialog(qtbot, monkeypatch, caplog):

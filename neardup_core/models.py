@@ -66,6 +66,8 @@ def weakest_label(mode: GroupMode | str, weakest: float) -> str:
     chain; in STRICT and COHESIVE ones the lowest similarity of a member to the reference."""
     # a lower bound ("N%+"), so rounded down: 80.6 % is "80%+", and 99.6 % never "100%+",
     # which would say the texts are the same (the slack keeps float32 0.58 at 58)
+    if not math.isfinite(weakest):  # no score to bound (never from a scan): say so plainly
+        return f"weakest {weakest}"
     p = min(100, math.floor(100.0 * float(weakest) + 1e-4))
     if GroupMode(mode) == GroupMode.CONNECTED:
         return f"weakest link {p}%"

@@ -488,6 +488,7 @@ def test_the_weakest_score_is_rounded_down_as_a_lower_bound() -> None:
     # "81%+" for a member at 80.6 % would be false; "100%+" would say the texts are the same
     assert weakest_label(GroupMode.COHESIVE, 0.806) == "all 80%+ like the reference"
     assert weakest_label(GroupMode.COHESIVE, 0.996) == "all 99%+ like the reference"
+    assert weakest_label(GroupMode.COHESIVE, float("nan")) == "weakest nan"  # no crash
     assert weakest_label(GroupMode.COHESIVE, 0.9996) == "all 99%+ like the reference"
     assert weakest_label("connected", 0.9996) == "weakest link 99%"
     assert weakest_label(GroupMode.STRICT, 1.0) == "all 100% like the reference"

@@ -47,6 +47,15 @@ def format_percent(x: float | None, digits: int = 1) -> str:
     return f"{p:.0f}%" if p == int(p) else f"{p:.{digits}f}%"
 
 
+def format_share(x: float, digits: int = 2) -> str:
+    """A share in [0, 1] with ``digits`` decimals, where only 1 itself is 1.00 (as for
+    :func:`format_percent`)."""
+    text = f"{x:.{digits}f}"
+    if x < 1.0 and float(text) >= 1.0:
+        text = f"{1 - 10.0 ** -digits:.{digits}f}"
+    return text
+
+
 def format_encoding(doc: Document) -> str:
     """``txt · gb18030`` or ``docx``; the detector's confidence goes in a tooltip."""
     if doc.encoding:

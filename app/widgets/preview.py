@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from neardup_core.models import Member
 
-from ..models.presentation import format_percent
+from ..models.presentation import format_percent, format_share
 from ..workers import LoadedPair, PairLoader, Source, WorkerHost
 from .diff_view import DiffView
 
@@ -72,7 +72,7 @@ class PreviewPane(QWidget):
         parts = [self.tr("Similarity {p}").format(p=format_percent(member.similarity)),
                  self.tr("SimHash distance {d} of 64 bits").format(d=member.distance)]
         if member.jaccard is not None:
-            parts.append(self.tr("Jaccard estimate {j}").format(j=f"{member.jaccard:.2f}"))
+            parts.append(self.tr("Jaccard estimate {j}").format(j=format_share(member.jaccard)))
         return " · ".join(parts)
 
     def _show(self, pair: LoadedPair) -> None:

@@ -14,6 +14,7 @@ from app.models.presentation import (
     EtaEstimator,
     format_eta,
     format_percent,
+    format_share,
     format_size,
     is_inside,
 )
@@ -54,6 +55,9 @@ def test_presentation_helpers():
     assert format_percent(0.9994) == "99.9%"
     assert format_percent(float(np.float32(0.58))) == "58%"
     assert format_percent(0.80469) == "80.5%"
+    assert format_share(0.996) == "0.99"
+    assert format_share(1.0) == "1.00"
+    assert format_share(0.5) == "0.50"
     assert format_eta(42) == "42 s"
     assert format_eta(200) == "3 min 20 s"
     assert format_eta(3 * 3600 + 300) == "3 h 05 min"

@@ -59,6 +59,10 @@ def test_entries_carry_size_and_mtime(tmp_path: Path) -> None:
     path = _touch(tmp_path / "a.txt", b"12345")
     (entry,) = list(walk([str(tmp_path)], ScanOptions()))
     assert entry == FileEntry(str(path), 5, path.stat().st_mtime_ns)
+    # made without __init__ (see walk._entry_maker), and still a whole, frozen FileEntry
+    assert type(entry) is FileEntry and hash(entry) == hash(FileEntry(*entry.__reduce__()[1]))
+    with pytest.raises(AttributeError):
+        entry.size = 6  # type: ignore[misc]
 
 
 def test_include_suffixes(ex_tree: Path) -> None:

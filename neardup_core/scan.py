@@ -7,8 +7,9 @@ Problem, a dead worker process costs only the files it held, and a broken cache 
 speed. Pairs are scored once down to the loosest threshold the slider allows, so regrouping
 needs no rescan.
 
-The session owns no Qt and no threads of its own beyond the process pool: the GUI calls
-:meth:`ScanSession.run` from a worker thread, the CLI from its main thread.
+The session owns no Qt; besides the process pool it only runs short helper threads (starting
+the pool, unpacking a kept result, importing the grouping code) that never touch the result.
+The GUI calls :meth:`ScanSession.run` from a worker thread, the CLI from its main thread.
 """
 
 from __future__ import annotations

@@ -156,6 +156,17 @@ def is_copy_name(name: str) -> bool:
     also count, so "数据备份.txt" is taken for a copy: a wrong guess only changes which file
     is proposed as the one to keep, a missed copy marks the original for deletion.
     """
+    stem = copy_stem(name)
+    if isinstance(stem, bool):
+        return stem
+    if _MARKER_WORDS_RE.search(stem) is None:
+        return stem[-1] in _TAIL_CHARS and _BARE_MARKER_RE.search(stem) is not None
+    return COPY_MARKER_RE.search(stem) is not None
+
+
+def copy_stem(name: str) -> bool | str:
+    """The rules of :func:`is_copy_name` that need no regex: their verdict, or else the part
+    of the name (without its extension) that COPY_MARKER_RE decides on."""
     name = name.strip()
     if not name:
         return False
@@ -165,9 +176,7 @@ def is_copy_name(name: str) -> bool:
     stem, ext = (name[:dot], name[dot:]) if dot > 0 else (name, "")
     if ext.lower() in _COPY_SUFFIXES:
         return True
-    if _MARKER_WORDS_RE.search(stem) is None:
-        return stem[-1] in _TAIL_CHARS and _BARE_MARKER_RE.search(stem) is not None
-    return COPY_MARKER_RE.search(stem) is not None
+    return stem
 
 
 @functools.lru_cache(maxsize=16384)

@@ -358,18 +358,10 @@ def test_not_copy_names(name: str) -> None:
 
 def _copy_name_by_regex_alone(name: str) -> bool:
     """is_copy_name as specified: the prefix and extension rules, then the whole regex."""
-    from neardup_core.cluster import _COPY_SUFFIXES, COPY_MARKER_RE
+    from neardup_core.cluster import COPY_MARKER_RE, copy_stem
 
-    name = name.strip()
-    if not name:
-        return False
-    if name.startswith("~") or name.endswith("~"):
-        return True
-    dot = name.rfind(".")
-    stem, ext = (name[:dot], name[dot:]) if dot > 0 else (name, "")
-    if ext.lower() in _COPY_SUFFIXES:
-        return True
-    return COPY_MARKER_RE.search(stem) is not None
+    stem = copy_stem(name)
+    return stem if isinstance(stem, bool) else COPY_MARKER_RE.search(stem) is not None
 
 
 # pieces names are made of: marker words in several cases (and with a dotless i, which

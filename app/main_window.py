@@ -56,6 +56,7 @@ from PySide6.QtWidgets import (
 from neardup_core import actions
 from neardup_core.errors import ActionError, OptionsError, PathError, ReportError
 from neardup_core.models import DEFAULT_FLOOR, DEFAULT_THRESHOLD, Member, ScanOptions, ScanResult
+from neardup_core.visible import visible
 
 from . import settings as S
 from .dialogs.confirm import Confirmation, confirm_plan
@@ -809,7 +810,7 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, self.tr("Cannot do that"), str(exc))
             return
         if not plan.items:
-            reasons = "\n".join(f"• {os.path.basename(r.path)}: {r.reason}"
+            reasons = "\n".join(f"• {visible(os.path.basename(r.path))}: {visible(r.reason)}"
                                 for r in plan.refused[:20])
             QMessageBox.information(self, self.tr("Nothing to do"),
                                     self.tr("None of the marked files can be acted on:\n{why}")
@@ -850,7 +851,8 @@ class MainWindow(QMainWindow):
                                                               log=self.action_log_path)
         self.statusBar().showMessage(summary, 15_000)
         if not report.ok or report.notes:
-            lines = [f"• {o.path}: {o.message}" for o in (*report.failed, *report.skipped)]
+            lines = [f"• {visible(o.path)}: {visible(o.message)}"
+                     for o in (*report.failed, *report.skipped)]
             box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Some files were not changed"),
                               self.tr("{done} done, {failed} failed, {skipped} skipped.")
                               .format(done=len(report.done), failed=len(report.failed),

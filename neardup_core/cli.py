@@ -28,6 +28,7 @@ from .models import (
     weakest_label,
 )
 from .progress import CancelToken, ProgressEvent, Stage, Throttled
+from .visible import visible
 
 FORMATS = ("text", "json", "csv", "html")
 
@@ -182,17 +183,13 @@ def _write_text(result: ScanResult, out: TextIO) -> None:
             mark = "*" if m.doc == g.reference else " "
             enc = d.encoding or d.format
             out.write(f"  {mark} {percent(m.similarity):>6s}  d={m.distance:<2d}  {enc:<10s} "
-                      f"{_printable(d.path)}\n")
+                      f"{visible(d.path)}\n")
     if result.problems:
         out.write(f"\nProblems ({len(result.problems)}):\n")
         for pr in result.problems:
-            out.write(f"  [{pr.kind}] {_printable(pr.path)}: {pr.message}\n")
+            out.write(f"  [{pr.kind}] {visible(pr.path)}: {visible(pr.message)}\n")
     for note in result.notes:
-        out.write(f"\nNote: {note}\n")
-
-
-def _printable(path: str) -> str:
-    return os.fsencode(path).decode("utf-8", "replace")
+        out.write(f"\nNote: {visible(note)}\n")
 
 
 def _report_format(args: argparse.Namespace) -> str:
@@ -314,7 +311,9 @@ def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
     if args.diff:
         from .diff import unified
 
-        stdout.write(unified(texts[0], texts[1]))
+        # the texts' own lines, tabs and all, but nothing a terminal would act on
+        lines = unified(texts[0], texts[1]).split("\n")[:-1]  # each line ends with "\n"
+        stdout.write("".join(visible(line, keep_tabs=True) + "\n" for line in lines))
     return 0
 
 
@@ -336,10 +335,10 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
             return _cmd_scan(args, stderr, stdout)
         return _cmd_compare(args, stdout)
     except (OptionsError, PathError) as exc:
-        stderr.write(f"neardup: error: {exc}\n")
+        stderr.write(f"neardup: error: {visible(str(exc))}\n")
         return 2
     except NeardupError as exc:
-        stderr.write(f"neardup: error: {exc}\n")
+        stderr.write(f"neardup: error: {visible(str(exc))}\n")
         return 1
     except KeyboardInterrupt:
         stderr.write(f"neardup: interrupted after {time.monotonic() - t0:.1f}s\n")

@@ -50,7 +50,10 @@ Cells that start with ``= + - @`` (or a tab / carriage return) get a leading apo
 spreadsheet never runs a crafted file name as a formula.
 
 HTML (``write_html``) is one self-contained file, without scripts or external assets, that
-collapses with ``<details>`` and shows each member's differences from its reference.
+collapses with ``<details>`` and shows each member's differences from its reference. Names,
+paths and messages there show control and direction characters as escapes
+(:mod:`neardup_core.visible`): a name with a right-to-left override cannot read as another's.
+JSON and CSV keep names exact.
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ from typing import IO, Any, TextIO
 from . import diff as _diff
 from .errors import ReportError
 from .models import Document, Group, ScanResult, percent, weakest_label
+from .visible import visible
 
 REPORT_FORMAT = "neardup-report"
 REPORT_VERSION = 1
@@ -272,7 +276,13 @@ def _default_text_of(max_bytes: int) -> TextOf:
 
 
 def _e(s: object) -> str:
-    return html.escape(display(str(s)), quote=True)
+    """A name, path, message or label for the page: escaped, its control characters shown."""
+    return html.escape(visible(str(s)), quote=True)
+
+
+def _t(s: str) -> str:
+    """A piece of a document's text for the page: escaped, its tabs and the rest kept."""
+    return html.escape(display(s), quote=True)
 
 
 def _size(n: int) -> str:
@@ -482,10 +492,10 @@ def _marked(text: str | None, spans: tuple[_diff.Span, ...]) -> str:
     out = []
     pos = 0
     for s in spans:
-        out.append(_e(text[pos:s.start]))
-        out.append(f'<span class="c">{_e(text[s.start:s.end])}</span>')
+        out.append(_t(text[pos:s.start]))
+        out.append(f'<span class="c">{_t(text[s.start:s.end])}</span>')
         pos = s.end
-    out.append(_e(text[pos:]))
+    out.append(_t(text[pos:]))
     return "".join(out)
 
 

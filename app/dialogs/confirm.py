@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from neardup_core.actions import ActionPlan
 from neardup_core.models import ScanResult
+from neardup_core.visible import visible
 
 from ..widgets.icons import icon
 
@@ -56,7 +57,8 @@ class ConfirmActionDialog(QDialog):
         n = len(plan.items)
         heading = QLabel(
             self.tr("Send these {n} files to the trash?").format(n=n) if trash else
-            self.tr("Move these {n} files to {folder}?").format(n=n, folder=plan.destination))
+            self.tr("Move these {n} files to {folder}?").format(
+                n=n, folder=visible(str(plan.destination))))
         f = heading.font()
         f.setPointSizeF(f.pointSizeF() * 1.15)
         f.setBold(True)
@@ -87,9 +89,13 @@ class ConfirmActionDialog(QDialog):
         for it in plan.items:
             note = it.reason or ""
             if not trash and it.target and os.path.basename(it.target) != os.path.basename(it.path):
-                note = self.tr("renamed to {name}").format(name=os.path.basename(it.target))
-            row = QTreeWidgetItem([os.path.basename(it.path), os.path.dirname(it.path), note])
-            row.setToolTip(0, it.path)
+                note = self.tr("renamed to {name}").format(
+                    name=visible(os.path.basename(it.target)))
+            # shown as they are spelled: a name with a direction override or a line break must
+            # not pass for another file's in the list of files about to be changed
+            row = QTreeWidgetItem([visible(os.path.basename(it.path)),
+                                   visible(os.path.dirname(it.path)), visible(note)])
+            row.setToolTip(0, visible(it.path))
             if it.changed:
                 row.setForeground(2, Qt.GlobalColor.darkRed)
             self.files.addTopLevelItem(row)
@@ -104,8 +110,8 @@ class ConfirmActionDialog(QDialog):
             self.refused.setRootIsDecorated(False)
             self.refused.setHeaderLabels([self.tr("File"), self.tr("Why")])
             for r in plan.refused:
-                row = QTreeWidgetItem([os.path.basename(r.path), r.reason])
-                row.setToolTip(0, r.path)
+                row = QTreeWidgetItem([visible(os.path.basename(r.path)), visible(r.reason)])
+                row.setToolTip(0, visible(r.path))
                 self.refused.addTopLevelItem(row)
             self.refused.header().setSectionResizeMode(
                 0, QHeaderView.ResizeMode.ResizeToContents)

@@ -12,6 +12,7 @@ from PySide6.QtCore import (
 )
 
 from neardup_core.models import Problem, ProblemKind
+from neardup_core.visible import visible
 
 Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()  # the invisible root, as a shared default argument
@@ -72,11 +73,11 @@ class ProblemsModel(QAbstractTableModel):
         p = self._problems[index.row()]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             if index.column() == self.PATH:
-                return p.path
+                return visible(p.path)
             if index.column() == self.KIND:
                 return kind_label(p.kind)
             if index.column() == self.MESSAGE:
-                return p.message
+                return visible(p.message)
         if role == Qt.ItemDataRole.UserRole:
             return p.path
         return None

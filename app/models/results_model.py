@@ -36,6 +36,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
 from neardup_core.models import Document, Group, GroupMode, Member, ScanResult
+from neardup_core.visible import visible
 
 from .group_rows import NCOLS, Col, GroupRows
 from .presentation import format_encoding, format_percent, format_size, format_time, is_inside
@@ -341,9 +342,9 @@ class ResultsModel(QAbstractItemModel):
         ref = row == 0
         if role == _DISPLAY:
             if col == Col.NAME:
-                return d.name
+                return visible(d.name)
             if col == Col.FOLDER:
-                return d.folder
+                return visible(d.folder)
             if col == Col.SIZE:
                 return format_size(d.size)
             if col == Col.MODIFIED:
@@ -396,7 +397,7 @@ class ResultsModel(QAbstractItemModel):
         if ref and col in (Col.NAME, Col.SIMILARITY):
             return self.tr("The reference: the copy to keep. Others are compared with it.")
         if col in (Col.NAME, Col.FOLDER):
-            return d.path
+            return visible(d.path)
         return None
 
     # -- marking ------------------------------------------------------------------------------

@@ -59,6 +59,7 @@ from PySide6.QtWidgets import (
 )
 
 from neardup_core.diff import DiffResult, DiffRow, aligned_diff
+from neardup_core.visible import visible
 
 LEFT, RIGHT = 0, 1
 _LAYOUT_CACHE = 3000  # text layouts kept; a screen shows at most a few hundred
@@ -885,7 +886,7 @@ class _TitleBar(QWidget):
 
     def set_paths(self, left: str, right: str) -> None:
         self._paths = (left, right)
-        self.setAccessibleName(f"{left} | {right}")
+        self.setAccessibleName(f"{visible(left)} | {visible(right)}")
         self.update()
 
     def paths(self) -> tuple[str, str]:
@@ -904,7 +905,7 @@ class _TitleBar(QWidget):
             if not path:
                 continue
             r = self._rect(side).adjusted(6, 0, -6, 0)
-            name, folder = os.path.basename(path) or path, os.path.dirname(path)
+            name, folder = visible(os.path.basename(path) or path), visible(os.path.dirname(path))
             fmb = QFontMetricsF(bold)
             shown = fmb.elidedText(name, Qt.TextElideMode.ElideMiddle, r.width())
             p.setFont(bold)
@@ -924,7 +925,7 @@ class _TitleBar(QWidget):
         if event.type() == QEvent.Type.ToolTip:
             side = LEFT if self._rect(RIGHT).left() > event.pos().x() else RIGHT
             if self._paths[side]:
-                QToolTip.showText(event.globalPos(), self._paths[side], self)
+                QToolTip.showText(event.globalPos(), visible(self._paths[side]), self)
             return True
         return super().event(event)
 

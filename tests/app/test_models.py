@@ -216,3 +216,44 @@ def test_invalid_indexes_are_harmless(result):
     assert model.doc_at(QModelIndex()) == -1
     model.set_result(None)
     assert model.rowCount() == 0
+
+
+def test_names_that_would_act_on_the_display_are_shown_escaped(tmp_path, qapp):
+    """A right-to-left override or a line break in a name must not make it read as another
+    file's, in the tree, its tooltips, the problems table or the list of files to trash."""
+    from app.dialogs.confirm import ConfirmActionDialog
+    from neardup_core import actions
+
+    tricky = {"notes/invoice\u202etxt.exe.txt": "quarterly report text",
+              "notes/two\nlines\x1b[2J.txt": "quarterly report text",
+              "notes/plain.txt": "quarterly report text"}
+    near = [("notes/invoice\u202etxt.exe.txt", "notes/two\nlines\x1b[2J.txt", 0.9),
+            ("notes/invoice\u202etxt.exe.txt", "notes/plain.txt", 0.9)]
+    result = factory.on_disk(tmp_path, tricky, near)
+    model = ResultsModel()
+    model.set_result(result)
+    shown = names(model, 0)
+    assert set(shown) == {"invoice\\u202etxt.exe.txt", "two\\nlines\\x1b[2J.txt", "plain.txt"}
+    parent = model.index(0, 0)
+    tips = {model.index(r, Col.FOLDER, parent).data(Qt.ItemDataRole.ToolTipRole)
+            for r in range(3)}
+    assert not any("\u202e" in t or "\n" in t for t in tips)
+    # the real path is still what actions use
+    paths = {model.index(r, Col.NAME, parent).data(Role.PATH) for r in range(3)}
+    assert str(tmp_path / "notes" / "two\nlines\x1b[2J.txt") in paths
+
+    problems = ProblemsModel()
+    problems.set_problems((Problem("/x/bad\u202efdp.docx", ProblemKind.CORRUPT,
+                                   "its part word/\x1b[2Jdoc.xml is damaged"),))
+    assert problems.index(0, 0).data() == "/x/bad\\u202efdp.docx"
+    assert problems.index(0, 2).data() == "its part word/\\x1b[2Jdoc.xml is damaged"
+
+    docs = [i for i, d in enumerate(result.documents) if not d.name.startswith("plain")]
+    plan = actions.plan_trash(result, docs)
+    dialog = ConfirmActionDialog(plan, result, str(tmp_path / "log.txt"))
+    listed = {dialog.files.topLevelItem(i).text(0) for i in range(dialog.files.topLevelItemCount())}
+    refused = {dialog.refused.topLevelItem(i).text(0)
+               for i in range(dialog.refused.topLevelItemCount())} if plan.refused else set()
+    assert listed | refused <= {"invoice\\u202etxt.exe.txt", "two\\nlines\\x1b[2J.txt"}
+    assert listed
+    dialog.deleteLater()

@@ -34,7 +34,7 @@ from . import dask_kernels as K
 from .hamming_index import _plan
 from .lsh import DEFAULT_BUCKET_WINDOW, scan_params
 from .models import Method, ScanOptions
-from .scan import BOTH_SIMHASH_K, LSH_MAX_BUCKET
+from .scan import BOTH_SIMHASH_K
 from .scoring import distance_for_similarity
 
 #: Partial forests merged per step of the grouping's tree of merges.
@@ -55,8 +55,16 @@ def shuffle_method(requested: str | None, partitions: int) -> str | None:
     return "tasks" if partitions <= TASKS_UP_TO else None
 
 
+#: Crowded LSH buckets are chained from this size on. The local scan links its crowded
+#: buckets around their best-ranked member as well (scan.LSH_MAX_BUCKET, from 256 members),
+#: which keeps large STRICT and COHESIVE groups of near-copies whole; the distributed kernels
+#: do not have the ranks for that yet, so they keep every pair of buckets up to the size the
+#: local scan used before.
+DASK_MAX_BUCKET = 2000
+
+
 def pair_plan(opt: ScanOptions, floor: float, reps: int, *,
-              max_bucket: int = LSH_MAX_BUCKET) -> K.PairPlan | None:
+              max_bucket: int = DASK_MAX_BUCKET) -> K.PairPlan | None:
     """The tables and bands the local scan would use for ``reps`` distinct texts (None: < 2).
 
     Radius and bands follow ``scan._pairs``: LSH for MinHash and both, the permuted tables for

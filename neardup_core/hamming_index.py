@@ -239,8 +239,10 @@ def _build_table(dfp: np.ndarray, plan: _Plan, spec: _TableSpec,
     return _Table(perm, fps, offs, origin)
 
 
-def _dense_pairs(fps: np.ndarray, rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """All (i, j), i before j, of ``rows`` whose fingerprints are within k, in bounded blocks."""
+def _dense_pairs(fps: np.ndarray, rows: np.ndarray, k: int, window: int | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """All (i, j), i before j, of ``rows`` whose fingerprints are within k, in bounded blocks;
+    with ``window``, only the first ``window`` such j of each i."""
     s = fps.shape[0]
     out_a: list[np.ndarray] = []
     out_b: list[np.ndarray] = []
@@ -251,6 +253,9 @@ def _dense_pairs(fps: np.ndarray, rows: np.ndarray, k: int) -> tuple[np.ndarray,
         r, c = np.nonzero(d <= k)
         upper = c >= r  # column i0 + 1 + c is after row i0 + r
         r, c = r[upper], c[upper]
+        if window is not None and r.size:  # r ascends: a match's rank is its place in its row
+            near = np.arange(r.size) - np.searchsorted(r, r) < window
+            r, c = r[near], c[near]
         out_a.append(rows[r + i0])
         out_b.append(rows[c + i0 + 1])
     if not out_a:
@@ -258,19 +263,23 @@ def _dense_pairs(fps: np.ndarray, rows: np.ndarray, k: int) -> tuple[np.ndarray,
     return np.concatenate(out_a).astype(np.int64), np.concatenate(out_b).astype(np.int64)
 
 
-def _run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int
-               ) -> tuple[np.ndarray, np.ndarray]:
+def _run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int,
+               window: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Pairs within k inside the equal-key runs of one table (rows are distinct indices).
 
     Small runs are walked by offset: round ``delta`` compares every sorted position with the one
     ``delta`` places later while both are in the same run, all runs at once. Runs longer than
     ``DENSE_RUN`` would need as many rounds, so they are compared as dense blocks instead.
+    With ``window``, every row is compared with the next ``window`` rows of its run only (at
+    most ``window`` rounds, no dense blocks).
     """
     counts = np.diff(offs)
     rem = np.repeat(offs[1:], counts) - np.arange(sfp.shape[0]) - 1  # later rows in my run
     out_a: list[np.ndarray] = []
     out_b: list[np.ndarray] = []
-    for run in np.flatnonzero(counts > DENSE_RUN).tolist():
+    if window is not None:
+        np.minimum(rem, window, out=rem)
+    for run in np.flatnonzero(counts > (DENSE_RUN if window is None else sfp.shape[0])).tolist():
         lo, hi = int(offs[run]), int(offs[run + 1])
         a, b = _dense_pairs(sfp[lo:hi], perm[lo:hi], k)
         out_a.append(a)
@@ -562,6 +571,8 @@ class HammingIndex:
             raise ValueError("at most 2**31 - 1 fingerprints per index")
         self.max_k = int(max_k)
         self._n = n
+        #: Whether the last all_pairs(window=...) left pairs within k out (see all_pairs).
+        self.windowed = False
         # Collapse identical fingerprints: rows of the tables are distinct values. The common
         # case (no repeats) keeps the input order, so a row is its id, and costs one sort.
         sfp = np.sort(fps)
@@ -730,25 +741,43 @@ class HammingIndex:
         return np.sort(self._members[idx])
 
     # -- all pairs --------------------------------------------------------------------------
-    def all_pairs(self, k: int | None = None, *, max_pairs: int | None = None
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def all_pairs(self, k: int | None = None, *, max_pairs: int | None = None,
+                  window: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every pair of ids within distance k, once: (a, b, distance), a < b, sorted by (a, b).
 
         Pairs between identical fingerprints are included (see the module docstring); with
         ``max_pairs`` set, a ``ValueError`` is raised before allocating more pairs than that.
+
+        ``window`` bounds the work for clusters of near-identical fingerprints, where every
+        pair is within k and their number grows with the square of the cluster: each row is
+        then compared only with the next ``window`` rows of its equal-key run in each table
+        (sorted by the rest of the key, so the likeliest to be close), copies of one fingerprint
+        are linked as a chain (each with its next ``window`` copies), and two values within k
+        pair at most ``window`` of their copies each. The pairs returned are then a
+        subset of all pairs within k that still links every cluster of copies and every value
+        to some of its neighbours; :attr:`windowed` tells whether the window cut anything.
+        Without ``window`` (the default) every pair is returned.
         """
         kk = self._check_k(k)
+        if window is not None and window < 1:
+            raise ValueError(f"window must be at least 1, got {window!r}")
+        self.windowed = False
         m = self._dfp.shape[0]
         if self._n < 2:
             return _EMPTY.copy(), _EMPTY.copy(), np.empty(0, dtype=np.uint8)
         if self._plan.brute or m < 2:
-            u, v = _dense_pairs(self._dfp, np.arange(m, dtype=np.int64), kk)
+            u, v = _dense_pairs(self._dfp, np.arange(m, dtype=np.int64), kk, window)
+            if window is not None and u.size:
+                self.windowed = bool(np.bincount(u, minlength=m).max() >= window)
         else:
             us: list[np.ndarray] = []
             vs: list[np.ndarray] = []
             for t in range(len(self._plan.tables)):
                 tab = self._table(t)  # built and dropped here when it was not kept
-                a, b = _run_pairs(tab.fps, tab.perm, tab.local_offs(), kk)
+                offs = tab.local_offs()
+                if window is not None and int(np.diff(offs).max(initial=0)) > window + 1:
+                    self.windowed = True
+                a, b = _run_pairs(tab.fps, tab.perm, offs, kk, window)
                 us.append(a)
                 vs.append(b)
             u = np.concatenate(us)
@@ -762,13 +791,16 @@ class HammingIndex:
                 code = code[new]
                 u = (code // np.uint64(m)).astype(np.int64)
                 v = (code % np.uint64(m)).astype(np.int64)
-        return self._expand_pairs(u, v, max_pairs)
+        return self._expand_pairs(u, v, max_pairs, window)
 
-    def _expand_pairs(self, u: np.ndarray, v: np.ndarray, max_pairs: int | None
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Turn pairs of distinct values into pairs of ids, adding pairs among identical copies."""
+    def _expand_pairs(self, u: np.ndarray, v: np.ndarray, max_pairs: int | None,
+                      window: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Turn pairs of distinct values into pairs of ids, adding pairs among identical copies
+        (with ``window``, a bounded subset of them: see :meth:`all_pairs`)."""
         n = self._n
         dist = np.bitwise_count(self._dfp[u] ^ self._dfp[v]).astype(np.uint8)
+        if window is not None and not self._unique:
+            return self._expand_windowed(u, v, dist, window)
         if self._unique:
             total = u.shape[0]
             if max_pairs is not None and total > max_pairs:
@@ -810,3 +842,35 @@ class HammingIndex:
         lo, hi = np.minimum(a, b), np.maximum(a, b)
         order = np.argsort(lo.astype(np.uint64) * np.uint64(n) + hi.astype(np.uint64))
         return lo[order].astype(np.int64), hi[order].astype(np.int64), dist[order]
+
+    def _expand_windowed(self, u: np.ndarray, v: np.ndarray, dist: np.ndarray, window: int
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_expand_pairs` for a window: the first ``window`` copies of each value of a
+        pair against each other, and the copies of one value as a chain of ``window`` links."""
+        n = self._n
+        cnt = np.diff(self._mstart)
+        if int(cnt.max(initial=0)) > window:
+            self.windowed = True
+        cu, cv = np.minimum(cnt[u], window), np.minimum(cnt[v], window)
+        cross = cu * cv
+        nc = int(cross.sum())
+        pid = np.repeat(np.arange(u.shape[0]), cross)
+        local = np.arange(nc) - np.repeat(np.cumsum(cross) - cross, cross)
+        cvp = cv[pid]
+        parts_a = [self._members[self._mstart[u[pid]] + local // cvp]]
+        parts_b = [self._members[self._mstart[v[pid]] + local % cvp]]
+        parts_d = [dist[pid]]
+        starts = self._mstart[:-1]
+        for step in range(1, min(window, int(cnt.max(initial=1)) - 1) + 1):
+            many = np.flatnonzero(cnt > step)  # values with a copy ``step`` places further on
+            links = cnt[many] - step
+            first = np.repeat(starts[many] - (np.cumsum(links) - links), links) + \
+                np.arange(int(links.sum()))
+            parts_a.append(self._members[first])
+            parts_b.append(self._members[first + step])
+            parts_d.append(np.zeros(first.shape[0], dtype=np.uint8))
+        a, b = np.concatenate(parts_a), np.concatenate(parts_b)
+        d = np.concatenate(parts_d)
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        order = np.argsort(lo.astype(np.uint64) * np.uint64(n) + hi.astype(np.uint64))
+        return lo[order].astype(np.int64), hi[order].astype(np.int64), d[order]

@@ -15,11 +15,15 @@ harmless extra candidate (about n**2 / 2**(65 - log2 n) per band), never a misse
 Crowded buckets. Boilerplate shared by thousands of documents (a licence, a letterhead, empty
 templates) puts them all in one bucket, and all its pairs would be quadratic. A bucket with more
 than ``max_bucket`` members is *truncated*: each member is paired only with the next
-``bucket_window`` members in index order, which keeps the bucket connected (a chain) at a cost
-linear in its size, and it is counted in the returned ``truncated_buckets`` so the caller can
-say so. Documents that are truly near-duplicates share many bands, so losing a pair needs every
-one of their shared bands to be crowded; what can go missing is a weak pair whose only common
-band is the boilerplate one.
+``bucket_window`` members in index order (or in the order of ``chain_keys``), which keeps the
+bucket connected (a chain) at a cost linear in its size, and it is counted in the returned
+``truncated_buckets`` so the caller can say so. With ``hubs``, every member of a truncated bucket
+is also paired with the bucket's lowest-hub member (a star): the scan passes its reference
+ranks, so in a folder of thousands of near-copies of one template the file the group keeps is
+paired with each copy, and groups that need every member linked to the reference (STRICT,
+large COHESIVE ones) stay whole. Documents that are truly near-duplicates share many bands, so
+losing a pair needs every one of their shared bands to be crowded; what can go missing is a
+weak pair whose only common band is a crowded one.
 """
 
 from __future__ import annotations
@@ -187,6 +191,20 @@ def _pairs_in_runs(starts: np.ndarray, counts: np.ndarray, members: np.ndarray,
     return np.concatenate(out_a), np.concatenate(out_b)
 
 
+def _star_codes(sub: np.ndarray, counts: np.ndarray, hubs: np.ndarray, n: int) -> np.ndarray:
+    """Pair codes linking every member of each run of ``sub`` (runs of ``counts`` members, each
+    in index order) to its member of lowest ``hubs`` (ties: the first, the lowest index)."""
+    m = sub.shape[0]
+    starts = np.cumsum(counts) - counts
+    key = hubs[sub] * np.int64(m) + np.arange(m, dtype=np.int64)  # hub value, then position
+    hub = sub[np.minimum.reduceat(key, starts) % m]
+    a = np.repeat(hub, counts)
+    keep = a != sub
+    lo = np.minimum(a[keep], sub[keep]).astype(np.uint64)
+    hi = np.maximum(a[keep], sub[keep]).astype(np.uint64)
+    return lo * np.uint64(n) + hi
+
+
 def _unique_codes(codes: list[np.ndarray]) -> np.ndarray:
     """Sorted distinct pair codes (by sorting: numpy's hashing np.unique is far slower)."""
     code = np.sort(np.concatenate(codes))
@@ -198,13 +216,19 @@ def _unique_codes(codes: list[np.ndarray]) -> np.ndarray:
 
 
 def candidate_pairs(signatures: np.ndarray, bands: int, rows: int, *, max_bucket: int = 2000,
-                    bucket_window: int = DEFAULT_BUCKET_WINDOW
-                    ) -> tuple[np.ndarray, np.ndarray, int]:
+                    bucket_window: int = DEFAULT_BUCKET_WINDOW, hubs: np.ndarray | None = None,
+                    chain_keys: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """(a, b, truncated_buckets): every pair sharing a band, a < b, unique, sorted by (a, b).
 
     ``signatures`` is (documents, num_perm) uint32; the first ``bands * rows`` columns are
     used. Buckets over ``max_bucket`` members are truncated as the module docstring explains;
-    ``truncated_buckets`` counts them over all bands.
+    ``truncated_buckets`` counts them over all bands. With ``hubs`` (an integer per document,
+    lowest first), a truncated bucket is also linked as a star: every member is paired with
+    its lowest-``hubs`` member (ties: the lowest index). A scan passes its reference ranks,
+    so the file a group of near-copies would keep is paired with all of them. With
+    ``chain_keys`` (a uint64 per document), a truncated bucket's chain follows their order
+    instead of the documents' (a scan passes SimHashes: neighbours in their order tend to be
+    alike, so the chain links close copies rather than arbitrary ones).
     """
     sig = _check_band_args(signatures, bands, rows)
     if max_bucket < 2:
@@ -213,6 +237,15 @@ def candidate_pairs(signatures: np.ndarray, bands: int, rows: int, *, max_bucket
         raise ValueError(f"bucket_window must be at least 1, got {bucket_window!r}")
     n = sig.shape[0]
     empty = np.empty(0, dtype=np.int64)
+    if hubs is not None:
+        hubs = np.asarray(hubs, dtype=np.int64)
+        if hubs.shape != (n,):
+            raise ValueError(f"hubs must hold one value per document ({n}), got {hubs.shape}")
+    if chain_keys is not None:
+        chain_keys = np.asarray(chain_keys, dtype=np.uint64)
+        if chain_keys.shape != (n,):
+            raise ValueError(f"chain_keys must hold one value per document ({n}), got "
+                             f"{chain_keys.shape}")
     if n < 2:
         return empty, empty.copy(), 0
     idx_bits = max(1, (n - 1).bit_length())
@@ -236,8 +269,16 @@ def candidate_pairs(signatures: np.ndarray, bands: int, rows: int, *, max_bucket
                 continue
             sub = members[np.repeat(runs, counts)]  # members of these runs, runs kept together
             c = counts[runs]
-            a, b = _pairs_in_runs(np.cumsum(c) - c, c, sub, window)
+            if window is not None and chain_keys is not None:  # each run in key order
+                run_of = np.repeat(np.arange(c.shape[0]), c)
+                chained = sub[np.lexsort((chain_keys[sub], run_of))]
+                a, b = _pairs_in_runs(np.cumsum(c) - c, c, chained, window)
+                a, b = np.minimum(a, b), np.maximum(a, b)
+            else:
+                a, b = _pairs_in_runs(np.cumsum(c) - c, c, sub, window)
             codes.append(a.astype(np.uint64) * np.uint64(n) + b.astype(np.uint64))
+            if window is not None and hubs is not None:
+                codes.append(_star_codes(sub, c, hubs, n))
         if len(codes) > 1 and sum(c.size for c in codes) > _MERGE_AT + 2 * codes[0].size:
             codes = [_unique_codes(codes)]  # alike documents share many bands: merge early
     if not codes:

@@ -77,8 +77,18 @@ BOILERPLATE_MIN_DOCS = 5
 BOILERPLATE_SAME = 0.8
 #: Hamming radius the SimHash index adds when MinHash is the scorer (cheap, catches near-copies).
 BOTH_SIMHASH_K = 4
-#: LSH buckets larger than this are linked in a chain instead of all pairs (see lsh.py).
-LSH_MAX_BUCKET = 2000
+#: LSH buckets larger than this are linked as a chain and as a star around their best-ranked
+#: member (the file a group would keep) instead of pair by pair (see lsh.py). A folder of
+#: thousands of near-copies of one text (letters or invoices from one template) puts most of
+#: them in one bucket of every band: all pairs of 3,000 such files took 15 s and 2 GB, and
+#: grew with the square of their number. The star keeps the reference linked to every copy,
+#: which is what STRICT and large COHESIVE groups are read from. Real folders stay far below
+#: it: the largest bucket of the 10,000-file benchmark corpus holds 21 documents, of zh-news 6.
+LSH_MAX_BUCKET = 256
+#: With MinHash and SimHash together, the SimHash index (only a second source of candidates
+#: there) compares a fingerprint with this many neighbours per table when many are alike
+#: (HammingIndex.all_pairs' window), for the same reason. SimHash alone stays exact.
+HAMMING_WINDOW = 16
 #: Pools that break before returning anything, in a row, before the scan stops trying (workers
 #: that cannot even start would otherwise be retried once per file).
 DEAD_POOLS_LIMIT = 8
@@ -891,17 +901,23 @@ class _Run(RunStages):
         simh, minh = self._arrays(fps)
         floor, threshold = self._floor_and_threshold()
         notes_from = len(self.notes)
-        pairs = self._pairs(docs, simh, minh, floor)
+        # the files groups would keep: crowded LSH buckets are linked around them (the result
+        # needs the same ranks for its groups, so they are computed once, here)
+        from .cluster import reference_rank
+
+        rank = reference_rank(docs, opt.reference_folders)
+        pairs = self._pairs(docs, simh, minh, floor, rank)
         if not self.partial and opt.boilerplate is not None and len(docs) >= BOILERPLATE_MIN_DOCS:
             new_fps = self._boilerplate(docs, fps, entries, pairs)
             if new_fps is not fps:
                 simh, minh = self._arrays(new_fps)
-                pairs = self._pairs(docs, simh, minh, floor)
+                pairs = self._pairs(docs, simh, minh, floor, rank)
         result = ScanResult(options=opt, roots=self.roots, documents=tuple(docs),
                             problems=tuple(self.problems), simhash=simh, minhash=minh,
                             pairs=pairs, threshold=threshold, group_mode=opt.group_mode,
                             partial=self.partial, seconds=round(time.monotonic() - self.t0, 3),
                             notes=tuple(self.notes), stats=self.stats)
+        result.__dict__["_auto_rank"] = rank
         self._group(result)
         return result, notes_from
 
@@ -914,7 +930,7 @@ class _Run(RunStages):
         self.emit(Stage.DONE, 1, 1, "")
 
     def _pairs(self, docs: list[Document], simh: np.ndarray, minh: np.ndarray,
-               floor: float) -> PairTable:
+               floor: float, rank: np.ndarray | None = None) -> PairTable:
         opt = self.opt
         n = len(docs)
         self.emit(Stage.PAIRS, 0, 3, "Finding similar pairs")
@@ -940,7 +956,9 @@ class _Run(RunStages):
                 for lo_band in range(0, bands, LSH_BANDS_PER_CHUNK):
                     nb = min(LSH_BANDS_PER_CHUNK, bands - lo_band)
                     part = sig[:, lo_band * rows:(lo_band + nb) * rows]
-                    a, b, cut = candidate_pairs(part, nb, rows, max_bucket=LSH_MAX_BUCKET)
+                    a, b, cut = candidate_pairs(part, nb, rows, max_bucket=LSH_MAX_BUCKET,
+                                                hubs=None if rank is None else rank[reps],
+                                                chain_keys=simh[reps])
                     truncated += cut
                     seen += int(a.size)
                     keep = minhash_agreement(sig, a, b) >= np.float32(floor)
@@ -951,8 +969,9 @@ class _Run(RunStages):
                                      "truncated_buckets": int(truncated)}
                 if truncated:
                     self.notes.append(f"{truncated} very crowded LSH buckets (many documents "
-                                      f"alike in part) were linked in a chain rather than pair "
-                                      f"by pair; a few weak pairs among them may be missing.")
+                                      f"alike) were linked around the file each group would "
+                                      f"keep and in a chain rather than pair by pair; a few "
+                                      f"weak pairs among them may be missing.")
             self.emit(Stage.PAIRS, 1, 3, "")
             self.cancel.raise_if_cancelled()
             if reps.size >= 2 and opt.method in (Method.SIMHASH, Method.BOTH):
@@ -961,8 +980,11 @@ class _Run(RunStages):
                 if opt.method == Method.SIMHASH:
                     kk = min(kk, distance_for_similarity(floor))
                 index = HammingIndex(simh[reps], max_k=kk)
-                a, b, _d = index.all_pairs(kk)
+                a, b, _d = index.all_pairs(
+                    kk, window=HAMMING_WINDOW if opt.method == Method.BOTH else None)
                 self.stats["simhash_candidates"] = int(a.size)
+                if index.windowed:
+                    self.stats["simhash_windowed"] = True
                 ca.append(reps[a])
                 cb.append(reps[b])
             self.emit(Stage.PAIRS, 2, 3, "")

@@ -221,3 +221,58 @@ def test_plan_follows_the_paper_trade_off() -> None:
         plan = hi._plan(50_000, k)
         assert plan.brute or all(len(t.blocks) == plan.blocks - k for t in plan.tables)
     assert sum(hi._layout(7)[1]) == 64
+
+
+def _dense_cluster(seed: int, size: int, others: int) -> np.ndarray:
+    """``size`` fingerprints within 2 bits of one value (many repeated), then random ones."""
+    rng = np.random.default_rng(seed)
+    base = np.uint64(rng.integers(0, 2**63))
+    bits = rng.integers(0, 64, size=(size, 2)).astype(np.uint64)
+    one = np.uint64(1)
+    near = base ^ (one << bits[:, 0]) ^ (one << bits[:, 1])
+    return np.concatenate([near, rng.integers(0, 2**63, size=others, dtype=np.uint64)])
+
+
+@pytest.mark.parametrize("strategy", ["tables", "brute"])
+def test_window_bounds_the_pairs_of_a_dense_cluster_and_keeps_it_connected(strategy: str
+                                                                          ) -> None:
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    fps = _dense_cluster(4, 1500, 2000)
+    index = HammingIndex(fps, max_k=4, strategy=strategy)
+    a, b, _ = index.all_pairs(4)
+    assert not index.windowed
+    aw, bw, dw = index.all_pairs(4, window=8)
+    assert index.windowed
+    exact = set(zip(a.tolist(), b.tolist(), strict=True))
+    some = set(zip(aw.tolist(), bw.tolist(), strict=True))
+    assert some < exact                            # only true pairs, far fewer of them
+    assert len(some) < len(exact) // 5
+    assert len(exact) > 1500 * 1499 // 2 * 0.9    # the cluster is (nearly) all pairs
+    np.testing.assert_array_equal(dw, np.bitwise_count(fps[aw] ^ fps[bw]))
+    assert (aw < bw).all() and np.all(np.diff(aw * len(fps) + bw) > 0)  # sorted, unique
+    graph = coo_matrix((np.ones(aw.size), (aw, bw)), shape=(len(fps), len(fps)))
+    labels = connected_components(graph, directed=False)[1]
+    assert len(set(labels[:1500].tolist())) == 1   # the cluster is still one piece
+
+
+def test_window_changes_nothing_where_runs_and_repeats_are_small() -> None:
+    fps = np.concatenate([np.random.default_rng(8).integers(0, 2**63, 3000, dtype=np.uint64),
+                          np.array([77] * 5 + [76] * 3, dtype=np.uint64)])
+    index = HammingIndex(fps, max_k=3)
+    exact = index.all_pairs(3)
+    for x, y in zip(exact, index.all_pairs(3, window=8), strict=True):
+        np.testing.assert_array_equal(x, y)
+    assert not index.windowed
+
+
+def test_window_chains_repeats_of_one_fingerprint() -> None:
+    fps = np.array([9] * 40 + [2**40], dtype=np.uint64)
+    index = HammingIndex(fps, max_k=1, strategy="tables")
+    a, b, d = index.all_pairs(1, window=2)
+    assert set(zip(a.tolist(), b.tolist(), strict=True)) == \
+        {(i, i + 1) for i in range(39)} | {(i, i + 2) for i in range(38)}
+    assert not d.any() and index.windowed
+    with pytest.raises(ValueError, match="window"):
+        index.all_pairs(1, window=0)

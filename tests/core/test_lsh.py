@@ -235,3 +235,54 @@ def test_scan_params_come_back_from_the_cache_folder_unchanged(
 
     monkeypatch.setattr(lsh, "optimal_params", searched_again)
     assert lsh.scan_params(threshold, num_perm, fp, fn) == expected
+
+
+def test_crowded_bucket_is_also_a_star_around_its_lowest_hub() -> None:
+    """The scan passes reference ranks as hubs: the file a group keeps is paired with every
+    member of a crowded bucket, so STRICT groups of thousands of near-copies stay whole."""
+    rng = np.random.default_rng(9)
+    n, bands, rows = 2000, 4, 4
+    sig = rng.integers(0, 2**32, (n, bands * rows), dtype=np.uint64).astype(np.uint32)
+    sig[:1500, :rows] = 42        # band 0: a crowded bucket of 1,500
+    sig[1500:1600, rows:2 * rows] = 7   # band 1: a bucket of 100, under the limit
+    hubs = rng.permutation(n)
+    centre = int(np.argmin(hubs[:1500]))  # the best-ranked member of the crowded bucket
+    a, b, truncated = candidate_pairs(sig, bands, rows, max_bucket=500, bucket_window=2,
+                                      hubs=hubs)
+    assert truncated == 1
+    pairs = set(zip(a.tolist(), b.tolist(), strict=True))
+    assert all((min(centre, i), max(centre, i)) in pairs for i in range(1500) if i != centre)
+    assert all((i, j) in pairs for i, j in itertools.combinations(range(1500, 1600), 2))
+    assert len(pairs) <= 2 * 1500 + 1500 + 100 * 99 // 2   # chain + star + the small bucket
+    # without hubs: the chain only, so the centre is not paired with most members
+    a0, b0, _ = candidate_pairs(sig, bands, rows, max_bucket=500, bucket_window=2)
+    plain = set(zip(a0.tolist(), b0.tolist(), strict=True))
+    assert plain < pairs
+    assert sum((min(centre, i), max(centre, i)) in plain for i in range(1500)) <= 4
+    # buckets under the limit are not touched by hubs
+    small = candidate_pairs(sig[1500:], bands, rows, max_bucket=500, hubs=hubs[1500:])
+    exact = candidate_pairs(sig[1500:], bands, rows, max_bucket=500)
+    for x, y in zip(small[:2], exact[:2], strict=True):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_crowded_bucket_chain_follows_the_chain_keys() -> None:
+    n, rows = 300, 2
+    sig = np.zeros((n, rows), dtype=np.uint32)  # one band, one bucket of everyone
+    keys = np.random.default_rng(2).permutation(n).astype(np.uint64)
+    a, b, truncated = candidate_pairs(sig, 1, rows, max_bucket=10, bucket_window=1,
+                                      chain_keys=keys)
+    assert truncated == 1
+    order = np.argsort(keys)  # the chain links documents next to each other in key order
+    expected = {(min(x, y), max(x, y)) for x, y in zip(order[:-1].tolist(), order[1:].tolist(),
+                                                       strict=True)}
+    assert set(zip(a.tolist(), b.tolist(), strict=True)) == expected
+    assert (a < b).all()
+
+
+def test_hubs_and_chain_keys_must_have_one_value_per_document() -> None:
+    sig = np.zeros((5, 4), dtype=np.uint32)
+    with pytest.raises(ValueError, match="hubs"):
+        candidate_pairs(sig, 2, 2, hubs=np.arange(4))
+    with pytest.raises(ValueError, match="chain_keys"):
+        candidate_pairs(sig, 2, 2, chain_keys=np.arange(6, dtype=np.uint64))

@@ -907,10 +907,14 @@ class _Run(RunStages):
 
         rank = reference_rank(docs, opt.reference_folders)
         pairs = self._pairs(docs, simh, minh, floor, rank)
+        first_pass = self.notes[notes_from:]
         if not self.partial and opt.boilerplate is not None and len(docs) >= BOILERPLATE_MIN_DOCS:
             new_fps = self._boilerplate(docs, fps, entries, pairs)
             if new_fps is not fps:
                 simh, minh = self._arrays(new_fps)
+                # what the first pairing said (crowded buckets...) was about texts with their
+                # boilerplate; the pairs now come from the second one
+                del self.notes[notes_from:notes_from + len(first_pass)]
                 pairs = self._pairs(docs, simh, minh, floor, rank)
         result = ScanResult(options=opt, roots=self.roots, documents=tuple(docs),
                             problems=tuple(self.problems), simhash=simh, minhash=minh,

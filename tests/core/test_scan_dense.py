@@ -91,3 +91,17 @@ def test_ranks_computed_for_the_pairs_are_the_results_own(
     result = _scan(template_folder, 16, monkeypatch)
     np.testing.assert_array_equal(result._auto_rank,
                                   reference_rank(result.documents, ()))
+
+
+def test_a_crowding_that_boilerplate_caused_is_not_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files that share only a long licence crowd every bucket until the licence is set aside
+    as boilerplate; the pairs then come from a second pass, and its notes are the ones kept."""
+    licence = tg.en_doc(40, 25)
+    for i in range(60):
+        (tmp_path / f"contract {i:02d}.txt").write_text(tg.en_doc(100 + i, 8) + "\n" + licence,
+                                                        encoding="utf-8")
+    result = _scan(tmp_path, 8, monkeypatch)
+    assert any("boilerplate" in note for note in result.notes)
+    assert not any("crowded LSH buckets" in note for note in result.notes)
+    assert not result.groups

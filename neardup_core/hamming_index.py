@@ -239,13 +239,26 @@ def _build_table(dfp: np.ndarray, plan: _Plan, spec: _TableSpec,
     return _Table(perm, fps, offs, origin)
 
 
-def _dense_pairs(fps: np.ndarray, rows: np.ndarray, k: int, window: int | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def _dense_pairs(fps: np.ndarray, rows: np.ndarray, k: int, window: int | None = None,
+                 hub: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """All (i, j), i before j, of ``rows`` whose fingerprints are within k, in bounded blocks;
-    with ``window``, only the first ``window`` such j of each i."""
+    with ``window``, only the first ``window`` such j of each i, and with ``hub`` (a value per
+    position, lowest first) also each i with its lowest-hub match, before or after it."""
     s = fps.shape[0]
     out_a: list[np.ndarray] = []
     out_b: list[np.ndarray] = []
+    if window is not None and hub is not None and s > 1:
+        # blocks of rows against every position: the star needs matches on both sides
+        order_key = hub.astype(np.int64) * np.int64(s) + np.arange(s, dtype=np.int64)
+        step = max(1, DENSE_CELLS // s)
+        for i0 in range(0, s, step):
+            i1 = min(s, i0 + step)
+            d = np.bitwise_count(fps[i0:i1, None] ^ fps[None, :]) <= k
+            d[np.arange(i1 - i0), np.arange(i0, i1)] = False
+            best = np.where(d, order_key[None, :], np.iinfo(np.int64).max).min(axis=1)
+            has = best != np.iinfo(np.int64).max
+            out_a.append(rows[np.arange(i0, i1)[has]])
+            out_b.append(rows[best[has] % s])
     step = max(1, DENSE_CELLS // max(s, 1))
     for i0 in range(0, s - 1, step):
         i1 = min(s - 1, i0 + step)
@@ -264,14 +277,16 @@ def _dense_pairs(fps: np.ndarray, rows: np.ndarray, k: int, window: int | None =
 
 
 def _run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int,
-               window: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+               window: int | None = None, hub: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
     """Pairs within k inside the equal-key runs of one table (rows are distinct indices).
 
     Small runs are walked by offset: round ``delta`` compares every sorted position with the one
     ``delta`` places later while both are in the same run, all runs at once. Runs longer than
     ``DENSE_RUN`` would need as many rounds, so they are compared as dense blocks instead.
     With ``window``, every row is compared with the next ``window`` rows of its run only (at
-    most ``window`` rounds, no dense blocks).
+    most ``window`` rounds, no dense blocks), and with ``hub`` (a value per sorted position,
+    lowest first) every row of a run longer than that also with the run's lowest-hub row.
     """
     counts = np.diff(offs)
     rem = np.repeat(offs[1:], counts) - np.arange(sfp.shape[0]) - 1  # later rows in my run
@@ -279,6 +294,16 @@ def _run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int,
     out_b: list[np.ndarray] = []
     if window is not None:
         np.minimum(rem, window, out=rem)
+        long_runs = np.flatnonzero(counts > window + 1)
+        if hub is not None and long_runs.size:
+            c = counts[long_runs]
+            pos = np.repeat(offs[long_runs] - (np.cumsum(c) - c), c) + np.arange(int(c.sum()))
+            m = sfp.shape[0]
+            key = hub[pos].astype(np.int64) * np.int64(m) + pos  # lowest hub, then position
+            centre = np.repeat(np.minimum.reduceat(key, np.cumsum(c) - c) % m, c)
+            x = (pos != centre) & (np.bitwise_count(sfp[pos] ^ sfp[centre]) <= k)
+            out_a.append(perm[centre[x]].astype(np.int64))
+            out_b.append(perm[pos[x]].astype(np.int64))
     for run in np.flatnonzero(counts > (DENSE_RUN if window is None else sfp.shape[0])).tolist():
         lo, hi = int(offs[run]), int(offs[run + 1])
         a, b = _dense_pairs(sfp[lo:hi], perm[lo:hi], k)
@@ -742,7 +767,8 @@ class HammingIndex:
 
     # -- all pairs --------------------------------------------------------------------------
     def all_pairs(self, k: int | None = None, *, max_pairs: int | None = None,
-                  window: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  window: int | None = None, hubs: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every pair of ids within distance k, once: (a, b, distance), a < b, sorted by (a, b).
 
         Pairs between identical fingerprints are included (see the module docstring); with
@@ -757,16 +783,31 @@ class HammingIndex:
         subset of all pairs within k that still links every cluster of copies and every value
         to some of its neighbours; :attr:`windowed` tells whether the window cut anything.
         Without ``window`` (the default) every pair is returned.
+
+        ``hubs`` (an integer per id, lowest first; only with ``window``) adds a star wherever
+        the window cuts: each row of a long run is also paired with the run's row of lowest
+        hub, each copy of a value with its lowest-hub copy, and each copy of a value with more
+        copies than the window with the lowest-hub copy of its lowest-hub neighbour value. A
+        scan passes its reference ranks: the file a group of thousands of near-copies keeps is
+        then paired with each of them.
         """
         kk = self._check_k(k)
         if window is not None and window < 1:
             raise ValueError(f"window must be at least 1, got {window!r}")
+        value_hub = None
+        if hubs is not None and window is not None:
+            hubs = np.asarray(hubs, dtype=np.int64)
+            if hubs.shape != (self._n,):
+                raise ValueError(f"hubs must hold one value per fingerprint ({self._n}), got "
+                                 f"{hubs.shape}")
+            value_hub = hubs if self._unique else np.minimum.reduceat(
+                hubs[self._members], self._mstart[:-1]) if self._n else hubs
         self.windowed = False
         m = self._dfp.shape[0]
         if self._n < 2:
             return _EMPTY.copy(), _EMPTY.copy(), np.empty(0, dtype=np.uint8)
         if self._plan.brute or m < 2:
-            u, v = _dense_pairs(self._dfp, np.arange(m, dtype=np.int64), kk, window)
+            u, v = _dense_pairs(self._dfp, np.arange(m, dtype=np.int64), kk, window, value_hub)
             if window is not None and u.size:
                 self.windowed = bool(np.bincount(u, minlength=m).max() >= window)
         else:
@@ -777,7 +818,8 @@ class HammingIndex:
                 offs = tab.local_offs()
                 if window is not None and int(np.diff(offs).max(initial=0)) > window + 1:
                     self.windowed = True
-                a, b = _run_pairs(tab.fps, tab.perm, offs, kk, window)
+                a, b = _run_pairs(tab.fps, tab.perm, offs, kk, window,
+                                  None if value_hub is None else value_hub[tab.perm])
                 us.append(a)
                 vs.append(b)
             u = np.concatenate(us)
@@ -791,16 +833,22 @@ class HammingIndex:
                 code = code[new]
                 u = (code // np.uint64(m)).astype(np.int64)
                 v = (code % np.uint64(m)).astype(np.int64)
-        return self._expand_pairs(u, v, max_pairs, window)
+        return self._expand_pairs(u, v, max_pairs, window, hubs)
 
     def _expand_pairs(self, u: np.ndarray, v: np.ndarray, max_pairs: int | None,
-                      window: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                      window: int | None = None, hubs: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Turn pairs of distinct values into pairs of ids, adding pairs among identical copies
         (with ``window``, a bounded subset of them: see :meth:`all_pairs`)."""
         n = self._n
+        if hubs is not None and window is not None and u.size:  # stars repeat some pairs
+            code = np.unique(np.minimum(u, v).astype(np.uint64) * np.uint64(max(n, 1))
+                             + np.maximum(u, v).astype(np.uint64))
+            u = (code // np.uint64(max(n, 1))).astype(np.int64)
+            v = (code % np.uint64(max(n, 1))).astype(np.int64)
         dist = np.bitwise_count(self._dfp[u] ^ self._dfp[v]).astype(np.uint8)
         if window is not None and not self._unique:
-            return self._expand_windowed(u, v, dist, window)
+            return self._expand_windowed(u, v, dist, window, hubs)
         if self._unique:
             total = u.shape[0]
             if max_pairs is not None and total > max_pairs:
@@ -843,7 +891,8 @@ class HammingIndex:
         order = np.argsort(lo.astype(np.uint64) * np.uint64(n) + hi.astype(np.uint64))
         return lo[order].astype(np.int64), hi[order].astype(np.int64), dist[order]
 
-    def _expand_windowed(self, u: np.ndarray, v: np.ndarray, dist: np.ndarray, window: int
+    def _expand_windowed(self, u: np.ndarray, v: np.ndarray, dist: np.ndarray, window: int,
+                         hubs: np.ndarray | None = None
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`_expand_pairs` for a window: the first ``window`` copies of each value of a
         pair against each other, and the copies of one value as a chain of ``window`` links."""
@@ -869,8 +918,43 @@ class HammingIndex:
             parts_a.append(self._members[first])
             parts_b.append(self._members[first + step])
             parts_d.append(np.zeros(first.shape[0], dtype=np.uint8))
+        if hubs is not None and int(cnt.max(initial=0)) > window:
+            # the lowest-hub copy of each value: linked to its other copies, and to every copy
+            # of each value within k of it
+            key = hubs[self._members] * np.int64(n) + np.arange(n, dtype=np.int64)
+            centre = self._members[np.minimum.reduceat(key, self._mstart[:-1]) % n]
+            big = np.flatnonzero(cnt > window + 1)
+            if big.size:
+                c = cnt[big]
+                ids = self._members[np.repeat(self._mstart[big] - (np.cumsum(c) - c), c)
+                                    + np.arange(int(c.sum()))]
+                parts_a.append(np.repeat(centre[big], c))
+                parts_b.append(ids)
+                parts_d.append(np.zeros(ids.shape[0], dtype=np.uint8))
+            # a value with more copies than the window is also linked, copy by copy, to the
+            # centre of its lowest-hub neighbour value (one per value: at most n pairs in all)
+            xs, ys, ds = np.concatenate((u, v)), np.concatenate((v, u)), np.concatenate((dist,
+                                                                                        dist))
+            wide = cnt[ys] > window
+            xs, ys, ds = xs[wide], ys[wide], ds[wide]
+            if xs.size:
+                m = cnt.shape[0]
+                order = np.lexsort((hubs[centre[xs]] * np.int64(m) + xs, ys))
+                xs, ys, ds = xs[order], ys[order], ds[order]
+                first = np.ones(ys.shape[0], dtype=bool)
+                first[1:] = ys[1:] != ys[:-1]
+                xs, ys, ds = xs[first], ys[first], ds[first]
+                c = cnt[ys]
+                ids = self._members[np.repeat(self._mstart[ys] - (np.cumsum(c) - c), c)
+                                    + np.arange(int(c.sum()))]
+                parts_a.append(np.repeat(centre[xs], c))
+                parts_b.append(ids)
+                parts_d.append(np.repeat(ds, c))
         a, b = np.concatenate(parts_a), np.concatenate(parts_b)
         d = np.concatenate(parts_d)
+        keep = a != b
+        a, b, d = a[keep], b[keep], d[keep]
         lo, hi = np.minimum(a, b), np.maximum(a, b)
-        order = np.argsort(lo.astype(np.uint64) * np.uint64(n) + hi.astype(np.uint64))
-        return lo[order].astype(np.int64), hi[order].astype(np.int64), d[order]
+        code = lo.astype(np.uint64) * np.uint64(n) + hi.astype(np.uint64)
+        code, first = np.unique(code, return_index=True)  # sorted, each pair once
+        return lo[first].astype(np.int64), hi[first].astype(np.int64), d[first]

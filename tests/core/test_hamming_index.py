@@ -276,3 +276,29 @@ def test_window_chains_repeats_of_one_fingerprint() -> None:
     assert not d.any() and index.windowed
     with pytest.raises(ValueError, match="window"):
         index.all_pairs(1, window=0)
+
+
+@pytest.mark.parametrize("strategy", ["tables", "brute"])
+def test_hubs_pair_the_lowest_hub_with_every_near_neighbour(strategy: str) -> None:
+    """With the scan's reference ranks as hubs, the file a cluster of near-copies keeps is
+    paired with every fingerprint within k of it, window or not."""
+    fps = _dense_cluster(6, 1200, 1500)
+    fps[1200:1300] = fps[7]  # a hundred exact repeats of one near-copy
+    hubs = np.random.default_rng(1).permutation(fps.shape[0])
+    index = HammingIndex(fps, max_k=4, strategy=strategy)
+    a, b, _ = index.all_pairs(4)
+    exact = set(zip(a.tolist(), b.tolist(), strict=True))
+    aw, bw, dw = index.all_pairs(4, window=8, hubs=hubs)
+    some = set(zip(aw.tolist(), bw.tolist(), strict=True))
+    assert some <= exact and len(some) < len(exact) // 3
+    assert len(some) == aw.size                       # each pair once
+    assert (aw < bw).all() and np.all(np.diff(aw * len(fps) + bw) > 0)
+    np.testing.assert_array_equal(dw, np.bitwise_count(fps[aw] ^ fps[bw]))
+    cluster = np.arange(1300)
+    centre = int(cluster[np.argmin(hubs[cluster])])
+    near = {x for x in cluster.tolist()
+            if x != centre and int(np.bitwise_count(fps[x] ^ fps[centre])) <= 4}
+    linked = {y for x, y in some if x == centre} | {x for x, y in some if y == centre}
+    assert near <= linked
+    with pytest.raises(ValueError, match="hubs"):
+        index.all_pairs(4, window=8, hubs=hubs[:-1])

@@ -105,3 +105,20 @@ def test_a_crowding_that_boilerplate_caused_is_not_reported(
     assert any("boilerplate" in note for note in result.notes)
     assert not any("crowded LSH buckets" in note for note in result.notes)
     assert not result.groups
+
+
+def test_simhash_alone_links_near_copies_around_the_reference_too(
+        template_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def run(window: int):
+        monkeypatch.setattr(scan_module, "HAMMING_WINDOW", window)
+        return ScanSession(ScanOptions(use_cache=False, jobs=1, method="simhash")).run(
+            [str(template_folder)])
+
+    exact, windowed = run(100_000), run(3)
+    assert windowed.stats.get("simhash_windowed") and not exact.stats.get("simhash_windowed")
+    assert len(windowed.pairs) < len(exact.pairs) / 2
+    assert any("nearly the same SimHash" in note for note in windowed.notes)
+    for mode in (GroupMode.STRICT, GroupMode.COHESIVE, GroupMode.CONNECTED):
+        want = _groups(exact, mode, 0.72)
+        assert max(map(len, want)) >= COPIES // 2
+        assert max(_groups(windowed, mode, 0.72), key=len) == max(want, key=len), mode

@@ -284,29 +284,30 @@ def _run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int,
     Small runs are walked by offset: round ``delta`` compares every sorted position with the one
     ``delta`` places later while both are in the same run, all runs at once. Runs longer than
     ``DENSE_RUN`` would need as many rounds, so they are compared as dense blocks instead.
-    With ``window``, every row is compared with the next ``window`` rows of its run only (at
-    most ``window`` rounds, no dense blocks), and with ``hub`` (a value per sorted position,
-    lowest first) every row of a run longer than that also with the run's lowest-hub row.
+    With ``window``, a row keeps only its first ``window`` matches among the later rows of its
+    run (a row with fewer keeps them all, so sparse data is unchanged), and with ``hub`` (a
+    value per sorted position, lowest first) every row of a run longer than ``window + 1`` is
+    also paired with the run's lowest-hub row when they are within k.
     """
     counts = np.diff(offs)
-    rem = np.repeat(offs[1:], counts) - np.arange(sfp.shape[0]) - 1  # later rows in my run
+    m = sfp.shape[0]
+    rem = np.repeat(offs[1:], counts) - np.arange(m) - 1  # later rows in my run
     out_a: list[np.ndarray] = []
     out_b: list[np.ndarray] = []
-    if window is not None:
-        np.minimum(rem, window, out=rem)
+    found = np.zeros(m, dtype=np.int64) if window is not None else None
+    if window is not None and hub is not None:
         long_runs = np.flatnonzero(counts > window + 1)
-        if hub is not None and long_runs.size:
+        if long_runs.size:
             c = counts[long_runs]
             pos = np.repeat(offs[long_runs] - (np.cumsum(c) - c), c) + np.arange(int(c.sum()))
-            m = sfp.shape[0]
             key = hub[pos].astype(np.int64) * np.int64(m) + pos  # lowest hub, then position
             centre = np.repeat(np.minimum.reduceat(key, np.cumsum(c) - c) % m, c)
             x = (pos != centre) & (np.bitwise_count(sfp[pos] ^ sfp[centre]) <= k)
             out_a.append(perm[centre[x]].astype(np.int64))
             out_b.append(perm[pos[x]].astype(np.int64))
-    for run in np.flatnonzero(counts > (DENSE_RUN if window is None else sfp.shape[0])).tolist():
+    for run in np.flatnonzero(counts > DENSE_RUN).tolist():
         lo, hi = int(offs[run]), int(offs[run + 1])
-        a, b = _dense_pairs(sfp[lo:hi], perm[lo:hi], k)
+        a, b = _dense_pairs(sfp[lo:hi], perm[lo:hi], k, window)
         out_a.append(a)
         out_b.append(b)
         rem[lo:hi] = 0
@@ -315,12 +316,18 @@ def _run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int,
     delta = 1
     while pos.size:
         x = np.bitwise_count(sfp[pos] ^ sfp[pos + delta]) <= k
+        if found is not None:
+            x &= found[pos] < window
         if x.any():
             hit = pos[x]
             out_a.append(perm[hit].astype(np.int64))
             out_b.append(perm[hit + delta].astype(np.int64))
+            if found is not None:
+                found[hit] += 1
         delta += 1
         live = rem >= delta
+        if found is not None:
+            live &= found[pos] < window
         pos, rem = pos[live], rem[live]
     if not out_a:
         return _EMPTY, _EMPTY
@@ -774,12 +781,13 @@ class HammingIndex:
         Pairs between identical fingerprints are included (see the module docstring); with
         ``max_pairs`` set, a ``ValueError`` is raised before allocating more pairs than that.
 
-        ``window`` bounds the work for clusters of near-identical fingerprints, where every
-        pair is within k and their number grows with the square of the cluster: each row is
-        then compared only with the next ``window`` rows of its equal-key run in each table
-        (sorted by the rest of the key, so the likeliest to be close), copies of one fingerprint
-        are linked as a chain (each with its next ``window`` copies), and two values within k
-        pair at most ``window`` of their copies each. The pairs returned are then a
+        ``window`` bounds the output for clusters of near-identical fingerprints, where every
+        pair is within k and their number grows with the square of the cluster: each row then
+        keeps only its first ``window`` matches among the later rows of its equal-key run in
+        each table (sorted by the rest of the key, so the likeliest to be close), copies of one
+        fingerprint are linked as a chain (each with its next ``window`` copies), and two values
+        within k pair at most ``window`` of their copies each. Rows with fewer matches keep them
+        all: where no cluster is that dense, the pairs are all the pairs. Otherwise they are a
         subset of all pairs within k that still links every cluster of copies and every value
         to some of its neighbours; :attr:`windowed` tells whether the window cut anything.
         Without ``window`` (the default) every pair is returned.
@@ -816,10 +824,11 @@ class HammingIndex:
             for t in range(len(self._plan.tables)):
                 tab = self._table(t)  # built and dropped here when it was not kept
                 offs = tab.local_offs()
-                if window is not None and int(np.diff(offs).max(initial=0)) > window + 1:
-                    self.windowed = True
                 a, b = _run_pairs(tab.fps, tab.perm, offs, kk, window,
                                   None if value_hub is None else value_hub[tab.perm])
+                if window is not None and a.size and \
+                        int(np.bincount(a, minlength=m).max()) >= window:
+                    self.windowed = True  # some row kept only its first ``window`` matches
                 us.append(a)
                 vs.append(b)
             u = np.concatenate(us)

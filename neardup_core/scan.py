@@ -85,9 +85,11 @@ BOTH_SIMHASH_K = 4
 #: which is what STRICT and large COHESIVE groups are read from. Real folders stay far below
 #: it: the largest bucket of the 10,000-file benchmark corpus holds 21 documents, of zh-news 6.
 LSH_MAX_BUCKET = 256
-#: The SimHash index compares a fingerprint with this many neighbours per table when many
-#: are alike, and links the rest around the best-ranked one (HammingIndex.all_pairs' window
-#: and hubs), for the same reason: SimHash alone paired 6,000 such files in 7.4 s and 880 MB.
+#: With MinHash and SimHash together, a fingerprint keeps this many of its matches per table
+#: of the SimHash index when many are alike, and the rest are linked around the best-ranked
+#: one (HammingIndex.all_pairs' window and hubs), for the same reason. SimHash alone stays
+#: exact: at its radius (up to 12 bits) real folders have rows with hundreds of matches (short
+#: notes), and a window changed its pairs on the benchmark corpus (120,625 -> 115,892 at 128).
 HAMMING_WINDOW = 16
 #: Pools that break before returning anything, in a row, before the scan stops trying (workers
 #: that cannot even start would otherwise be retried once per file).
@@ -984,17 +986,12 @@ class _Run(RunStages):
                 if opt.method == Method.SIMHASH:
                     kk = min(kk, distance_for_similarity(floor))
                 index = HammingIndex(simh[reps], max_k=kk)
-                a, b, _d = index.all_pairs(kk, window=HAMMING_WINDOW,
-                                           hubs=None if rank is None else rank[reps])
+                both = opt.method == Method.BOTH  # there LSH gives the pairs, this adds some
+                a, b, _d = index.all_pairs(kk, window=HAMMING_WINDOW if both else None,
+                                           hubs=None if rank is None or not both else rank[reps])
                 self.stats["simhash_candidates"] = int(a.size)
                 if index.windowed:
                     self.stats["simhash_windowed"] = True
-                    if opt.method == Method.SIMHASH:
-                        self.notes.append("Many documents have nearly the same SimHash: they "
-                                          "were linked around the file each group would keep "
-                                          "and to their closest neighbours rather than pair "
-                                          "by pair; a few weak pairs among them may be "
-                                          "missing.")
                 ca.append(reps[a])
                 cb.append(reps[b])
             self.emit(Stage.PAIRS, 2, 3, "")

@@ -109,7 +109,7 @@ def test_a_crowding_that_boilerplate_caused_is_not_reported(
 
 def test_simhash_alone_stays_exact(template_folder: Path,
                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """At SimHash's own radius real folders have rows with hundreds of matches, so no window
+    """At SimHash's own radius real folders have rows with hundreds of partners, so no window
     there: its pairs are all the pairs, whatever the window of the combined method."""
     def run(window: int):
         monkeypatch.setattr(scan_module, "HAMMING_WINDOW", window)

@@ -175,23 +175,26 @@ def reread(out: BatchOut, boiler: np.ndarray, settings: FingerprintSettings,
 
 # -- frames built from batches -------------------------------------------------------------------
 def fps_meta(k: int) -> pd.DataFrame:
-    """The empty fingerprint frame: index ``id`` (document number), rep, simhash and, with
-    MinHash, sig (the signature, see :func:`pack_sig`)."""
-    cols = {"rep": np.empty(0, bool), "simhash": np.empty(0, np.uint64)}
+    """The empty fingerprint frame: index ``id`` (document number), rep, hub (the document's
+    reference rank: crowded buckets are linked around their lowest), simhash and, with MinHash,
+    sig (the signature, see :func:`pack_sig`)."""
+    cols = {"rep": np.empty(0, bool), "hub": np.empty(0, np.int64),
+            "simhash": np.empty(0, np.uint64)}
     if k:
         cols["sig"] = SIG_META
     return pd.DataFrame(cols, index=pd.Index(np.empty(0, np.int64), name="id"))
 
 
-def fps_frame(start: int, rep: np.ndarray, *outs: BatchOut) -> pd.DataFrame:
+def fps_frame(start: int, rep: np.ndarray, hub: np.ndarray, *outs: BatchOut) -> pd.DataFrame:
     """Fingerprints of consecutive batches as one partition; documents numbered from ``start``.
 
-    ``rep`` is the whole scan's mask of documents that are the first of their exact text.
+    ``rep`` is the whole scan's mask of documents that are the first of their exact text,
+    ``hub`` its reference ranks.
     """
     simhash = np.concatenate([o.simhash for o in outs])
     minhash = np.concatenate([o.minhash for o in outs])
     ids = np.arange(start, start + simhash.shape[0], dtype=np.int64)
-    cols = {"rep": rep[ids], "simhash": simhash}
+    cols = {"rep": rep[ids], "hub": np.asarray(hub, dtype=np.int64)[ids], "simhash": simhash}
     if minhash.shape[1]:
         cols["sig"] = pack_sig(minhash)
     return pd.DataFrame(cols, index=pd.Index(ids, name="id"))
@@ -237,6 +240,7 @@ class PairPlan:
     minhash: bool                         # score is the MinHash estimate (else from SimHash)
     num_perm: int                         # MinHash slots per document (0 for SimHash alone)
     floor: float
+    table_window: int | None = None   # HammingIndex.all_pairs' window (None: every pair)
 
     @property
     def kinds(self) -> int:
@@ -244,7 +248,8 @@ class PairPlan:
 
 
 KEYED_META = pd.DataFrame({"kind": np.empty(0, np.int32), "key": np.empty(0, np.uint64),
-                           "id": np.empty(0, np.int64), "fp": np.empty(0, np.uint64)})
+                           "id": np.empty(0, np.int64), "fp": np.empty(0, np.uint64),
+                           "hub": np.empty(0, np.int64)})
 CAND_META = pd.DataFrame({"a": np.empty(0, np.int64), "b": np.empty(0, np.int64),
                           "dist": np.empty(0, np.uint8)})
 PAIRS_META = pd.DataFrame({"a": np.empty(0, np.int64), "b": np.empty(0, np.int64),
@@ -263,8 +268,9 @@ def table_key(fp: np.ndarray, plan: PairPlan, table: int) -> np.ndarray:
 
 
 def keyed_rows(part: pd.DataFrame, plan: PairPlan, kinds: Sequence[int]) -> pd.DataFrame:
-    """One row (kind, key, id, simhash) per document and kind: what the shuffle groups by."""
+    """One row (kind, key, id, simhash, hub) per document and kind: what the shuffle groups by."""
     fp = part["simhash"].to_numpy(dtype=np.uint64)
+    hub = part["hub"].to_numpy(dtype=np.int64)
     ids = part.index.to_numpy(dtype=np.int64)
     sig = unpack_sig(part["sig"], plan.num_perm) \
         if any(kd >= len(plan.tables) for kd in kinds) else None
@@ -280,24 +286,27 @@ def keyed_rows(part: pd.DataFrame, plan: PairPlan, kinds: Sequence[int]) -> pd.D
     return pd.DataFrame({
         "kind": np.repeat(np.asarray(kinds, dtype=np.int32), n),
         "key": np.concatenate([np.empty(0, np.uint64), *keys]),
-        "id": np.tile(ids, len(kinds)), "fp": np.tile(fp, len(kinds))})
+        "id": np.tile(ids, len(kinds)), "fp": np.tile(fp, len(kinds)),
+        "hub": np.tile(hub, len(kinds))})
 
 
 def bucket_pairs(part: pd.DataFrame, plan: PairPlan) -> pd.DataFrame:
     """Candidate pairs inside the buckets of one shuffled partition (every bucket is whole).
 
     Table buckets give the pairs within ``plan.k`` bits (the paper's popcount test, via the
-    index's own run comparison); band buckets give all their pairs, or for a bucket of more
-    than ``max_bucket`` documents each one with the next ``window`` (lsh.py's rule). Pairs are
-    (a, b, SimHash distance) with a < b, repeats allowed; one extra row (a = COUNT_ROW) holds
-    the number of such crowded buckets.
+    index's own run comparison, with ``plan.table_window`` as its window and the ranks as its
+    hubs); band buckets give all their pairs, or for a bucket of more than ``max_bucket``
+    documents a chain in SimHash order (each one with the next ``window``) and a star around
+    its best-ranked member (lsh.py's rules). Pairs are (a, b, SimHash distance) with a < b,
+    repeats allowed; one extra row (a = COUNT_ROW) holds the number of such crowded buckets.
     """
     kind = part["kind"].to_numpy()
     key = part["key"].to_numpy(dtype=np.uint64)
     ids = part["id"].to_numpy(dtype=np.int64)
     fp = part["fp"].to_numpy(dtype=np.uint64)
+    hub = part["hub"].to_numpy(dtype=np.int64)
     order = np.lexsort((ids, key, kind))
-    kind, key, ids, fp = kind[order], key[order], ids[order], fp[order]
+    kind, key, ids, fp, hub = kind[order], key[order], ids[order], fp[order], hub[order]
     n = ids.shape[0]
     new = np.ones(n, dtype=bool)
     new[1:] = (kind[1:] != kind[:-1]) | (key[1:] != key[:-1])
@@ -310,7 +319,9 @@ def bucket_pairs(part: pd.DataFrame, plan: PairPlan) -> pd.DataFrame:
     t_end = int(starts[~is_table][0]) if (~is_table).any() else n
     if t_end:
         offs = np.append(starts[is_table], t_end)
-        a, b = _run_pairs(fp[:t_end], np.arange(t_end, dtype=np.int64), offs, plan.k)
+        window = plan.table_window
+        a, b = _run_pairs(fp[:t_end], np.arange(t_end, dtype=np.int64), offs, plan.k, window,
+                          hub[:t_end] if window is not None else None)
         pa.append(a)
         pb.append(b)
     truncated = 0
@@ -324,7 +335,18 @@ def bucket_pairs(part: pd.DataFrame, plan: PairPlan) -> pd.DataFrame:
                 continue
             c = b_counts[runs]
             sub = members[np.repeat(runs, b_counts)]  # these runs' members, runs kept together
-            a, b = _pairs_in_runs(np.cumsum(c) - c, c, sub, window)
+            if window is None:
+                a, b = _pairs_in_runs(np.cumsum(c) - c, c, sub, window)
+            else:  # crowded: a chain in SimHash order, and a star around the best-ranked
+                run_of = np.repeat(np.arange(c.shape[0]), c)
+                a, b = _pairs_in_runs(np.cumsum(c) - c, c,
+                                      sub[np.lexsort((fp[sub], run_of))], window)
+                m = sub.shape[0]
+                centre = sub[np.minimum.reduceat(hub[sub] * np.int64(m) + np.arange(m),
+                                                 np.cumsum(c) - c) % m]
+                spoke = np.repeat(centre, c)
+                keep = spoke != sub
+                a, b = np.concatenate((a, spoke[keep])), np.concatenate((b, sub[keep]))
             pa.append(a)
             pb.append(b)
     a = np.concatenate([np.empty(0, np.int64), *pa])

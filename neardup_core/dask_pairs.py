@@ -34,7 +34,7 @@ from . import dask_kernels as K
 from .hamming_index import _plan
 from .lsh import DEFAULT_BUCKET_WINDOW, scan_params
 from .models import Method, ScanOptions
-from .scan import BOTH_SIMHASH_K
+from .scan import BOTH_SIMHASH_K, HAMMING_WINDOW, LSH_MAX_BUCKET
 from .scoring import distance_for_similarity
 
 #: Partial forests merged per step of the grouping's tree of merges.
@@ -55,20 +55,13 @@ def shuffle_method(requested: str | None, partitions: int) -> str | None:
     return "tasks" if partitions <= TASKS_UP_TO else None
 
 
-#: Crowded LSH buckets are chained from this size on. The local scan links its crowded
-#: buckets around their best-ranked member as well (scan.LSH_MAX_BUCKET, from 256 members),
-#: which keeps large STRICT and COHESIVE groups of near-copies whole; the distributed kernels
-#: do not have the ranks for that yet, so they keep every pair of buckets up to the size the
-#: local scan used before.
-DASK_MAX_BUCKET = 2000
-
-
 def pair_plan(opt: ScanOptions, floor: float, reps: int, *,
-              max_bucket: int = DASK_MAX_BUCKET) -> K.PairPlan | None:
+              max_bucket: int = LSH_MAX_BUCKET) -> K.PairPlan | None:
     """The tables and bands the local scan would use for ``reps`` distinct texts (None: < 2).
 
     Radius and bands follow ``scan._pairs``: LSH for MinHash and both, the permuted tables for
-    SimHash (radius max_distance, no further than the floor) and both (radius at most 4).
+    SimHash (radius max_distance, no further than the floor, every pair) and both (radius at
+    most 4, HAMMING_WINDOW matches a row), crowded buckets from LSH_MAX_BUCKET members.
     """
     if reps < 2:
         return None
@@ -91,7 +84,8 @@ def pair_plan(opt: ScanOptions, floor: float, reps: int, *,
     return K.PairPlan(k=k, starts=starts, widths=widths, tables=tables, bands=bands, rows=rows,
                       idx_bits=max(1, (reps - 1).bit_length()), max_bucket=max_bucket,
                       window=DEFAULT_BUCKET_WINDOW, minhash=minhash,
-                      num_perm=opt.num_perm if minhash else 0, floor=float(floor))
+                      num_perm=opt.num_perm if minhash else 0, floor=float(floor),
+                      table_window=HAMMING_WINDOW if opt.method == Method.BOTH else None)
 
 
 def keyed(fps: DataFrame, plan: K.PairPlan, *, part_rows: int, task_rows: int) -> DataFrame:

@@ -203,6 +203,7 @@ class _DaskRun(RunStages):
             settings = dataclasses.replace(settings, user_dict=os.path.abspath(settings.user_dict))
         self.settings = settings
         self.k = self.opt.num_perm if self.opt.method != Method.SIMHASH else 0
+        self._rank: np.ndarray | None = None  # reference ranks, once the documents are known
 
     # -- waiting -----------------------------------------------------------------------------
     def _await(self, futures: Iterable[Future],
@@ -260,6 +261,8 @@ class _DaskRun(RunStages):
                             pairs=pairs, threshold=threshold, group_mode=opt.group_mode,
                             partial=self.partial, seconds=round(time.monotonic() - self.t0, 3),
                             notes=tuple(self.notes), stats=self.stats)
+        if self._rank is not None:
+            result.__dict__["_auto_rank"] = self._rank
         self.emit(Stage.GROUP, 0, 1, "Grouping")
         t = time.monotonic()
         _ = result.group_table
@@ -358,8 +361,9 @@ class _DaskRun(RunStages):
             groups.append((start, cur))
         return groups
 
-    def _fps(self, layout: list[tuple[int, list[_Batch]]], rep: Future, n: int) -> dd.DataFrame:
-        parts = [self.client.submit(K.fps_frame, start, rep, *(b.fut for b in group),
+    def _fps(self, layout: list[tuple[int, list[_Batch]]], rep: Future, hub: Future,
+             n: int) -> dd.DataFrame:
+        parts = [self.client.submit(K.fps_frame, start, rep, hub, *(b.fut for b in group),
                                     pure=False) for start, group in layout]
         divisions = (*(start for start, _ in layout), n - 1)
         return dd.from_delayed(parts, meta=K.fps_meta(self.k), divisions=divisions)
@@ -382,8 +386,10 @@ class _DaskRun(RunStages):
         copies = np.flatnonzero(~is_rep)
         star = pd.DataFrame({"a": rep_of[copies], "b": copies})  # exact copies: star edges
         rep = self.client.scatter(is_rep, broadcast=True)
+        # crowded buckets are linked around the file each group would keep, as locally
+        hub = self.client.scatter(self._ranks(docs), broadcast=True)
         layout = self._layout(batches)
-        fps = self._fps(layout, rep, n)
+        fps = self._fps(layout, rep, hub, n)
         self.stats["dask"]["partitions"] = fps.npartitions
         plan = P.pair_plan(opt, floor, int(is_rep.sum()))
         kept = self._pass(fps, plan, int(is_rep.sum()))
@@ -391,7 +397,7 @@ class _DaskRun(RunStages):
             redone = self._boilerplate(n, batches, layout, kept, star)
             if redone is not None:
                 layout = self._layout(redone)
-                fps = self._fps(layout, rep, n)
+                fps = self._fps(layout, rep, hub, n)
                 kept = self._pass(fps, plan, int(is_rep.sum()))
         self.where = "while pairing documents"
         table = self._pair_table(kept, rep_of, copies)
@@ -400,6 +406,14 @@ class _DaskRun(RunStages):
         self._fetch_fingerprints(fps, table, simh, minh)
         self._cluster_groups(kept, star, threshold)
         return table
+
+    def _ranks(self, docs: list[Document]) -> np.ndarray:
+        """The reference ranks of the documents, computed once for the pairs and the groups."""
+        if self._rank is None:
+            from .cluster import reference_rank
+
+            self._rank = reference_rank(docs, self.opt.reference_folders)
+        return self._rank
 
     def _pass(self, fps: dd.DataFrame, plan: K.PairPlan | None, reps: int
               ) -> dd.DataFrame | None:
@@ -420,8 +434,9 @@ class _DaskRun(RunStages):
                                  "truncated_buckets": truncated}
             if truncated:
                 self.notes.append(f"{truncated} very crowded LSH buckets (many documents "
-                                  f"alike in part) were linked in a chain rather than pair "
-                                  f"by pair; a few weak pairs among them may be missing.")
+                                  f"alike) were linked around the file each group would "
+                                  f"keep and in a chain rather than pair by pair; a few "
+                                  f"weak pairs among them may be missing.")
         if plan.tables:
             self.stats["simhash_tables"] = len(plan.tables)
         kept = self._persist(P.scored(cand, fps, plan, method=method))

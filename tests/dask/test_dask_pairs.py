@@ -25,9 +25,12 @@ from neardup_core.lsh import candidate_pairs  # noqa: E402
 pytestmark = pytest.mark.dask
 
 
-def fps_frame(simhash: np.ndarray, sig: np.ndarray | None, parts: int) -> Any:
+def fps_frame(simhash: np.ndarray, sig: np.ndarray | None, parts: int,
+              hub: np.ndarray | None = None) -> Any:
     n = simhash.shape[0]
-    cols: dict[str, Any] = {"rep": np.ones(n, bool), "simhash": simhash}
+    cols: dict[str, Any] = {"rep": np.ones(n, bool),
+                            "hub": np.arange(n, dtype=np.int64) if hub is None else hub,
+                            "simhash": simhash}
     if sig is not None:
         cols["sig"] = K.pack_sig(sig)
     frame = pd.DataFrame(cols, index=pd.Index(np.arange(n, dtype=np.int64), name="id"))
@@ -79,12 +82,15 @@ def test_bands_match_lsh_with_crowded_buckets(dask_client: Any) -> None:
     opt = ScanOptions(method=Method.MINHASH, num_perm=num_perm)
     plan = P.pair_plan(opt, 0.5, n, max_bucket=6)
     assert plan is not None and plan.bands
-    fps = fps_frame(rng.integers(0, 2**64, n, dtype=np.uint64), sig, parts=4)
+    simhash = rng.integers(0, 2**64, n, dtype=np.uint64)
+    hub = rng.permutation(n).astype(np.int64)  # reference ranks: stars around the lowest
+    fps = fps_frame(simhash, sig, parts=4, hub=hub)
     cand = dask_client.compute(P.candidates(fps, plan, reps=n, part_rows=80, task_rows=200,
                                             method=None)).result()
     counts = cand[cand["a"] == K.COUNT_ROW]
     cand = cand[cand["a"] != K.COUNT_ROW]
-    a, b, truncated = candidate_pairs(sig, plan.bands, plan.rows, max_bucket=6)
+    a, b, truncated = candidate_pairs(sig, plan.bands, plan.rows, max_bucket=6, hubs=hub,
+                                      chain_keys=simhash)
     assert truncated > 0
     assert int(counts["b"].sum()) == truncated
     assert pair_set(cand["a"].to_numpy(), cand["b"].to_numpy()) == pair_set(a, b)

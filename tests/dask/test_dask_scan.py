@@ -3,6 +3,7 @@ problems and notes; progress and cancel work through the same sink and token."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import itertools
 import json
@@ -210,3 +211,33 @@ def test_core_imports_without_dask() -> None:
             "bad = [m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[2])
+
+
+def test_near_copies_of_one_template_are_linked_as_locally(tmp_path: Path, dask_client: Any,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """Crowded LSH buckets are a chain in SimHash order and a star around the best-ranked
+    file on the cluster too: the same pairs, groups and report as the local scan."""
+    from neardup_core import dask_pairs
+    from neardup_core import scan as scan_module
+
+    base = tg.en_doc(51, 25)
+    for i in range(70):
+        (tmp_path / f"letter {i:02d}.txt").write_text(tg.typos(base, 500 + i, 2 + i % 15),
+                                                      encoding="utf-8")
+    monkeypatch.setattr(scan_module, "LSH_MAX_BUCKET", 8)
+    monkeypatch.setattr(scan_module, "HAMMING_WINDOW", 10_000)  # tables: every pair, both
+    real_plan = dask_pairs.pair_plan
+
+    def crowded_plan(opt: ScanOptions, floor: float, reps: int, **kw: Any):
+        plan = real_plan(opt, floor, reps, max_bucket=8)
+        return None if plan is None else dataclasses.replace(plan, table_window=None)
+
+    monkeypatch.setattr(dask_pairs, "pair_plan", crowded_plan)
+    opt = options()
+    local = ScanSession(opt).run([str(tmp_path)])
+    remote = DaskScanSession(opt, client=dask_client, **SMALL).run([str(tmp_path)])
+    assert local.stats["lsh"]["truncated_buckets"] > 0
+    assert remote.stats["lsh"]["truncated_buckets"] > 0
+    assert_same(local, remote)
+    assert max(len(g) for g in local.groups) >= 60

@@ -229,6 +229,24 @@ def reference_rank(documents: Sequence[Document], reference_folders: Sequence[st
     return rank
 
 
+def within_two_pairs(n: int, a: np.ndarray, b: np.ndarray, chosen: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(chosen document, other) for every document one or two of the pairs (a, b) away from
+    one of ``chosen`` (int64 arrays; the chosen document itself left out)."""
+    chosen = np.asarray(chosen, dtype=np.int64)
+    if not chosen.size or not np.asarray(a).size:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    ends = (np.concatenate([a, b]).astype(np.int64), np.concatenate([b, a]).astype(np.int64))
+    adjacent = csr_matrix((np.ones(ends[0].size, dtype=np.int32), ends), shape=(n, n))
+    pick = csr_matrix((np.ones(chosen.size, dtype=np.int32),
+                       (np.arange(chosen.size), chosen)), shape=(chosen.size, n))
+    one = pick @ adjacent
+    rows, right = (one + one @ adjacent).nonzero()
+    left = chosen[rows]
+    mask = left != right
+    return left[mask], right[mask].astype(np.int64)
+
+
 # -- grouping -------------------------------------------------------------------------------
 def _graph(n: int, a: np.ndarray, b: np.ndarray, data: np.ndarray) -> csr_matrix:
     """One stored entry per edge (row a, column b); parallel edges are kept, not summed."""

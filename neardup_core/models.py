@@ -387,6 +387,42 @@ class ScanResult:
                                return_inverse=True)
         return inverse.astype(np.int64)
 
+    def _with_reference_links(self, a: np.ndarray, b: np.ndarray, s: np.ndarray,
+                              at_least: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The edges plus each user-chosen reference scored against the documents two pairs
+        away from it (those at ``at_least`` or more, not already an edge).
+
+        In a folder of near-copies of one template, crowded LSH buckets are linked around the
+        reference the scan ranked first, not pair by pair; a reference the user picks instead
+        has few links of its own, and STRICT groups (and large COHESIVE ones) are read from the
+        reference's links. Two pairs away reaches every copy through the first reference.
+        """
+        from .cluster import within_two_pairs
+
+        chosen = np.unique(np.fromiter((d for refs in self.references for d in refs),
+                                       dtype=np.int64))
+        n = len(self.documents)
+        left, right = within_two_pairs(n, self.pairs.a, self.pairs.b, chosen)
+        if not left.size:
+            return a, b, s
+        score = self.pair_scores(left, right)[0].astype(np.float32)
+        keep = score >= np.float32(at_least)
+        lo = np.minimum(left[keep], right[keep])
+        hi = np.maximum(left[keep], right[keep])
+        is_chosen = np.zeros(n, dtype=bool)
+        is_chosen[chosen] = True
+        touch = is_chosen[a] | is_chosen[b]  # the edges that can repeat a new one
+        known = np.sort(np.minimum(a[touch], b[touch]).astype(np.int64) * n
+                        + np.maximum(a[touch], b[touch]))
+        codes = lo * n + hi
+        at = np.minimum(np.searchsorted(known, codes), max(known.size - 1, 0))
+        new = known[at] != codes if known.size else np.ones(codes.size, dtype=bool)
+        if not new.any():
+            return a, b, s
+        return (np.concatenate([a, lo[new].astype(a.dtype)]),
+                np.concatenate([b, hi[new].astype(b.dtype)]),
+                np.concatenate([s, score[keep][new].astype(s.dtype)]))
+
     def _ignored_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """The ignored pairs between documents of this result, as index arrays."""
         index = self.document_index()
@@ -427,6 +463,9 @@ class ScanResult:
         else:
             keep = self.pairs.score >= np.float32(self.threshold)
             a, b, s = self.pairs.a[keep], self.pairs.b[keep], self.pairs.score[keep]
+        if self.references:
+            a, b, s = self._with_reference_links(a, b, s, self.floor if cohesive
+                                                 else self.threshold)
         if self.ignored:
             drop = self._ignored_mask(a, b)
             a, b, s = a[~drop], b[~drop], s[~drop]

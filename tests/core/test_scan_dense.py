@@ -120,3 +120,21 @@ def test_simhash_alone_stays_exact(template_folder: Path,
     assert not small.stats.get("simhash_windowed")
     np.testing.assert_array_equal(small.pairs.a, exact.pairs.a)
     np.testing.assert_array_equal(small.pairs.b, exact.pairs.b)
+
+
+def test_a_reference_the_user_picks_keeps_the_group_of_near_copies(
+        template_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The star is around the file the scan ranked first; a copy the user makes the reference
+    instead is scored against the documents two pairs away, so its group is the one all pairs
+    give it."""
+    exact = _scan(template_folder, 100_000, monkeypatch)
+    linked = _scan(template_folder, 16, monkeypatch)
+    biggest = max(exact.groups, key=len)
+    pick = biggest.members[len(biggest.members) // 2].doc
+    for mode in (GroupMode.STRICT, GroupMode.COHESIVE):
+        want = exact.regroup(0.6, mode, references=((pick,),))
+        got = linked.regroup(0.6, mode, references=((pick,),))
+        mine = [g for g in got.groups if g.reference == pick]
+        assert mine, mode
+        assert sorted(m.doc for m in mine[0].members) == \
+            sorted(m.doc for m in next(g for g in want.groups if g.reference == pick).members)

@@ -19,3 +19,20 @@ def unique_sorted(x: np.ndarray) -> np.ndarray:
     keep[0] = True
     np.not_equal(y[1:], y[:-1], out=keep[1:])
     return y[keep]
+
+
+def run_positions(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The positions ``starts[i] .. starts[i] + counts[i] - 1`` of every run, concatenated."""
+    counts = np.asarray(counts, dtype=np.int64)
+    offsets = np.cumsum(counts) - counts
+    return np.repeat(np.asarray(starts, dtype=np.int64) - offsets, counts) + \
+        np.arange(int(counts.sum()), dtype=np.int64)
+
+
+def lowest_in_runs(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """For consecutive runs of ``counts`` entries of ``values`` (integers >= 0), the position of
+    each run's lowest value, the first one on ties. Runs must not be empty."""
+    m = values.shape[0]
+    key = np.asarray(values, dtype=np.int64) * np.int64(max(m, 1)) + np.arange(m, dtype=np.int64)
+    counts = np.asarray(counts, dtype=np.int64)
+    return np.minimum.reduceat(key, np.cumsum(counts) - counts) % max(m, 1)

@@ -26,7 +26,7 @@ from scipy.sparse.csgraph import connected_components
 from .extract import FileEntry
 from .fingerprint import FingerprintSettings
 from .hamming_index import _run_pairs
-from .lsh import _pairs_in_runs, band_hashes
+from .lsh import _pairs_in_runs, band_hashes, crowded_run_pairs
 from .models import Problem
 from .scoring import minhash_agreement, simhash_similarity
 from .worker import process_batch
@@ -338,15 +338,7 @@ def bucket_pairs(part: pd.DataFrame, plan: PairPlan) -> pd.DataFrame:
             if window is None:
                 a, b = _pairs_in_runs(np.cumsum(c) - c, c, sub, window)
             else:  # crowded: a chain in SimHash order, and a star around the best-ranked
-                run_of = np.repeat(np.arange(c.shape[0]), c)
-                a, b = _pairs_in_runs(np.cumsum(c) - c, c,
-                                      sub[np.lexsort((fp[sub], run_of))], window)
-                m = sub.shape[0]
-                centre = sub[np.minimum.reduceat(hub[sub] * np.int64(m) + np.arange(m),
-                                                 np.cumsum(c) - c) % m]
-                spoke = np.repeat(centre, c)
-                keep = spoke != sub
-                a, b = np.concatenate((a, spoke[keep])), np.concatenate((b, sub[keep]))
+                a, b = crowded_run_pairs(sub, c, window, hub, fp)
             pa.append(a)
             pb.append(b)
     a = np.concatenate([np.empty(0, np.int64), *pa])

@@ -58,6 +58,8 @@ from typing import Literal
 
 import numpy as np
 
+from .arrays import lowest_in_runs, run_positions, unique_sorted
+
 #: At most this many permuted tables; beyond it a coarser table plan or brute force is cheaper.
 MAX_TABLES = 4096
 #: Tables are built up front while they fit in this many bytes (see the module docstring).
@@ -299,9 +301,8 @@ def _run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int,
         long_runs = np.flatnonzero(counts > window + 1)
         if long_runs.size:
             c = counts[long_runs]
-            pos = np.repeat(offs[long_runs] - (np.cumsum(c) - c), c) + np.arange(int(c.sum()))
-            key = hub[pos].astype(np.int64) * np.int64(m) + pos  # lowest hub, then position
-            centre = np.repeat(np.minimum.reduceat(key, np.cumsum(c) - c) % m, c)
+            pos = run_positions(offs[long_runs], c)
+            centre = np.repeat(pos[lowest_in_runs(hub[pos], c)], c)
             x = (pos != centre) & (np.bitwise_count(sfp[pos] ^ sfp[centre]) <= k)
             out_a.append(perm[centre[x]].astype(np.int64))
             out_b.append(perm[pos[x]].astype(np.int64))
@@ -809,7 +810,7 @@ class HammingIndex:
                 raise ValueError(f"hubs must hold one value per fingerprint ({self._n}), got "
                                  f"{hubs.shape}")
             value_hub = hubs if self._unique else np.minimum.reduceat(
-                hubs[self._members], self._mstart[:-1]) if self._n else hubs
+                hubs[self._members], self._mstart[:-1])
         self.windowed = False
         m = self._dfp.shape[0]
         if self._n < 2:
@@ -851,8 +852,8 @@ class HammingIndex:
         (with ``window``, a bounded subset of them: see :meth:`all_pairs`)."""
         n = self._n
         if hubs is not None and window is not None and u.size:  # stars repeat some pairs
-            code = np.unique(np.minimum(u, v).astype(np.uint64) * np.uint64(max(n, 1))
-                             + np.maximum(u, v).astype(np.uint64))
+            code = unique_sorted(np.minimum(u, v).astype(np.uint64) * np.uint64(max(n, 1))
+                                 + np.maximum(u, v).astype(np.uint64))
             u = (code // np.uint64(max(n, 1))).astype(np.int64)
             v = (code % np.uint64(max(n, 1))).astype(np.int64)
         dist = np.bitwise_count(self._dfp[u] ^ self._dfp[v]).astype(np.uint8)
@@ -922,21 +923,18 @@ class HammingIndex:
         for step in range(1, min(window, int(cnt.max(initial=1)) - 1) + 1):
             many = np.flatnonzero(cnt > step)  # values with a copy ``step`` places further on
             links = cnt[many] - step
-            first = np.repeat(starts[many] - (np.cumsum(links) - links), links) + \
-                np.arange(int(links.sum()))
+            first = run_positions(starts[many], links)
             parts_a.append(self._members[first])
             parts_b.append(self._members[first + step])
             parts_d.append(np.zeros(first.shape[0], dtype=np.uint8))
         if hubs is not None and int(cnt.max(initial=0)) > window:
             # the lowest-hub copy of each value: linked to its other copies, and to every copy
             # of each value within k of it
-            key = hubs[self._members] * np.int64(n) + np.arange(n, dtype=np.int64)
-            centre = self._members[np.minimum.reduceat(key, self._mstart[:-1]) % n]
+            centre = self._members[lowest_in_runs(hubs[self._members], cnt)]
             big = np.flatnonzero(cnt > window + 1)
             if big.size:
                 c = cnt[big]
-                ids = self._members[np.repeat(self._mstart[big] - (np.cumsum(c) - c), c)
-                                    + np.arange(int(c.sum()))]
+                ids = self._members[run_positions(self._mstart[big], c)]
                 parts_a.append(np.repeat(centre[big], c))
                 parts_b.append(ids)
                 parts_d.append(np.zeros(ids.shape[0], dtype=np.uint8))
@@ -954,8 +952,7 @@ class HammingIndex:
                 first[1:] = ys[1:] != ys[:-1]
                 xs, ys, ds = xs[first], ys[first], ds[first]
                 c = cnt[ys]
-                ids = self._members[np.repeat(self._mstart[ys] - (np.cumsum(c) - c), c)
-                                    + np.arange(int(c.sum()))]
+                ids = self._members[run_positions(self._mstart[ys], c)]
                 parts_a.append(np.repeat(centre[xs], c))
                 parts_b.append(ids)
                 parts_d.append(np.repeat(ds, c))

@@ -34,6 +34,7 @@ from collections.abc import Hashable
 
 import numpy as np
 
+from .arrays import lowest_in_runs
 from .table_cache import cached_arrays
 
 #: Members each one is paired with in a truncated (crowded) bucket.
@@ -191,18 +192,24 @@ def _pairs_in_runs(starts: np.ndarray, counts: np.ndarray, members: np.ndarray,
     return np.concatenate(out_a), np.concatenate(out_b)
 
 
-def _star_codes(sub: np.ndarray, counts: np.ndarray, hubs: np.ndarray, n: int) -> np.ndarray:
-    """Pair codes linking every member of each run of ``sub`` (runs of ``counts`` members, each
-    in index order) to its member of lowest ``hubs`` (ties: the first, the lowest index)."""
-    m = sub.shape[0]
+def crowded_run_pairs(sub: np.ndarray, counts: np.ndarray, window: int,
+                      hubs: np.ndarray | None = None, chain_keys: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (unordered) linking the members of crowded buckets: ``sub`` holds consecutive runs
+    of ``counts`` members, each in index order. Each member with its next ``window`` (in
+    ``chain_keys`` order when given), and with ``hubs`` each with its run's lowest-hub member
+    (ties: the first). ``hubs`` and ``chain_keys`` are indexed by member."""
     starts = np.cumsum(counts) - counts
-    key = hubs[sub] * np.int64(m) + np.arange(m, dtype=np.int64)  # hub value, then position
-    hub = sub[np.minimum.reduceat(key, starts) % m]
-    a = np.repeat(hub, counts)
-    keep = a != sub
-    lo = np.minimum(a[keep], sub[keep]).astype(np.uint64)
-    hi = np.maximum(a[keep], sub[keep]).astype(np.uint64)
-    return lo * np.uint64(n) + hi
+    chained = sub
+    if chain_keys is not None:
+        chained = sub[np.lexsort((chain_keys[sub], np.repeat(np.arange(counts.shape[0]),
+                                                             counts)))]
+    a, b = _pairs_in_runs(starts, counts, chained, window)
+    if hubs is None:
+        return a, b
+    spoke = np.repeat(sub[lowest_in_runs(hubs[sub], counts)], counts)
+    keep = spoke != sub
+    return np.concatenate((a, spoke[keep])), np.concatenate((b, sub[keep]))
 
 
 def _unique_codes(codes: list[np.ndarray]) -> np.ndarray:
@@ -269,16 +276,12 @@ def candidate_pairs(signatures: np.ndarray, bands: int, rows: int, *, max_bucket
                 continue
             sub = members[np.repeat(runs, counts)]  # members of these runs, runs kept together
             c = counts[runs]
-            if window is not None and chain_keys is not None:  # each run in key order
-                run_of = np.repeat(np.arange(c.shape[0]), c)
-                chained = sub[np.lexsort((chain_keys[sub], run_of))]
-                a, b = _pairs_in_runs(np.cumsum(c) - c, c, chained, window)
-                a, b = np.minimum(a, b), np.maximum(a, b)
+            if window is None:
+                a, b = _pairs_in_runs(np.cumsum(c) - c, c, sub, None)
             else:
-                a, b = _pairs_in_runs(np.cumsum(c) - c, c, sub, window)
+                a, b = crowded_run_pairs(sub, c, window, hubs, chain_keys)
+                a, b = np.minimum(a, b), np.maximum(a, b)
             codes.append(a.astype(np.uint64) * np.uint64(n) + b.astype(np.uint64))
-            if window is not None and hubs is not None:
-                codes.append(_star_codes(sub, c, hubs, n))
         if len(codes) > 1 and sum(c.size for c in codes) > _MERGE_AT + 2 * codes[0].size:
             codes = [_unique_codes(codes)]  # alike documents share many bands: merge early
     if not codes:

@@ -936,7 +936,7 @@ class _Run(RunStages):
         self.emit(Stage.DONE, 1, 1, "")
 
     def _pairs(self, docs: list[Document], simh: np.ndarray, minh: np.ndarray,
-               floor: float, rank: np.ndarray | None = None) -> PairTable:
+               floor: float, rank: np.ndarray) -> PairTable:
         opt = self.opt
         n = len(docs)
         self.emit(Stage.PAIRS, 0, 3, "Finding similar pairs")
@@ -950,10 +950,12 @@ class _Run(RunStages):
         copies = np.flatnonzero(rep_of != np.arange(n))
         ca: list[np.ndarray] = []
         cb: list[np.ndarray] = []
+        hubs = rank[reps]  # crowded buckets are linked around the best-ranked
         try:
             if reps.size >= 2 and opt.method in (Method.MINHASH, Method.BOTH):
                 bands, rows = scan_params(floor, opt.num_perm, fp_weight=0.3, fn_weight=0.7)
                 sig = minh[reps]
+                simh_reps = simh[reps]
                 seen = 0
                 truncated = 0
                 # A few bands at a time, scored and filtered at once: thousands of short
@@ -963,8 +965,7 @@ class _Run(RunStages):
                     nb = min(LSH_BANDS_PER_CHUNK, bands - lo_band)
                     part = sig[:, lo_band * rows:(lo_band + nb) * rows]
                     a, b, cut = candidate_pairs(part, nb, rows, max_bucket=LSH_MAX_BUCKET,
-                                                hubs=None if rank is None else rank[reps],
-                                                chain_keys=simh[reps])
+                                                hubs=hubs, chain_keys=simh_reps)
                     truncated += cut
                     seen += int(a.size)
                     keep = minhash_agreement(sig, a, b) >= np.float32(floor)
@@ -988,7 +989,7 @@ class _Run(RunStages):
                 index = HammingIndex(simh[reps], max_k=kk)
                 both = opt.method == Method.BOTH  # there LSH gives the pairs, this adds some
                 a, b, _d = index.all_pairs(kk, window=HAMMING_WINDOW if both else None,
-                                           hubs=None if rank is None or not both else rank[reps])
+                                           hubs=hubs if both else None)
                 self.stats["simhash_candidates"] = int(a.size)
                 if index.windowed:
                     self.stats["simhash_windowed"] = True

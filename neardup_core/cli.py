@@ -293,7 +293,8 @@ def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
     texts = []
     for p in (args.left, args.right):
         if not os.path.isfile(p):
-            raise PathError(p, "no such file")
+            raise PathError(p, "it is a folder; compare takes two files (scan takes folders)"
+                            if os.path.isdir(p) else "no such file")
         got = extract(os.path.abspath(p), max_bytes=64 * 1024 * 1024)
         if isinstance(got, Problem):
             raise PathError(p, f"cannot read it ({got.kind}): {got.message}")

@@ -112,3 +112,9 @@ def test_summary_says_where_the_findings_came_from(folder: Path, tmp_path: Path)
     assert "5 files (4 from the cache), 2 groups" in err.splitlines()[-1]
     _, _, err = run_cli("scan", str(folder), "-j", "1", "--no-cache")
     assert err.splitlines()[-1].startswith("5 files, 2 groups")
+
+
+def test_compare_of_a_folder_says_it_takes_files(folder: Path) -> None:
+    code, _, err = run_cli("compare", str(folder), str(folder / "a.txt"))
+    assert code == 2
+    assert "it is a folder" in err and "Traceback" not in err

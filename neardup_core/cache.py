@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -141,7 +142,10 @@ def default_path() -> str:
 
 
 def _connect(path: str, busy_timeout: float) -> sqlite3.Connection:
-    return sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
+    # A scan opens its cache in a helper thread while it walks the folders, then hands it to
+    # its own thread (FingerprintCache.hand_over); FingerprintCache checks the thread itself.
+    return sqlite3.connect(path, timeout=busy_timeout, isolation_level=None,
+                           check_same_thread=False)
 
 
 class FingerprintCache:
@@ -151,6 +155,7 @@ class FingerprintCache:
                  recovered_from: str | None = None) -> None:
         self._conn: sqlite3.Connection | None = conn
         self.path = path
+        self._owner = threading.get_ident()  # the one thread that may use it
         #: Where a damaged database was moved before this one was built, else None.
         self.recovered_from = recovered_from
 
@@ -206,6 +211,11 @@ class FingerprintCache:
             conn, self._conn = self._conn, None
             with contextlib.suppress(sqlite3.Error):
                 conn.close()
+
+    def hand_over(self) -> None:
+        """Make the calling thread the one that uses this cache from now on (a scan opens its
+        cache in a helper thread while it walks, then takes it over)."""
+        self._owner = threading.get_ident()
 
     @property
     def closed(self) -> bool:
@@ -343,6 +353,9 @@ class FingerprintCache:
     def _guard(self, action: str) -> Iterator[sqlite3.Connection]:
         if self._conn is None:
             raise CacheUnavailable(f"the fingerprint cache {self.path} is closed")
+        if threading.get_ident() != self._owner:
+            raise CacheUnavailable(f"cannot {action} the fingerprint cache {self.path}: it "
+                                   f"belongs to another thread")
         try:
             yield self._conn
         except sqlite3.Error as exc:

@@ -60,13 +60,23 @@ def _share(text: str) -> float | None:
 
 
 def _threshold(text: str) -> float:
+    """A share (0.8) or a percentage (80%, or 80 without the sign).
+
+    A bare number above 1 is read as a percentage only from 10 up: "1.5" or "5" is more likely
+    a slip than a wish to group files 1.5 % alike (which would also pair nearly every file), so
+    it is refused with both spellings, and "5%" still says it on purpose.
+    """
     try:
-        v = float(text.rstrip("%"))
+        v = float(text.strip().rstrip("%"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if text.endswith("%") or v > 1:
-        v /= 100
-    return v
+    if text.strip().endswith("%"):
+        return v / 100
+    if 1 < v < 10:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is ambiguous: give a share between 0 and 1 (e.g. 0.6) or "
+            f"a percentage with its sign (e.g. {text.strip()}%)")
+    return v / 100 if v > 1 else v
 
 
 def build_parser() -> argparse.ArgumentParser:

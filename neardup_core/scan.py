@@ -8,7 +8,8 @@ speed. Pairs are scored once down to the loosest threshold the slider allows, so
 needs no rescan.
 
 The session owns no Qt; besides the process pool it only runs short helper threads (starting
-the pool, unpacking a kept result, importing the grouping code) that never touch the result.
+the pool, opening the cache and unpacking a kept result while the walk runs, importing the
+grouping code) that never touch the result.
 The GUI calls :meth:`ScanSession.run` from a worker thread, the CLI from its main thread.
 """
 
@@ -200,27 +201,70 @@ class _Workers:
         self.pool = None
 
 
-class _Unpack:
-    """A kept result being unpacked in a background thread."""
+class _CacheOpening:
+    """The cache opened, and the kept result of this scan looked up and unpacked, in a
+    background thread while the walk runs.
 
-    def __init__(self, blob: bytes) -> None:
+    A rescan of an unchanged folder is the walk plus these: opening checks every page of the
+    database (tens of ms, more as it grows) and the kept result takes a query and an unpacking.
+    SQLite and the walk's stat calls both leave the interpreter free, so on two cores the
+    thread costs the walk nothing. Its outcome is applied by the scan's own thread
+    (:meth:`_Run._take_cache`); the connection moves between the threads, never shared. A
+    cache the session was given is the caller's connection: it is looked up in place.
+    """
+
+    def __init__(self, path: str | None, cache: FingerprintCache | None,
+                 snap_key: str | None) -> None:
+        self.cache = cache
+        self.open_error: CacheError | None = None
+        self.lookup_error: CacheError | None = None
+        self.snap_state: str | None = None
         self._snap: Snapshot | None = None
-        self._error: ValueError | None = None
-        self._thread = threading.Thread(target=self._run, args=(blob,),
-                                        name="neardup-unpack", daemon=True)
+        self._unpack_error: ValueError | None = None
+        self._thread: threading.Thread | None = None
+        if cache is not None:  # the caller's own connection stays in the caller's thread
+            self._run(None, snap_key)
+            return
+        self._thread = threading.Thread(target=self._run, args=(path, snap_key),
+                                        name="neardup-cache", daemon=True)
         self._thread.start()
 
-    def _run(self, blob: bytes) -> None:
+    def _run(self, path: str | None, snap_key: str | None) -> None:
+        if self.cache is None:
+            try:
+                self.cache = FingerprintCache.open(path)
+            except CacheError as exc:
+                self.open_error = exc
+                return
+        if snap_key is None:
+            return
+        try:
+            kept = self.cache.latest_result(snap_key)
+        except CacheError as exc:
+            self.lookup_error = exc
+            return
+        if kept is None:
+            return
+        # unpacked whether or not the walk then finds the folders as they were: by then it is
+        # ready, and the answer comes only after the walk anyway
+        self.snap_state, blob = kept
         try:
             self._snap = unpack(blob)
         except ValueError as exc:
-            self._error = exc
+            self._unpack_error = exc
 
-    def result(self) -> Snapshot:
-        """The snapshot; ``ValueError`` when the payload was damaged."""
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
+    def done(self) -> bool:
+        return self._thread is None or not self._thread.is_alive()
+
+    def join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+
+    def snapshot(self) -> Snapshot:
+        """The unpacked kept result; ``ValueError`` when its payload was damaged."""
+        self.join()
+        if self._unpack_error is not None:
+            raise self._unpack_error
         assert self._snap is not None
         return self._snap
 
@@ -350,13 +394,14 @@ class _Run(RunStages):
         self._walk_state: str | None = None   # the folder state this run's walk saw
         self._walk_problems = 0
         self._replayable = True               # False once something only true now happened
-        self._unpacking: _Unpack | None = None
+        self._opening: _CacheOpening | None = None  # the cache being opened during the walk
+        self._kept: _CacheOpening | None = None     # ... and the kept result it found
 
     def execute(self) -> ScanResult:
         self._open_cache()
         try:
-            self._look_for_snapshot()
             entries = self._walk()
+            self._take_cache()
             self.stats["seconds_walk"] = round(time.monotonic() - self.t0, 4)
             self._walk_problems = len(self.problems)
             if self._snap_key is not None and not self.partial:
@@ -378,12 +423,21 @@ class _Run(RunStages):
             self.workers.close()
             self.stats["workers"] = {"start_method": self.workers.method,
                                      "pools": self.workers.pools}
+            if self._opening is not None:  # the walk failed: the opened cache is closed too
+                self._opening.join()
+                self.cache, self._opening = self._opening.cache, None
+                if self.cache is not None and self._own_cache:
+                    self.cache.hand_over()
             if self._own_cache and self.cache is not None:
                 self.cache.close()
 
     def _walked(self, entries: list[FileEntry]) -> None:
         """Look the new entries up in the cache, and start the workers as soon as the files
         left to read are enough for them to pay off: they load while the walk goes on."""
+        if self._opening is not None:
+            if not self._opening.done():
+                return  # looked up once the cache is open, with the entries found by then
+            self._take_cache()
         if self._snap_state is not None:
             return  # a kept result may answer the whole scan: look files up only if it does not
         new = entries[self._looked:]
@@ -440,29 +494,13 @@ class _Run(RunStages):
                 or nbytes <= INPROCESS_MAX_BYTES)
 
     # -- the kept whole result --------------------------------------------------------------
-    def _look_for_snapshot(self) -> None:
-        if self.cache is None:
-            return
-        self._snap_key = snapshot_key(self.roots, self.opt, self.settings_key)
-        try:
-            kept = self.cache.latest_result(self._snap_key)
-        except CacheError as exc:
-            self._cache_failed(exc)
-            self._snap_key = None
-            return
-        if kept is not None:
-            # Unpacked while the walk runs (the walk mostly waits on the disk); used only if
-            # the walk then finds the folders exactly as they were.
-            self._snap_state, blob = kept
-            self._unpacking = _Unpack(blob)
-
     def _from_snapshot(self, entries: list[FileEntry]) -> ScanResult | None:
         """The kept result, when the walk saw exactly the files it was made from."""
         assert self.cache is not None and self._snap_key is not None
-        if self._walk_state != self._snap_state or self._unpacking is None:
+        if self._walk_state != self._snap_state or self._kept is None:
             return None
         try:
-            snap = self._unpacking.result()
+            snap = self._kept.snapshot()
         except ValueError:
             with contextlib.suppress(CacheError):
                 self.cache.drop_result(self._snap_key)
@@ -525,24 +563,41 @@ class _Run(RunStages):
 
     # -- cache ----------------------------------------------------------------------------------
     def _open_cache(self) -> None:
+        """Start opening the cache and looking up the kept result (see :class:`_CacheOpening`);
+        :meth:`_take_cache` applies the outcome."""
         if not self.opt.use_cache:
             return
-        if self.session._cache is not None:
-            self.cache = self.session._cache
-            return
-        try:
-            self.cache = FingerprintCache.open(self.opt.cache_path)
-            self._own_cache = True
-            if getattr(self.cache, "recovered_from", None):
-                self.notes.append(f"The fingerprint cache was damaged; it was moved aside to "
-                                  f"{self.cache.recovered_from} and rebuilt.")
-        except CacheError as exc:
-            self.notes.append(f"Scanning without the fingerprint cache: {exc}")
-            self.cache = None
+        self._snap_key = snapshot_key(self.roots, self.opt, self.settings_key)
+        self._own_cache = self.session._cache is None
+        self._opening = _CacheOpening(self.opt.cache_path, self.session._cache, self._snap_key)
 
-    def _cache_failed(self, exc: Exception) -> None:
-        self.notes.append(f"The fingerprint cache stopped working and was turned off for this "
-                          f"scan: {exc}")
+    def _take_cache(self) -> None:
+        """Wait for the cache opened during the walk and take it over. Its notes go first, where
+        they were when the cache was opened before the walk."""
+        opening, self._opening = self._opening, None
+        if opening is None:
+            return
+        opening.join()
+        notes: list[str] = []
+        self.cache = opening.cache
+        if self.cache is not None and self._own_cache:
+            self.cache.hand_over()
+        if opening.open_error is not None:
+            notes.append(f"Scanning without the fingerprint cache: {opening.open_error}")
+            self._snap_key = None
+        elif self._own_cache and getattr(self.cache, "recovered_from", None):
+            notes.append(f"The fingerprint cache was damaged; it was moved aside to "
+                         f"{self.cache.recovered_from} and rebuilt.")
+        if opening.lookup_error is not None:
+            self._cache_failed(opening.lookup_error, notes)
+            self._snap_key = None
+        elif opening.snap_state is not None:
+            self._snap_state, self._kept = opening.snap_state, opening
+        self.notes[0:0] = notes
+
+    def _cache_failed(self, exc: Exception, notes: list[str] | None = None) -> None:
+        (self.notes if notes is None else notes).append(
+            f"The fingerprint cache stopped working and was turned off for this scan: {exc}")
         if self._own_cache and self.cache is not None:
             with contextlib.suppress(Exception):
                 self.cache.close()

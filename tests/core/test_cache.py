@@ -345,6 +345,36 @@ def test_use_from_another_thread_is_reported_not_leaked(db):
     assert len(caught) == 1 and isinstance(caught[0], CacheUnavailable)
 
 
+def test_a_cache_opened_in_one_thread_is_handed_over_to_another(db):
+    """How a scan opens its cache while it walks: the opening thread uses it, then the scan's
+    thread takes it over; the opener may then no longer use it."""
+    import threading
+
+    box: list[FingerprintCache] = []
+    t = threading.Thread(target=lambda: box.append(FingerprintCache.open(db)))
+    t.start()
+    t.join()
+    c = box[0]
+    with pytest.raises(CacheUnavailable, match="another thread"):
+        c.get_many([("/a.txt", 1, 1)], KEY)
+    c.hand_over()
+    c.put_many([entry("/a.txt", size=1, mtime_ns=1)])
+    assert set(c.get_many([("/a.txt", 1, 1)], KEY)) == {"/a.txt"}
+    caught: list[BaseException] = []
+
+    def opener_again() -> None:
+        try:
+            c.get_many([("/a.txt", 1, 1)], KEY)
+        except BaseException as exc:
+            caught.append(exc)
+
+    t = threading.Thread(target=opener_again)
+    t.start()
+    t.join()
+    assert len(caught) == 1 and isinstance(caught[0], CacheUnavailable)
+    c.close()
+
+
 # -- volume ----------------------------------------------------------------------------------
 
 def test_many_entries_put_and_get_in_batches(db):

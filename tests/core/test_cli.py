@@ -87,6 +87,27 @@ def test_bad_option_is_one_line(folder: Path) -> None:
     assert "threshold" in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(("given", "share"), [("0.8", 0.8), ("80%", 0.8), ("80", 0.8),
+                                               ("1", 1.0), ("100", 1.0), ("5%", 0.05),
+                                               ("12.5", 0.125), (" 70% ", 0.7)])
+def test_threshold_as_share_or_percentage(given: str, share: float) -> None:
+    from neardup_core.cli import build_parser
+
+    args = build_parser().parse_args(["scan", ".", "--threshold", given])
+    assert args.threshold == pytest.approx(share)
+
+
+@pytest.mark.parametrize("given", ["1.5", "5", "9.99"])
+def test_a_bare_threshold_between_1_and_10_is_refused_not_read_as_a_percentage(
+        folder: Path, given: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--threshold 1.5` once grouped every file 1.5 % alike."""
+    with pytest.raises(SystemExit) as exit_:
+        run_cli("scan", str(folder), "--threshold", given, "--no-cache")
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "ambiguous" in err and f"{given}%" in err and "Traceback" not in err
+
+
 def test_compare(folder: Path) -> None:
     code, out, _ = run_cli("compare", str(folder / "a.txt"), str(folder / "a (1).txt"))
     assert code == 0

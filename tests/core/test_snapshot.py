@@ -425,3 +425,98 @@ def test_kept_groups_round_trip_and_are_checked():
         arrays[name] = bad
         with pytest.raises(ValueError, match="group"):
             unpack(_save_arrays(arrays))
+
+
+# -- the cache is opened while the walk runs ---------------------------------------------------
+
+def test_the_walk_does_not_wait_for_the_cache(folder, tmp_path, monkeypatch):
+    """Opening checks every page of the database; a rescan walks the folder meanwhile."""
+    import threading
+
+    cache = str(tmp_path / "c.sqlite")
+    first = run(folder, cache)
+    walking = threading.Event()
+    opened_after_walk_began: list[bool] = []
+    real_open = FingerprintCache.open.__func__
+
+    def slow_open(cls, *a, **k):
+        opened_after_walk_began.append(walking.wait(10))
+        return real_open(cls, *a, **k)
+
+    monkeypatch.setattr(FingerprintCache, "open", classmethod(slow_open))
+    no_reading(monkeypatch)
+
+    def progress(ev):
+        if ev.stage == Stage.WALK:
+            walking.set()
+
+    second = ScanSession(ScanOptions(use_cache=True, cache_path=cache, jobs=1)).run(
+        [str(folder)], progress)
+    assert opened_after_walk_began == [True]
+    assert second.stats["snapshot"] is True
+    same_result(first, second)
+
+
+def test_a_cache_that_opens_after_the_walk_still_answers_each_file(folder, tmp_path,
+                                                                    monkeypatch):
+    """Without a kept result, the files the walk found before the cache was open are looked up
+    in it once it is."""
+    import threading
+
+    cache = str(tmp_path / "c.sqlite")
+    first = run(folder, cache)
+    conn = sqlite3.connect(cache)
+    conn.execute("DELETE FROM results")
+    conn.commit()
+    conn.close()
+    walked = threading.Event()
+    real_open = FingerprintCache.open.__func__
+
+    def late_open(cls, *a, **k):
+        walked.wait(10)
+        return real_open(cls, *a, **k)
+
+    monkeypatch.setattr(FingerprintCache, "open", classmethod(late_open))
+    no_reading(monkeypatch)
+
+    def progress(ev):
+        if ev.stage == Stage.WALK and ev.total is not None:  # the walk is over
+            walked.set()
+
+    second = ScanSession(ScanOptions(use_cache=True, cache_path=cache, jobs=1)).run(
+        [str(folder)], progress)
+    assert not second.stats.get("snapshot")
+    assert second.stats["cache_hits"] == len(first.documents) + len(first.problems)
+    same_result(first, second)
+
+
+def test_a_cancelled_walk_closes_the_cache_it_was_opening(folder, tmp_path, monkeypatch):
+    cache = str(tmp_path / "c.sqlite")
+    run(folder, cache)
+    opened: list[FingerprintCache] = []
+    real_open = FingerprintCache.open.__func__
+
+    def keep(cls, *a, **k):
+        c = real_open(cls, *a, **k)
+        opened.append(c)
+        return c
+
+    monkeypatch.setattr(FingerprintCache, "open", classmethod(keep))
+    token = CancelToken()
+    token.cancel()
+    part = ScanSession(ScanOptions(use_cache=True, cache_path=cache, jobs=1)).run(
+        [str(folder)], cancel=token)
+    assert part.partial
+    assert len(opened) == 1 and opened[0].closed
+
+
+def test_cache_notes_come_first_as_before(folder, tmp_path):
+    """A damaged database is moved aside and rebuilt; its note still leads the scan's notes
+    although the cache is now opened while the walk runs (and the walk adds notes of its own)."""
+    cache = tmp_path / "c.sqlite"
+    cache.write_bytes(b"SQLite format 3\x00" + b"\xff" * 5000)
+    os.symlink(folder / "report.txt", folder / "link.txt")
+    result = ScanSession(ScanOptions(use_cache=True, cache_path=str(cache), jobs=1)).run(
+        [str(folder)])
+    assert "moved aside" in result.notes[0]
+    assert any("symbolic link" in n for n in result.notes[1:])

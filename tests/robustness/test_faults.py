@@ -158,15 +158,34 @@ def test_cache_damaged_while_the_scan_runs(small: Path, tmp_path: Path, folder: 
 
     result = scan(small, vandal, use_cache=True, cache_path=str(cache))
     _same_findings(result, scan(small))
-    if folder == "changed":
+    if folder == "changed" or not result.stats.get("snapshot"):
         assert "cache" in _says_cache(result)
     else:
-        # the kept result was read before the damage and answers the whole scan: nothing is
-        # looked up afterwards; the next scan finds the damage when it opens the cache
-        assert result.stats["snapshot"] is True
+        # The cache is opened while the walk runs, so the damage may also come after the kept
+        # result was read; that result then answers the whole scan (nothing is looked up
+        # afterwards), and the next scan finds the damage when it opens the cache.
         again = scan(small, use_cache=True, cache_path=str(cache))
         _same_findings(again, scan(small))
         assert "cache" in _says_cache(again)
+
+
+def test_cache_damaged_after_the_kept_result_was_read(small: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache.sqlite"
+    scan(small, use_cache=True, cache_path=str(cache))
+
+    def vandal(ev) -> None:
+        if ev.stage == Stage.READ:  # the kept result is in hand: the walk saw no change
+            for name in os.listdir(tmp_path):
+                if name.startswith("cache.sqlite"):
+                    with open(tmp_path / name, "r+b") as f:
+                        f.write(os.urandom(16384))
+
+    result = scan(small, vandal, use_cache=True, cache_path=str(cache))
+    _same_findings(result, scan(small))
+    assert result.stats["snapshot"] is True
+    again = scan(small, use_cache=True, cache_path=str(cache))
+    _same_findings(again, scan(small))
+    assert "cache" in _says_cache(again)
 
 
 def test_cache_locked_by_another_process(small: Path, tmp_path: Path) -> None:

@@ -241,12 +241,24 @@ def _build_table(dfp: np.ndarray, plan: _Plan, spec: _TableSpec,
     return _Table(perm, fps, offs, origin)
 
 
+class PairLimitExceeded(ValueError):
+    """:meth:`HammingIndex.all_pairs` found more pairs than its ``max_pairs``."""
+
+
+def _over_limit(found: int, limit: int | None) -> None:
+    if limit is not None and found > limit:
+        raise PairLimitExceeded(f"more than {limit} pairs within the radius (max_pairs)")
+
+
 def _dense_pairs(fps: np.ndarray, rows: np.ndarray, k: int, window: int | None = None,
-                 hub: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                 hub: np.ndarray | None = None, limit: int | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """All (i, j), i before j, of ``rows`` whose fingerprints are within k, in bounded blocks;
     with ``window``, only the first ``window`` such j of each i, and with ``hub`` (a value per
-    position, lowest first) also each i with its lowest-hub match, before or after it."""
+    position, lowest first) also each i with its lowest-hub match, before or after it.
+    :class:`PairLimitExceeded` as soon as more than ``limit`` pairs are found."""
     s = fps.shape[0]
+    found = 0
     out_a: list[np.ndarray] = []
     out_b: list[np.ndarray] = []
     if window is not None and hub is not None and s > 1:
@@ -271,6 +283,8 @@ def _dense_pairs(fps: np.ndarray, rows: np.ndarray, k: int, window: int | None =
         if window is not None and r.size:  # r ascends: a match's rank is its place in its row
             near = np.arange(r.size) - np.searchsorted(r, r) < window
             r, c = r[near], c[near]
+        found += r.size
+        _over_limit(found, limit)
         out_a.append(rows[r + i0])
         out_b.append(rows[c + i0 + 1])
     if not out_a:
@@ -279,8 +293,8 @@ def _dense_pairs(fps: np.ndarray, rows: np.ndarray, k: int, window: int | None =
 
 
 def _run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int,
-               window: int | None = None, hub: np.ndarray | None = None
-               ) -> tuple[np.ndarray, np.ndarray]:
+               window: int | None = None, hub: np.ndarray | None = None,
+               limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Pairs within k inside the equal-key runs of one table (rows are distinct indices).
 
     Small runs are walked by offset: round ``delta`` compares every sorted position with the one
@@ -289,7 +303,8 @@ def _run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int,
     With ``window``, a row keeps only its first ``window`` matches among the later rows of its
     run (a row with fewer keeps them all, so sparse data is unchanged), and with ``hub`` (a
     value per sorted position, lowest first) every row of a run longer than ``window + 1`` is
-    also paired with the run's lowest-hub row when they are within k.
+    also paired with the run's lowest-hub row when they are within k. :class:`PairLimitExceeded`
+    as soon as more than ``limit`` pairs are found (the pairs of one table are distinct).
     """
     counts = np.diff(offs)
     m = sfp.shape[0]
@@ -306,9 +321,12 @@ def _run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int,
             x = (pos != centre) & (np.bitwise_count(sfp[pos] ^ sfp[centre]) <= k)
             out_a.append(perm[centre[x]].astype(np.int64))
             out_b.append(perm[pos[x]].astype(np.int64))
+    total = 0
     for run in np.flatnonzero(counts > DENSE_RUN).tolist():
         lo, hi = int(offs[run]), int(offs[run + 1])
-        a, b = _dense_pairs(sfp[lo:hi], perm[lo:hi], k, window)
+        a, b = _dense_pairs(sfp[lo:hi], perm[lo:hi], k, window,
+                            limit=None if limit is None else limit - total)
+        total += a.size
         out_a.append(a)
         out_b.append(b)
         rem[lo:hi] = 0
@@ -321,6 +339,8 @@ def _run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int,
             x &= found[pos] < window
         if x.any():
             hit = pos[x]
+            total += hit.size
+            _over_limit(total, limit)
             out_a.append(perm[hit].astype(np.int64))
             out_b.append(perm[hit + delta].astype(np.int64))
             if found is not None:
@@ -780,7 +800,8 @@ class HammingIndex:
         """Every pair of ids within distance k, once: (a, b, distance), a < b, sorted by (a, b).
 
         Pairs between identical fingerprints are included (see the module docstring); with
-        ``max_pairs`` set, a ``ValueError`` is raised before allocating more pairs than that.
+        ``max_pairs`` set, :class:`PairLimitExceeded` (a ``ValueError``) is raised as soon as
+        more pairs than that are found, before they are all computed or allocated.
 
         ``window`` bounds the output for clusters of near-identical fingerprints, where every
         pair is within k and their number grows with the square of the cluster: each row then
@@ -816,7 +837,8 @@ class HammingIndex:
         if self._n < 2:
             return _EMPTY.copy(), _EMPTY.copy(), np.empty(0, dtype=np.uint8)
         if self._plan.brute or m < 2:
-            u, v = _dense_pairs(self._dfp, np.arange(m, dtype=np.int64), kk, window, value_hub)
+            u, v = _dense_pairs(self._dfp, np.arange(m, dtype=np.int64), kk, window, value_hub,
+                                limit=max_pairs)
             if window is not None and u.size:
                 self.windowed = bool(np.bincount(u, minlength=m).max() >= window)
         else:
@@ -826,7 +848,8 @@ class HammingIndex:
                 tab = self._table(t)  # built and dropped here when it was not kept
                 offs = tab.local_offs()
                 a, b = _run_pairs(tab.fps, tab.perm, offs, kk, window,
-                                  None if value_hub is None else value_hub[tab.perm])
+                                  None if value_hub is None else value_hub[tab.perm],
+                                  limit=max_pairs)
                 if window is not None and a.size and \
                         int(np.bincount(a, minlength=m).max()) >= window:
                     self.windowed = True  # some row kept only its first ``window`` matches
@@ -862,7 +885,8 @@ class HammingIndex:
         if self._unique:
             total = u.shape[0]
             if max_pairs is not None and total > max_pairs:
-                raise ValueError(f"{total} pairs within the radius exceed max_pairs={max_pairs}")
+                raise PairLimitExceeded(f"{total} pairs within the radius exceed "
+                                        f"max_pairs={max_pairs}")
             a, b = self._members[u], self._members[v]
         else:
             cnt = np.diff(self._mstart)
@@ -872,7 +896,7 @@ class HammingIndex:
             within = cnt[dup] * (cnt[dup] - 1) // 2
             total = int(cross.sum()) + int(within.sum())
             if max_pairs is not None and total > max_pairs:
-                raise ValueError(
+                raise PairLimitExceeded(
                     f"{total} pairs within the radius exceed max_pairs={max_pairs} "
                     f"({self.duplicate_rows} fingerprints repeat another exactly; collapse "
                     f"identical documents first)")

@@ -257,6 +257,27 @@ def test_window_bounds_the_pairs_of_a_dense_cluster_and_keeps_it_connected(strat
     assert len(set(labels[:1500].tolist())) == 1   # the cluster is still one piece
 
 
+@pytest.mark.parametrize("strategy", ["tables", "brute"])
+def test_max_pairs_stops_the_search_early(strategy: str, monkeypatch: pytest.MonkeyPatch
+                                          ) -> None:
+    """A dense cluster would make every pair; past ``max_pairs`` the search stops while it
+    looks (before the pairs are deduplicated and expanded), so trying costs little."""
+    from neardup_core.hamming_index import PairLimitExceeded
+
+    fps = _dense_cluster(4, 1500, 2000)
+    index = HammingIndex(fps, max_k=4, strategy=strategy)
+    a, _, _ = index.all_pairs(4)
+    assert index.all_pairs(4, max_pairs=a.size)[0].size == a.size  # exactly at the limit
+
+    def not_reached(*args: object, **kw: object) -> None:
+        raise AssertionError("the search ran to its end")
+
+    monkeypatch.setattr(HammingIndex, "_expand_pairs", not_reached)
+    with pytest.raises(PairLimitExceeded, match="max_pairs"):
+        index.all_pairs(4, max_pairs=a.size // 10)
+    assert issubclass(PairLimitExceeded, ValueError)
+
+
 def test_window_changes_nothing_where_runs_and_repeats_are_small() -> None:
     fps = np.concatenate([np.random.default_rng(8).integers(0, 2**63, 3000, dtype=np.uint64),
                           np.array([77] * 5 + [76] * 3, dtype=np.uint64)])

@@ -110,7 +110,8 @@ def test_a_crowding_that_boilerplate_caused_is_not_reported(
 def test_simhash_alone_stays_exact(template_folder: Path,
                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """At SimHash's own radius real folders have rows with hundreds of partners, so no window
-    there: its pairs are all the pairs, whatever the window of the combined method."""
+    there while the pairs stay within the budget: they are all the pairs, whatever the window of
+    the combined method."""
     def run(window: int):
         monkeypatch.setattr(scan_module, "HAMMING_WINDOW", window)
         return ScanSession(ScanOptions(use_cache=False, jobs=1, method="simhash")).run(
@@ -120,6 +121,32 @@ def test_simhash_alone_stays_exact(template_folder: Path,
     assert not small.stats.get("simhash_windowed")
     np.testing.assert_array_equal(small.pairs.a, exact.pairs.a)
     np.testing.assert_array_equal(small.pairs.b, exact.pairs.b)
+
+
+def test_simhash_alone_links_a_folder_past_its_pair_budget_around_references(
+        template_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past SIMHASH_PAIRS_MIN (and SIMHASH_PAIRS_PER_DOC a document), SimHash alone stops
+    pairing one by one and links near-copies as the combined method does: far fewer pairs,
+    the same big groups, and a note that says so."""
+    def run(budget: int):
+        monkeypatch.setattr(scan_module, "SIMHASH_PAIRS_MIN", budget)
+        monkeypatch.setattr(scan_module, "SIMHASH_PAIRS_PER_DOC", 1)
+        return ScanSession(ScanOptions(use_cache=False, jobs=1, method="simhash")).run(
+            [str(template_folder)])
+
+    exact, linked = run(10_000_000), run(COPIES * 4)
+    assert len(exact.pairs) > COPIES * (COPIES - 1) // 2 * 0.9  # nearly every pair
+    assert not exact.stats.get("simhash_windowed")
+    assert not any("near-copies of each other" in n for n in exact.notes)
+    assert linked.stats.get("simhash_windowed")
+    assert len(linked.pairs) < len(exact.pairs) / 2  # 16 a file here, not 160
+    assert any("near-copies of each other" in n for n in linked.notes)
+    for mode in (GroupMode.STRICT, GroupMode.COHESIVE):
+        for threshold in (0.75, 0.85):
+            want = _groups(exact, mode, threshold)
+            got = _groups(linked, mode, threshold)
+            assert max(map(len, want)) >= COPIES // 2
+            assert max(got, key=len) == max(want, key=len), (mode, threshold)
 
 
 def test_a_reference_the_user_picks_keeps_the_group_of_near_copies(

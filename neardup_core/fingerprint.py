@@ -16,7 +16,9 @@ it picks boilerplate lines, so ten versions of one contract do not turn their cl
 from __future__ import annotations
 
 import functools
+import re
 import sys
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress
@@ -210,25 +212,41 @@ class Fingerprinter:
 
 
     def _large(self, text: str, drop_lines: np.ndarray | None) -> DocFingerprint:
-        """A long document piece by piece (pieces end at line breaks), with the same result as
-        :meth:`_batch`: shingles and bigrams are carried across pieces, word counts merged.
+        """A long document piece by piece, with the same result as :meth:`_batch`: shingles
+        and bigrams are carried across pieces, word counts merged.
 
-        Memory then stays near that of a PIECE_CHARS document; the whole-text arrays would
-        take some 75 bytes per character at their peak (1.5 GB for a 64 MB Chinese file).
+        The text's arrays then stay those of a PIECE_CHARS document, where the whole text's
+        would take some 75 bytes per character at their peak; what still grows with the
+        document is the count of each distinct word and bigram (for 20 million Chinese
+        characters, 60 MB: 1.2-1.4 GB at the peak in pieces, 2.5 GB whole). Pieces end at line
+        breaks, or inside a line far longer than a piece at spaces or after punctuation (see
+        :func:`_line_pieces`); a line cut in pieces keeps one line hash, of all its parts, as
+        in :meth:`_batch`.
         """
-        pieces = [p for p in map(normalize, _line_pieces(text, PIECE_CHARS)) if p]
+        pieces: list[str] = []
+        seps: list[str] = []  # what joins each piece to the one before: "\n", " " or ""
+        pending = ""  # the joints of pieces that normalised to nothing, since the last kept
+        for raw, sep in _line_pieces(text, PIECE_CHARS):
+            p = normalize(raw)
+            pending = _joint(pending, sep)
+            if p:
+                seps.append(pending if pieces else "")
+                pieces.append(p)
+                pending = ""
         digest = xxhash.xxh3_128()
-        for i, p in enumerate(pieces):
-            digest.update(("\n" if i else "").encode() + p.encode("utf-8", "surrogatepass"))
-        line_hashes = [hash64_lines(p) for p in pieces]
-        chars = sum(map(len, pieces)) + max(0, len(pieces) - 1)
-        all_lines = _frozen(np.concatenate([np.empty(0, np.uint64), *line_hashes]))
+        for p, sep in zip(pieces, seps, strict=True):
+            digest.update(sep.encode() + p.encode("utf-8", "surrogatepass"))
+        line_hashes = _piece_line_hashes(pieces, seps)
+        chars = sum(map(len, pieces)) + sum(map(len, seps))
+        all_lines = _frozen(np.concatenate([np.empty(0, np.uint64), *(
+            h[1:] if i and sep != "\n" else h
+            for i, (h, sep) in enumerate(zip(line_hashes, seps, strict=True)))]))
         if drop_lines is not None and len(drop_lines) and all_lines.shape[0]:
             drop = np.asarray(drop_lines, np.uint64)
             hit = [np.isin(h, drop) for h in line_hashes]
             dropped = sum(sum(map(len, compress(lines(p), m.tolist())))
                           for p, m in zip(pieces, hit, strict=True))
-            if 2 * dropped <= chars:
+            if 2 * dropped <= chars:  # pieces only feed the units now: their breaks are moot
                 pieces = ["\n".join(compress(lines(p), (~m).tolist()))
                           for p, m in zip(pieces, hit, strict=True)]
                 pieces = [p for p in pieces if p]
@@ -296,16 +314,82 @@ class _Accumulator:
         return int(simhash_grouped(h, w, np.zeros(h.shape[0], np.int64), 1)[0])
 
 
-def _line_pieces(text: str, size: int) -> Iterator[str]:
-    """``text`` cut at the first line break after every ``size`` characters (the breaks go)."""
-    start = 0
-    while start < len(text):
-        cut = text.find("\n", start + size)
-        if cut < 0:
-            yield text[start:]
+#: Where a line far longer than a piece may be cut without changing its fingerprint: at a run
+#: of spaces and tabs between two other characters (it goes, and comes back as the " " that
+#: normalising makes of it), or after a punctuation mark followed by another character (no
+#: joint). Neither splits a unit, the segmenter splits there anyway, and normalising
+#: collapses, strips and combines nothing across either (the character after is checked not
+#: to be a combining or format mark).
+_SAFE_CUT = re.compile(r"(?<=\S)[^\S\n\v\f\r\x1c\x1d\x1e\x85\u2028\u2029]+(?=\S)"
+                       r"|[,.;:!?)\]}，。；：！？、）」』】》〉](?=\S)")
+
+
+def _line_pieces(text: str, size: int) -> Iterator[tuple[str, str]]:
+    """``text`` in pieces of about ``size`` characters or more, each with what joins it to
+    the piece before it in the text: "\n" after a line break (the first piece too), " " or "".
+
+    A piece ends at the first line break after ``size`` characters; when none comes within
+    ``size`` more, at the first safe cut (:data:`_SAFE_CUT`) there, and when the line has
+    none either (a blob without spaces or punctuation), right there: the fingerprint may then
+    differ from the whole text's at that cut, which no ordinary text meets.
+    """
+    start, sep = 0, "\n"
+    n = len(text)
+    while start < n:
+        limit = start + size
+        if limit + size >= n and text.find("\n", limit) < 0:
+            yield text[start:], sep
             return
-        yield text[start:cut]
-        start = cut + 1
+        nl = text.find("\n", limit, limit + size)
+        if nl >= 0:
+            yield text[start:nl], sep
+            start, sep = nl + 1, "\n"
+            continue
+        cut, skip, joint = limit + size, 0, ""
+        for m in _SAFE_CUT.finditer(text, limit, limit + size):
+            if not unicodedata.category(text[m.end()]).startswith(("M", "C")):
+                space = m.group()[0].isspace()
+                cut, skip, joint = (m.start(), m.end() - m.start(), " ") if space else \
+                    (m.end(), 0, "")
+                break
+        yield text[start:cut], sep
+        start, sep = cut + skip, joint
+
+
+def _joint(first: str, then: str) -> str:
+    """The joint of two cuts in a row (the piece between them normalised to nothing)."""
+    for j in ("\n", " "):
+        if j in (first, then):
+            return j
+    return ""
+
+
+def _piece_line_hashes(pieces: list[str], seps: list[str]) -> list[np.ndarray]:
+    """:func:`hash64_lines` of each piece, except that the parts of a line cut over several
+    pieces all get the hash of the whole line (as the one-batch path hashes it)."""
+    out = [hash64_lines(p).copy() for p in pieces]
+    members: list[tuple[int, int]] = []  # (piece, line in it) of each part of the open line
+    parts: list[str] = []
+
+    def close() -> None:
+        if len(members) > 1:
+            h = xxhash.xxh3_64()
+            h.update("".join(parts).encode("utf-8", "surrogatepass"))
+            whole = np.uint64(h.intdigest())
+            for k, at in members:
+                out[k][at] = whole
+
+    for k, p in enumerate(pieces):
+        ls = p.split("\n")
+        if k and seps[k] != "\n":
+            members.append((k, 0))
+            parts.extend((seps[k], ls[0]))
+            if len(ls) == 1:
+                continue  # the whole piece is a middle part: the line goes on
+        close()
+        members, parts = [(k, len(ls) - 1)], [ls[-1]]
+    close()
+    return [_frozen(h) for h in out]
 
 
 def _text_and_line_hashes(docs: list[str], joined: str | None = None

@@ -197,6 +197,49 @@ def test_long_documents_piece_by_piece_give_the_same(monkeypatch: pytest.MonkeyP
         assert got[-1] == Fingerprinter(settings).fingerprint("small one", d)
 
 
+@pytest.mark.parametrize("piece", [23, 37, 101])
+def test_one_long_line_piece_by_piece_gives_the_same(monkeypatch: pytest.MonkeyPatch,
+                                                     piece: int) -> None:
+    """A file that is one long line (no line break in 60 MB: an export, a \\r-only file)
+    used to be fingerprinted whole, 2.4 GB at the peak. It is cut inside the line now, at
+    spaces and after punctuation, with the same fingerprint, line hashes included."""
+    import random
+
+    import neardup_core.fingerprint as fpm
+
+    rng = random.Random(piece)
+    words = ["合同", "甲方", "乙方", "付款", "期限", "the", "Contract", "term", "naïve",
+             "Straße", "ＡＢＣ", "x\u0301y", "42", "e.g.", "3.14"]
+    marks = [" ", " ", " ", "，", "。", ", ", ". ", "；", "  ", "\t", "、", "!"]
+    one_line = "".join(rng.choice(words) + rng.choice(marks) for _ in range(400))
+    with_breaks = one_line[:2000] + "\n\n" + one_line[2000:5000] + "\r" + one_line[5000:]
+    footer = "本文件仅供内部参考，未经许可不得转载。"
+    texts = [one_line, with_breaks, (footer + " ") * 300 + "\n" + footer, "。" * 500,
+             "中文" * 400]  # the last has no cut but its pieces' edges: checked apart below
+    drop = np.array([hash64(normalize(footer))], np.uint64)
+    fp = Fingerprinter()
+    want = [[fp.fingerprint_many([t], d)[0] for t in texts] for d in (None, drop)]
+    monkeypatch.setattr(fpm, "LARGE_CHARS", 100)
+    monkeypatch.setattr(fpm, "PIECE_CHARS", piece)
+    for d, expected in zip((None, drop), want, strict=True):
+        got = fp.fingerprint_many(texts, d)
+        assert got[:-1] == expected[:-1]
+        blob = got[-1]  # cut where it had to be: everything but the words at the cuts agrees
+        assert (blob.text_hash, blob.chars, blob.units) == (
+            expected[-1].text_hash, expected[-1].chars, expected[-1].units)
+        np.testing.assert_array_equal(blob.line_hashes, expected[-1].line_hashes)
+
+
+def test_long_line_pieces_stay_near_their_size() -> None:
+    from neardup_core.fingerprint import _line_pieces
+
+    for text in ("中文" * 5000, "word " * 2000, "a" * 10_000, "好，" * 5000):
+        pieces = list(_line_pieces(text, 500))
+        assert all(len(p) <= 1000 for p, _ in pieces)
+        assert len(pieces) >= 10
+        assert "".join(sep + p for p, sep in pieces)[1:] == text  # nothing lost or added
+
+
 def test_module_level_helpers() -> None:
     assert fingerprint_text(EN) == Fingerprinter().fingerprint(EN)
     assert fingerprint_texts([EN, ZH]) == [fingerprint_text(EN), fingerprint_text(ZH)]

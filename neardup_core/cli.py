@@ -66,16 +66,17 @@ def _threshold(text: str) -> float:
     a slip than a wish to group files 1.5 % alike (which would also pair nearly every file), so
     it is refused with both spellings, and "5%" still says it on purpose.
     """
+    given = text.strip()
     try:
-        v = float(text.strip().rstrip("%"))
+        v = float(given.rstrip("%"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if text.strip().endswith("%"):
+    if given.endswith("%"):
         return v / 100
     if 1 < v < 10:
         raise argparse.ArgumentTypeError(
             f"{text!r} is ambiguous: give a share between 0 and 1 (e.g. 0.6) or "
-            f"a percentage with its sign (e.g. {text.strip()}%)")
+            f"a percentage with its sign (e.g. {given}%)")
     return v / 100 if v > 1 else v
 
 

@@ -345,15 +345,17 @@ def _line_pieces(text: str, size: int) -> Iterator[tuple[str, str]]:
             yield text[start:nl], sep
             start, sep = nl + 1, "\n"
             continue
-        cut, skip, joint = limit + size, 0, ""
+        cut = resume = limit + size
+        joint = ""
         for m in _SAFE_CUT.finditer(text, limit, limit + size):
             if not unicodedata.category(text[m.end()]).startswith(("M", "C")):
-                space = m.group()[0].isspace()
-                cut, skip, joint = (m.start(), m.end() - m.start(), " ") if space else \
-                    (m.end(), 0, "")
+                if m.group()[0].isspace():  # the spaces go; the joint stands for them
+                    cut, resume, joint = m.start(), m.end(), " "
+                else:
+                    cut = resume = m.end()
                 break
         yield text[start:cut], sep
-        start, sep = cut + skip, joint
+        start, sep = resume, joint
 
 
 def _joint(first: str, then: str) -> str:

@@ -258,7 +258,7 @@ def _dense_pairs(fps: np.ndarray, rows: np.ndarray, k: int, window: int | None =
     position, lowest first) also each i with its lowest-hub match, before or after it.
     :class:`PairLimitExceeded` as soon as more than ``limit`` pairs are found."""
     s = fps.shape[0]
-    found = 0
+    total = 0  # pairs found so far, for ``limit``
     out_a: list[np.ndarray] = []
     out_b: list[np.ndarray] = []
     if window is not None and hub is not None and s > 1:
@@ -283,8 +283,8 @@ def _dense_pairs(fps: np.ndarray, rows: np.ndarray, k: int, window: int | None =
         if window is not None and r.size:  # r ascends: a match's rank is its place in its row
             near = np.arange(r.size) - np.searchsorted(r, r) < window
             r, c = r[near], c[near]
-        found += r.size
-        _over_limit(found, limit)
+        total += r.size
+        _over_limit(total, limit)
         out_a.append(rows[r + i0])
         out_b.append(rows[c + i0 + 1])
     if not out_a:

@@ -433,11 +433,7 @@ class _Run(RunStages):
             self.workers.close()
             self.stats["workers"] = {"start_method": self.workers.method,
                                      "pools": self.workers.pools}
-            if self._opening is not None:  # the walk failed: the opened cache is closed too
-                self._opening.join()
-                self.cache, self._opening = self._opening.cache, None
-                if self.cache is not None and self._own_cache:
-                    self.cache.hand_over()
+            self._join_cache()  # when the walk failed: the cache it was opening is closed too
             if self._own_cache and self.cache is not None:
                 self.cache.close()
 
@@ -597,33 +593,42 @@ class _Run(RunStages):
         self._own_cache = self.session._cache is None
         self._opening = _CacheOpening(self.opt.cache_path, self.session._cache, self._snap_key)
 
-    def _take_cache(self) -> None:
-        """Wait for the cache opened during the walk and take it over. Its notes go first, where
-        they were when the cache was opened before the walk."""
+    def _join_cache(self) -> _CacheOpening | None:
+        """Wait for the cache being opened, if it is, and make it this thread's."""
         opening, self._opening = self._opening, None
         if opening is None:
-            return
+            return None
         opening.join()
-        notes: list[str] = []
         self.cache = opening.cache
         if self.cache is not None and self._own_cache:
             self.cache.hand_over()
+        return opening
+
+    def _take_cache(self) -> None:
+        """Take over the cache opened during the walk. Its notes go first, where they were
+        when the cache was opened before the walk."""
+        opening = self._join_cache()
+        if opening is None:
+            return
+        before = len(self.notes)
         if opening.open_error is not None:
-            notes.append(f"Scanning without the fingerprint cache: {opening.open_error}")
+            self.notes.append(f"Scanning without the fingerprint cache: {opening.open_error}")
             self._snap_key = None
         elif self._own_cache and getattr(self.cache, "recovered_from", None):
-            notes.append(f"The fingerprint cache was damaged; it was moved aside to "
-                         f"{self.cache.recovered_from} and rebuilt.")
+            self.notes.append(f"The fingerprint cache was damaged; it was moved aside to "
+                              f"{self.cache.recovered_from} and rebuilt.")
         if opening.lookup_error is not None:
-            self._cache_failed(opening.lookup_error, notes)
+            self._cache_failed(opening.lookup_error)
             self._snap_key = None
         elif opening.snap_state is not None:
             self._snap_state, self._kept = opening.snap_state, opening
-        self.notes[0:0] = notes
+        ours = self.notes[before:]
+        del self.notes[before:]
+        self.notes[0:0] = ours
 
-    def _cache_failed(self, exc: Exception, notes: list[str] | None = None) -> None:
-        (self.notes if notes is None else notes).append(
-            f"The fingerprint cache stopped working and was turned off for this scan: {exc}")
+    def _cache_failed(self, exc: Exception) -> None:
+        self.notes.append(f"The fingerprint cache stopped working and was turned off for this "
+                          f"scan: {exc}")
         if self._own_cache and self.cache is not None:
             with contextlib.suppress(Exception):
                 self.cache.close()

@@ -328,20 +328,27 @@ def test_closed_cache_raises_cache_unavailable(db):
         c.get_many([("/a.txt", 1, 1)], KEY)
 
 
-def test_use_from_another_thread_is_reported_not_leaked(db):
+def _raised_in_another_thread(fn) -> list[BaseException]:
+    """What ``fn()`` raised when called from a new thread (empty when nothing)."""
     import threading
 
     caught: list[BaseException] = []
-    with FingerprintCache.open(db) as c:
-        def worker() -> None:
-            try:
-                c.get_many([("/a.txt", 1, 1)], KEY)
-            except BaseException as exc:
-                caught.append(exc)
 
-        t = threading.Thread(target=worker)
-        t.start()
-        t.join()
+    def run() -> None:
+        try:
+            fn()
+        except BaseException as exc:
+            caught.append(exc)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    return caught
+
+
+def test_use_from_another_thread_is_reported_not_leaked(db):
+    with FingerprintCache.open(db) as c:
+        caught = _raised_in_another_thread(lambda: c.get_many([("/a.txt", 1, 1)], KEY))
     assert len(caught) == 1 and isinstance(caught[0], CacheUnavailable)
 
 
@@ -360,17 +367,7 @@ def test_a_cache_opened_in_one_thread_is_handed_over_to_another(db):
     c.hand_over()
     c.put_many([entry("/a.txt", size=1, mtime_ns=1)])
     assert set(c.get_many([("/a.txt", 1, 1)], KEY)) == {"/a.txt"}
-    caught: list[BaseException] = []
-
-    def opener_again() -> None:
-        try:
-            c.get_many([("/a.txt", 1, 1)], KEY)
-        except BaseException as exc:
-            caught.append(exc)
-
-    t = threading.Thread(target=opener_again)
-    t.start()
-    t.join()
+    caught = _raised_in_another_thread(lambda: c.get_many([("/a.txt", 1, 1)], KEY))
     assert len(caught) == 1 and isinstance(caught[0], CacheUnavailable)
     c.close()
 

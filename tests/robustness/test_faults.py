@@ -141,6 +141,14 @@ def test_corrupt_cache_is_moved_aside_rebuilt_and_said(small: Path, tmp_path: Pa
     assert [p for p in os.listdir(tmp_path) if ".corrupt-" in p]
 
 
+def _damage_cache_files(folder: Path) -> None:
+    """Overwrite the start of the cache database and its WAL files with random bytes."""
+    for name in os.listdir(folder):
+        if name.startswith("cache.sqlite"):
+            with open(folder / name, "r+b") as f:
+                f.write(os.urandom(16384))
+
+
 @pytest.mark.parametrize("folder", ["changed", "unchanged"])
 def test_cache_damaged_while_the_scan_runs(small: Path, tmp_path: Path, folder: str) -> None:
     cache = tmp_path / "cache.sqlite"
@@ -151,10 +159,7 @@ def test_cache_damaged_while_the_scan_runs(small: Path, tmp_path: Path, folder: 
 
     def vandal(ev) -> None:
         if ev.stage == Stage.WALK and ev.done == 0:
-            for name in os.listdir(tmp_path):
-                if name.startswith("cache.sqlite"):
-                    with open(tmp_path / name, "r+b") as f:
-                        f.write(os.urandom(16384))
+            _damage_cache_files(tmp_path)
 
     result = scan(small, vandal, use_cache=True, cache_path=str(cache))
     _same_findings(result, scan(small))
@@ -175,10 +180,7 @@ def test_cache_damaged_after_the_kept_result_was_read(small: Path, tmp_path: Pat
 
     def vandal(ev) -> None:
         if ev.stage == Stage.READ:  # the kept result is in hand: the walk saw no change
-            for name in os.listdir(tmp_path):
-                if name.startswith("cache.sqlite"):
-                    with open(tmp_path / name, "r+b") as f:
-                        f.write(os.urandom(16384))
+            _damage_cache_files(tmp_path)
 
     result = scan(small, vandal, use_cache=True, cache_path=str(cache))
     _same_findings(result, scan(small))

@@ -29,6 +29,8 @@ from typing import Any
 import chardet
 import numpy as np
 
+from ..table_cache import cached_arrays
+
 __all__ = ["detect", "fast_path_available"]
 
 #: The chardet release whose internals this mirrors. Any other: chardet.detect, unchanged.
@@ -353,7 +355,32 @@ _BYTEWISE_DECODERS = frozenset({"charmap_decode", "latin_1_decode", "ascii_decod
 def _bytewise_tables(candidates: tuple[Any, ...]) -> dict[str, Any]:
     """For the single-byte code pages among ``candidates`` (ASCII, Latin-1 and the charmap
     codecs, which decode each byte on its own): which bytes each one cannot decode. Data
-    decodes without error exactly when it holds none of them."""
+    decodes without error exactly when it holds none of them.
+
+    Kept in the cache folder (:mod:`neardup_core.table_cache`; Python's version, hence its
+    codecs, is part of the key): building it decodes every byte in a hundred code pages, a
+    twentieth of a second that every scan's fork server and every CLI run would otherwise
+    spend before its first Western file.
+    """
+    names = [enc.name for enc in candidates]
+    inputs = "|".join([str(getattr(chardet, "__version__", "")), *names])
+
+    def check(a: dict[str, np.ndarray]) -> bool:
+        found, undefined = a.get("names"), a.get("undefined")
+        return (found is not None and undefined is not None and found.dtype.kind == "U"
+                and found.ndim == 1 and undefined.dtype == np.bool_
+                and undefined.shape == (found.size, 256) and set(found.tolist()) <= set(names))
+
+    def build() -> dict[str, np.ndarray]:
+        built = _build_bytewise_tables(candidates)
+        return {"names": np.array(built["bytewise"], dtype=np.str_),
+                "undefined": built["undefined"]}
+
+    got = cached_arrays("chardet-bytewise", [__file__], inputs, build, check)
+    return {"bytewise": got["names"].tolist(), "undefined": got["undefined"]}
+
+
+def _build_bytewise_tables(candidates: tuple[Any, ...]) -> dict[str, Any]:
     names: list[str] = []
     rows: list[list[bool]] = []
     every_byte = bytes(range(256))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from neardup_core import table_cache, tokens
-from neardup_core.extract import encoding
+from neardup_core.extract import _chardet_fast, encoding
 
 
 @pytest.fixture
@@ -143,6 +143,28 @@ def test_plausibility_tables_from_the_cache_equal_a_fresh_build(cache: Path) -> 
     assert tenths.dtype == np.int8 and script.dtype == np.uint8
     assert not tenths.flags.writeable and not script.flags.writeable
     assert len(list(cache.glob("plausibility-*.npz"))) == 1
+
+
+@pytest.mark.skipif(not _chardet_fast.fast_path_available(),
+                    reason="another chardet than the one the fast path mirrors")
+def test_chardet_bytewise_tables_from_the_cache_equal_a_fresh_build(cache: Path) -> None:
+    from chardet.enums import EncodingEra
+    from chardet.registry import get_candidates
+
+    candidates = get_candidates(EncodingEra.ALL, None, None)
+    table_cache.source_digest.cache_clear()
+    first = _chardet_fast._bytewise_tables(candidates)     # built and kept
+    (kept,) = cache.glob("chardet-bytewise-*.npz")
+    loaded = _chardet_fast._bytewise_tables(candidates)    # read from the file
+    built = _chardet_fast._build_bytewise_tables(candidates)
+    for got in (first, loaded):
+        assert got["bytewise"] == built["bytewise"]
+        assert got["undefined"].dtype == np.bool_
+        assert np.array_equal(got["undefined"], built["undefined"])
+    assert "cp1252" in loaded["bytewise"] and list(cache.glob("chardet-bytewise-*.npz")) == [kept]
+    # another candidate list (another chardet) is another table, never this one misread
+    _chardet_fast._bytewise_tables(candidates[:-1])
+    assert len(list(cache.glob("chardet-bytewise-*.npz"))) == 2
 
 
 def test_tables_files_are_named_by_what_they_depend_on(cache: Path) -> None:

@@ -25,7 +25,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .extract import FileEntry
 from .fingerprint import FingerprintSettings
-from .hamming_index import _run_pairs
+from .hamming_index import PairLimitExceeded, _run_pairs
 from .lsh import _pairs_in_runs, band_hashes, crowded_run_pairs
 from .models import Problem
 from .scoring import minhash_agreement, simhash_similarity
@@ -41,6 +41,9 @@ _READ_LOCK = threading.Lock()
 #: A row of the candidate frame with ``a == COUNT_ROW`` carries, in ``b``, the number of LSH
 #: buckets of its partition that were too crowded to pair in full (see :func:`bucket_pairs`).
 COUNT_ROW = -1
+#: A row with ``a == WINDOWED_ROW`` carries, in ``b``, 1 when its partition's table runs held
+#: more pairs than the budget of SimHash alone and were paired with a window instead.
+WINDOWED_ROW = -2
 
 
 def pack_sig(sig: np.ndarray) -> pd.arrays.ArrowExtensionArray:
@@ -241,6 +244,13 @@ class PairPlan:
     num_perm: int                         # MinHash slots per document (0 for SimHash alone)
     floor: float
     table_window: int | None = None   # HammingIndex.all_pairs' window (None: every pair)
+    #: SimHash alone (table_window None): a partition whose table runs hold more pairs than
+    #: ``pairs_per_doc`` for each of its rows (and at least ``pairs_min``) is paired with
+    #: ``window_past_budget`` and the ranks as hubs instead, as the local scan does past its
+    #: budget. 0: every pair, whatever their number.
+    pairs_per_doc: int = 0
+    pairs_min: int = 0
+    window_past_budget: int = 0
 
     @property
     def kinds(self) -> int:
@@ -295,17 +305,19 @@ def bucket_pairs(part: pd.DataFrame, plan: PairPlan) -> pd.DataFrame:
 
     Table buckets give the pairs within ``plan.k`` bits (the paper's popcount test, via the
     index's own run comparison, with ``plan.table_window`` as its window and the ranks as its
-    hubs); band buckets give all their pairs, or for a bucket of more than ``max_bucket``
-    documents a chain in SimHash order (each one with the next ``window``) and a star around
+    hubs; a run's rows in fingerprint order, as the index keeps them, so that a window keeps
+    the nearest values; SimHash alone past its budget: see :func:`_table_pairs`); band
+    buckets give all their pairs, or for a bucket of more than ``max_bucket`` documents a chain in SimHash order (each one with the next ``window``) and a star around
     its best-ranked member (lsh.py's rules). Pairs are (a, b, SimHash distance) with a < b,
-    repeats allowed; one extra row (a = COUNT_ROW) holds the number of such crowded buckets.
+    repeats allowed; one extra row (a = COUNT_ROW) holds the number of such crowded buckets,
+    another (a = WINDOWED_ROW) whether the tables went past SimHash alone's budget.
     """
     kind = part["kind"].to_numpy()
     key = part["key"].to_numpy(dtype=np.uint64)
     ids = part["id"].to_numpy(dtype=np.int64)
     fp = part["fp"].to_numpy(dtype=np.uint64)
     hub = part["hub"].to_numpy(dtype=np.int64)
-    order = np.lexsort((ids, key, kind))
+    order = np.lexsort((ids, fp, key, kind))
     kind, key, ids, fp, hub = kind[order], key[order], ids[order], fp[order], hub[order]
     n = ids.shape[0]
     new = np.ones(n, dtype=bool)
@@ -317,11 +329,10 @@ def bucket_pairs(part: pd.DataFrame, plan: PairPlan) -> pd.DataFrame:
     pb: list[np.ndarray] = []
     # tables: runs come first (kinds sorted); positions stand in for rows
     t_end = int(starts[~is_table][0]) if (~is_table).any() else n
+    windowed = 0
     if t_end:
         offs = np.append(starts[is_table], t_end)
-        window = plan.table_window
-        a, b = _run_pairs(fp[:t_end], np.arange(t_end, dtype=np.int64), offs, plan.k, window,
-                          hub[:t_end] if window is not None else None)
+        a, b, windowed = _table_pairs(fp[:t_end], hub[:t_end], offs, plan)
         pa.append(a)
         pb.append(b)
     truncated = 0
@@ -346,8 +357,34 @@ def bucket_pairs(part: pd.DataFrame, plan: PairPlan) -> pd.DataFrame:
     dist = np.bitwise_count(fp[a] ^ fp[b]).astype(np.uint8)
     ia, ib = ids[a], ids[b]
     lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
-    return pd.DataFrame({"a": np.append(lo, COUNT_ROW), "b": np.append(hi, truncated),
-                         "dist": np.append(dist, np.uint8(0)).astype(np.uint8)})
+    return pd.DataFrame({"a": np.append(lo, [COUNT_ROW, WINDOWED_ROW]),
+                         "b": np.append(hi, [truncated, windowed]),
+                         "dist": np.append(dist, np.zeros(2, np.uint8)).astype(np.uint8)})
+
+
+def _table_pairs(fp: np.ndarray, hub: np.ndarray, offs: np.ndarray, plan: PairPlan
+                 ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Pairs (as positions) within ``plan.k`` in the table runs ``offs`` of one partition, and
+    1 if they were too many for every pair (SimHash alone, past the plan's budget), else 0.
+
+    Near-copies of one template share their keys in every table, so their pairs grow with the
+    square of their number: 8,000 versions of one letter made 32 million pairs and 6.4 GB on
+    two workers. The search stops as soon as the budget is passed, before they are allocated.
+    """
+    rows = np.arange(fp.shape[0], dtype=np.int64)
+    window = plan.table_window
+    if window is not None or not plan.pairs_per_doc:
+        a, b = _run_pairs(fp, rows, offs, plan.k, window, hub if window is not None else None)
+        return a, b, 0
+    # A pair found in several tables counts once in each, as a document has a row in each:
+    # per row, the local scan's budget per document.
+    budget = max(plan.pairs_min, plan.pairs_per_doc * fp.shape[0])
+    try:
+        a, b = _run_pairs(fp, rows, offs, plan.k, limit=budget)
+        return a, b, 0
+    except PairLimitExceeded:
+        a, b = _run_pairs(fp, rows, offs, plan.k, plan.window_past_budget, hub)
+        return a, b, 1
 
 
 def _dedupe(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -9,7 +9,8 @@ Crawling", WWW 2007, section 3.1.2), in which every fingerprint is a query:
 2. *Shuffle* that dataframe on (kind, key), so each bucket lands whole in one partition, and
    compare inside buckets only: the popcount test for tables, every pair (or, in a crowded
    bucket, each with its next few) for bands. Out come candidate pairs with their SimHash
-   distance.
+   distance. SimHash alone keeps the local scan's budget per partition: past 64 pairs a row,
+   a partition's tables link near-copies around their reference instead.
 3. *Score*: shuffle the candidates to the partition of the fingerprint table holding their
    first document (the table is indexed by document number, so this is a range partitioning
    with its divisions), drop repeats there, attach that document's MinHash slots, shuffle to
@@ -34,7 +35,13 @@ from . import dask_kernels as K
 from .hamming_index import _plan
 from .lsh import DEFAULT_BUCKET_WINDOW, scan_params
 from .models import Method, ScanOptions
-from .scan import BOTH_SIMHASH_K, HAMMING_WINDOW, LSH_MAX_BUCKET
+from .scan import (
+    BOTH_SIMHASH_K,
+    HAMMING_WINDOW,
+    LSH_MAX_BUCKET,
+    SIMHASH_PAIRS_MIN,
+    SIMHASH_PAIRS_PER_DOC,
+)
 from .scoring import distance_for_similarity
 
 #: Partial forests merged per step of the grouping's tree of merges.
@@ -81,11 +88,15 @@ def pair_plan(opt: ScanOptions, floor: float, reps: int, *,
     if opt.method in (Method.MINHASH, Method.BOTH):
         bands, rows = scan_params(floor, opt.num_perm, fp_weight=0.3, fn_weight=0.7)
     minhash = opt.method != Method.SIMHASH
+    alone = opt.method == Method.SIMHASH
     return K.PairPlan(k=k, starts=starts, widths=widths, tables=tables, bands=bands, rows=rows,
                       idx_bits=max(1, (reps - 1).bit_length()), max_bucket=max_bucket,
                       window=DEFAULT_BUCKET_WINDOW, minhash=minhash,
                       num_perm=opt.num_perm if minhash else 0, floor=float(floor),
-                      table_window=HAMMING_WINDOW if opt.method == Method.BOTH else None)
+                      table_window=HAMMING_WINDOW if opt.method == Method.BOTH else None,
+                      pairs_per_doc=SIMHASH_PAIRS_PER_DOC if alone else 0,
+                      pairs_min=SIMHASH_PAIRS_MIN if alone else 0,
+                      window_past_budget=HAMMING_WINDOW if alone else 0)
 
 
 def keyed(fps: DataFrame, plan: K.PairPlan, *, part_rows: int, task_rows: int) -> DataFrame:
@@ -129,12 +140,17 @@ def truncated(cand: DataFrame) -> object:
     return cand[cand["a"] == K.COUNT_ROW]["b"].sum()
 
 
+def windowed(cand: DataFrame) -> object:
+    """Lazy count of the partitions whose table runs went past SimHash alone's budget."""
+    return cand[cand["a"] == K.WINDOWED_ROW]["b"].sum()
+
+
 def scored(cand: DataFrame, fps: DataFrame, plan: K.PairPlan, *,
            method: str | None = None) -> DataFrame:
     """Distinct candidate pairs with their distance, Jaccard estimate and score, >= the floor."""
     divisions = list(fps.divisions)
     how = shuffle_method(method, fps.npartitions)
-    pairs = cand[cand["a"] != K.COUNT_ROW]
+    pairs = cand[cand["a"] >= 0]   # not the count rows
     by_a = pairs.set_index("a", divisions=divisions, shuffle_method=how)
     if not plan.minhash:
         return map_partitions(K.join_left, by_a, fps, plan, meta=K.PAIRS_META)

@@ -439,6 +439,16 @@ class _DaskRun(RunStages):
                                   f"weak pairs among them may be missing.")
         if plan.tables:
             self.stats["simhash_tables"] = len(plan.tables)
+        if plan.pairs_per_doc:
+            windowed = int(self._compute(P.windowed(cand)))
+            if windowed:
+                self.stats["simhash_windowed"] = True
+                self.notes.append(f"Many documents here are near-copies of each other (more "
+                                  f"than {plan.pairs_per_doc} similar pairs a document in "
+                                  f"{windowed} part{'s' if windowed > 1 else ''} of the "
+                                  f"search): they were linked around the file each group "
+                                  f"would keep rather than pair by pair; a few weak pairs "
+                                  f"among them may be missing.")
         kept = self._persist(P.scored(cand, fps, plan, method=method))
         del cand
         self.emit(Stage.PAIRS, 2, 3, "")

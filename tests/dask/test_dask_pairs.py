@@ -4,6 +4,7 @@ the tree of union-find merges against scipy's components, and the signature colu
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -88,12 +89,55 @@ def test_bands_match_lsh_with_crowded_buckets(dask_client: Any) -> None:
     cand = dask_client.compute(P.candidates(fps, plan, reps=n, part_rows=80, task_rows=200,
                                             method=None)).result()
     counts = cand[cand["a"] == K.COUNT_ROW]
-    cand = cand[cand["a"] != K.COUNT_ROW]
+    cand = cand[cand["a"] >= 0]  # not the count rows
     a, b, truncated = candidate_pairs(sig, plan.bands, plan.rows, max_bucket=6, hubs=hub,
                                       chain_keys=simhash)
     assert truncated > 0
     assert int(counts["b"].sum()) == truncated
     assert pair_set(cand["a"].to_numpy(), cand["b"].to_numpy()) == pair_set(a, b)
+
+
+def test_simhash_alone_past_its_budget_pairs_with_a_window_and_a_star(dask_client: Any
+                                                                   ) -> None:
+    """A partition whose table runs hold more pairs than the budget stops counting them and
+    pairs each row with its first matches and the run's best-ranked row instead, and says so
+    in its count row; a partition within the budget gives every pair."""
+    rng = np.random.default_rng(11)
+    n, crowd, k = 600, 200, 3
+    fp = planted(n, seed=5)
+    base = fp[0]
+    for i in range(1, crowd):  # near-copies of one text: every pair within k
+        flips = rng.choice(64, size=int(rng.integers(0, 2)), replace=False)
+        fp[i] = base ^ np.bitwise_or.reduce(np.uint64(1) << flips.astype(np.uint64),
+                                            initial=np.uint64(0))
+    hub = rng.permutation(n).astype(np.int64)
+    opt = ScanOptions(method=Method.SIMHASH, max_distance=k)
+    plan = P.pair_plan(opt, 0.1, n)
+    assert plan is not None and plan.pairs_per_doc and plan.table_window is None
+    a, b, _ = HammingIndex(fp, max_k=k).all_pairs(k)
+    every = pair_set(a, b)
+
+    def found(plan: K.PairPlan) -> tuple[set[tuple[int, int]], int]:
+        fps = fps_frame(fp, None, parts=3, hub=hub)
+        cand = dask_client.compute(P.candidates(fps, plan, reps=n, part_rows=n, task_rows=n,
+                                                method=None)).result()
+        flags = int(cand[cand["a"] == K.WINDOWED_ROW]["b"].sum())
+        cand = cand[cand["a"] >= 0]
+        return pair_set(cand["a"].to_numpy(), cand["b"].to_numpy()), flags
+
+    within, flags = found(plan)   # the real budget: far from reached
+    assert flags == 0 and within == every
+    tight = dataclasses.replace(plan, pairs_min=1_000, pairs_per_doc=1)
+    assert len(every) > 1_000 * len(plan.tables) + n
+    windowed, flags = found(tight)
+    assert flags >= 1
+    assert windowed < every and len(windowed) < len(every) // 2
+    # the best-ranked near-copy is paired with each of the others (the star)...
+    best = min(range(crowd), key=lambda i: hub[i])
+    assert all((min(i, best), max(i, best)) in windowed for i in range(crowd) if i != best)
+    # ... and pairs outside the crowd, each row having few matches, are all kept
+    sparse = {p for p in every if p[0] >= crowd and p[1] >= crowd}
+    assert sparse and sparse <= windowed
 
 
 def test_scores_are_the_local_scores(dask_client: Any) -> None:

@@ -241,3 +241,35 @@ def test_near_copies_of_one_template_are_linked_as_locally(tmp_path: Path, dask_
     assert remote.stats["lsh"]["truncated_buckets"] > 0
     assert_same(local, remote)
     assert max(len(g) for g in local.groups) >= 60
+
+
+def test_simhash_alone_on_near_copies_past_the_budget(tmp_path: Path, dask_client: Any,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Versions of one letter with SimHash alone: past the budget of similar pairs, the
+    cluster links them around the file each group keeps, as the local scan does, with a note;
+    the groups are the local scan's, with far fewer pairs than every pair."""
+    from neardup_core import dask_pairs
+    from neardup_core import scan as scan_module
+
+    base = tg.en_doc(52, 25)
+    for i in range(90):
+        (tmp_path / f"letter {i:02d}.txt").write_text(tg.typos(base, 700 + i, 1 + i % 4),
+                                                      encoding="utf-8")
+    (tmp_path / "other.txt").write_text(tg.en_doc(53, 25), encoding="utf-8")
+    opt = options(method=Method.SIMHASH, threshold=0.8)
+    every = DaskScanSession(opt, client=dask_client, **SMALL).run([str(tmp_path)])
+    assert not every.stats.get("simhash_windowed")
+    assert len(every.pairs) > 90 * 89 // 2 * 0.9   # nearly every pair of versions
+    for module in (scan_module, dask_pairs):
+        monkeypatch.setattr(module, "SIMHASH_PAIRS_MIN", 200)
+        monkeypatch.setattr(module, "SIMHASH_PAIRS_PER_DOC", 1)
+    local = ScanSession(opt).run([str(tmp_path)])
+    remote = DaskScanSession(opt, client=dask_client, **SMALL).run([str(tmp_path)])
+    assert remote.stats.get("simhash_windowed") is True
+    assert any("near-copies of each other" in n for n in local.notes)
+    assert any("near-copies of each other" in n for n in remote.notes)
+    assert len(remote.pairs) < len(every.pairs) // 2
+    for mode in (GroupMode.COHESIVE, GroupMode.STRICT, GroupMode.CONNECTED):
+        want = sorted(len(g.members) for g in local.regroup(0.8, mode).groups)
+        got = sorted(len(g.members) for g in remote.regroup(0.8, mode).groups)
+        assert got[-1] == want[-1] >= 85, mode

@@ -306,11 +306,12 @@ def bucket_pairs(part: pd.DataFrame, plan: PairPlan) -> pd.DataFrame:
     Table buckets give the pairs within ``plan.k`` bits (the paper's popcount test, via the
     index's own run comparison, with ``plan.table_window`` as its window and the ranks as its
     hubs; a run's rows in fingerprint order, as the index keeps them, so that a window keeps
-    the nearest values; SimHash alone past its budget: see :func:`_table_pairs`); band
-    buckets give all their pairs, or for a bucket of more than ``max_bucket`` documents a chain in SimHash order (each one with the next ``window``) and a star around
-    its best-ranked member (lsh.py's rules). Pairs are (a, b, SimHash distance) with a < b,
-    repeats allowed; one extra row (a = COUNT_ROW) holds the number of such crowded buckets,
-    another (a = WINDOWED_ROW) whether the tables went past SimHash alone's budget.
+    the nearest values; SimHash alone past its budget: see :func:`_table_pairs`). Band buckets
+    give all their pairs, or for a bucket of more than ``max_bucket`` documents a chain in
+    SimHash order (each one with the next ``window``) and a star around its best-ranked member
+    (lsh.py's rules). Pairs are (a, b, SimHash distance) with a < b, repeats allowed; one extra
+    row (a = COUNT_ROW) holds the number of such crowded buckets, another (a = WINDOWED_ROW)
+    whether the tables went past SimHash alone's budget.
     """
     kind = part["kind"].to_numpy()
     key = part["key"].to_numpy(dtype=np.uint64)

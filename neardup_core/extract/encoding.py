@@ -774,6 +774,30 @@ def _script_of(codes: np.ndarray) -> np.ndarray:
                     np.where(codes >= 0x10000, _OTHER, script[np.minimum(codes, 0xFFFF)]))
 
 
+def _penalty(codes: np.ndarray, top: int) -> int:
+    """Points off a text's score: :func:`_glued` and :func:`_latin1_runs` (``top``: the largest
+    code point, which rules either out cheaply)."""
+    points = _glued(codes) if top >= _CJK_RANGES[0][0] else 0
+    return points + _latin1_runs(codes) if top >= 0x80 else points
+
+
+def _latin1_runs(codes: np.ndarray) -> int:
+    """Characters that continue a run of three or more from U+0080-U+00FF (the no-break space
+    aside).
+
+    That is the shape of double-byte text (GBK, Big5, Shift_JIS...) read in a Western code page:
+    every byte of every character becomes one of them, and their symbols and letters weigh
+    as much as real accented letters, so on a short text the mojibake outscored the true
+    reading ("夏季引援" in GBK read as "ÏÄ¼¾ÒýÔ®"). Western text puts its accented letters
+    between ASCII ones; two in a row are common ("ção"), three rare. Cyrillic, Greek, Hebrew
+    or Thai text read as CP1252 has the same shape, and its true reading lies elsewhere.
+    """
+    if codes.shape[0] < 3:
+        return 0
+    latin1 = ((codes - 0x80) < 0x80) & (codes != 0xA0)   # unsigned wrap-around below 0x80
+    return int(np.count_nonzero(latin1[2:] & latin1[1:-1] & latin1[:-2]))
+
+
 def _glued(codes: np.ndarray) -> int:
     """Latin letters next to an ideograph, kana or Hangul syllable, either way round."""
     latin = ((codes | 0x20) - 0x61) < 26   # A-Z, a-z (unsigned wrap-around does the rest)
@@ -817,7 +841,7 @@ def _quick_plausibility(text: str) -> tuple[float, bool]:
         return 1.0, True
     score = (int(hist @ _BIN_TENTHS) - _SPACE * spaces) / 10
     exact = not hist[_BIN_INEXACT].any()
-    return (score - (_glued(codes) if top >= _CJK_RANGES[0][0] else 0)) / total, exact
+    return (score - _penalty(codes, top)) / total, exact
 
 
 #: The tenths each bin of a histogram of the int8 weight table's bytes stands for.
@@ -834,7 +858,7 @@ def _quick_plausibility_astral(codes: np.ndarray) -> tuple[float, bool]:
         return 1.0, True
     score = (int(tenths.sum(dtype=np.int64)) - _SPACE * spaces) / 10
     exact = not (tenths % 5).any()
-    return (score - _glued(codes)) / total, exact
+    return (score - _penalty(codes, int(codes.max()))) / total, exact
 
 
 #: Below this many characters plausibility counts in Python; numpy's fixed costs dominate.
@@ -848,7 +872,8 @@ def _scored_weight(c: str) -> float | None:
 
 def plausibility(text: str) -> float:
     """How much ``text`` looks like human writing: about 0.6-1.0 for real text, below 0.3 for
-    mojibake. Whitespace is not counted; an ideograph next to a Latin letter costs a point.
+    mojibake. Whitespace is not counted; an ideograph next to a Latin letter costs a point, and
+    so does each character that continues a run of three from U+0080-U+00FF.
 
     The score is a float sum over distinct characters in order of first appearance (as a
     ``Counter`` lists them), and the faster paths give the same float to the last bit: the
@@ -865,7 +890,8 @@ def plausibility(text: str) -> float:
                 score += n * w
         if not total:
             return 1.0
-        return (score - _glued(_code_points(text))) / total
+        codes = _code_points(text)
+        return (score - _penalty(codes, int(codes.max()))) / total
     quick, exact = _quick_plausibility(text)
     if exact:
         return quick
@@ -879,4 +905,4 @@ def plausibility(text: str) -> float:
     weights = np.where(tenths != _SPACE, tenths, 0) / 10
     # cumsum adds strictly left to right (sum() would add pairwise): the Counter loop's sum.
     score = float(np.cumsum(counts * weights)[-1])
-    return (score - _glued(codes)) / total
+    return (score - _penalty(codes, int(codes.max()))) / total

@@ -10,6 +10,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+import textgen as tg
+
 from neardup_core.extract.encoding import BinaryContent, Decoded, decode_bytes, plausibility
 
 ZH = (
@@ -143,6 +145,40 @@ def test_short_traditional_chinese_in_big5(text: str) -> None:
     decoded = decode_bytes(text.encode("big5"))
     _same(decoded, text)
     assert decoded.encoding in {"cp950", "big5hkscs"}
+
+
+def test_a_few_words_of_chinese_are_not_read_as_western_mojibake() -> None:
+    """Six to twenty characters of GBK or Big5: every byte is >= 0x80, and read as CP1252
+    they are Latin-1 letters and symbols that weighed like real accented text, so a phrase
+    of uncommon characters came out as "ÏÄ¼¾ÒýÔ®" (about one in thirty here did)."""
+    rng = random.Random(5)
+    wrong = []
+    tried = 0
+    for _ in range(500):
+        text = tg.zh_sentence(rng)[: rng.randint(6, 20)]
+        for codec in ("gbk", "big5"):
+            try:
+                data = text.encode(codec)
+            except UnicodeEncodeError:
+                continue
+            tried += 1
+            got = decode_bytes(data)
+            if got.text != text:
+                wrong.append((text, codec, got.encoding))
+    assert tried > 500   # every one in GBK, those without simplified characters in Big5
+    assert not wrong, wrong[:10]
+
+
+def test_western_text_keeps_its_accented_letters_next_to_each_other() -> None:
+    """Two accented letters in a row are ordinary ("ção"); runs of Latin-1 letters cost points
+    only from the third on, and every reading of the same bytes in a Western code page pays
+    alike, so Western text stays in its code page."""
+    for text in ("A instalação das funções não está concluída; ações pendentes: três.",
+                 "Þjóðólfur og Ævar fóru í ferðalag með ömmu sinni í gær.",
+                 "Der Bär läuft über die Brücke, während die Mäuse schlafen.",
+                 "«Où êtes-vous?» demanda-t-elle à l'élève français."):
+        got = decode_bytes(text.encode("cp1252"))
+        assert got.text == text and got.encoding in {"cp1252", "iso8859-1", "iso8859-15"}, got
 
 
 def test_big5_euro_sign_needs_cp950() -> None:

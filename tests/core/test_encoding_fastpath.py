@@ -69,6 +69,9 @@ def _sample(data: bytes) -> bytes:
 
 _REF_CJK = re.compile(f"[{enc._CJK_CLASS}]")
 _REF_GLUED = re.compile(f"(?=[A-Za-z][{enc._CJK_CLASS}]|[{enc._CJK_CLASS}][A-Za-z])")
+#: Runs of three or more characters from U+0080-U+00FF other than the no-break space: each
+#: character after the second costs a point.
+_REF_LATIN1_RUN = re.compile("[\u0080-\u009f\u00a1-\u00ff]{3,}")
 
 
 def _reference_plausibility(text: str) -> float:
@@ -82,7 +85,9 @@ def _reference_plausibility(text: str) -> float:
         score += n * enc._char_weight(ch)
     if not total:
         return 1.0
-    return (score - sum(1 for _ in _REF_GLUED.finditer(text))) / total
+    glued = sum(1 for _ in _REF_GLUED.finditer(text))
+    runs = sum(len(m.group()) - 2 for m in _REF_LATIN1_RUN.finditer(text))
+    return (score - (glued + runs)) / total
 
 
 def test_tables_match_char_weight_and_cjk_class() -> None:

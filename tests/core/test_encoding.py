@@ -7,10 +7,9 @@ import os
 import random
 
 import pytest
+import textgen as tg
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
-import textgen as tg
 
 from neardup_core.extract.encoding import BinaryContent, Decoded, decode_bytes, plausibility
 

@@ -59,6 +59,15 @@ def _share(text: str) -> float | None:
     return v
 
 
+def _chosen_encoding(text: str) -> tuple[str, str]:
+    """FILE=CODEC: read FILE in CODEC instead of the detected encoding."""
+    path, sep, codec = text.rpartition("=")
+    if not sep or not path or not codec.strip():
+        raise argparse.ArgumentTypeError(f"expected FILE=ENCODING (e.g. notes.txt=gb18030), got "
+                                         f"{text!r}")
+    return os.path.abspath(path), codec.strip()
+
+
 def _threshold(text: str) -> float:
     """A share (0.8) or a percentage (80%, or 80 without the sign).
 
@@ -123,6 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ignore lines found in more than this share of documents (default 0.1; "
                         "'off' to keep them)")
     s.add_argument("--user-dict", metavar="FILE", help="jieba user dictionary for Chinese words")
+    s.add_argument("--encoding", action="append", default=[], type=_chosen_encoding,
+                   metavar="FILE=ENCODING",
+                   help="read this text file in this encoding instead of the detected one "
+                        "(e.g. notes.txt=gb18030); repeatable")
     s.add_argument("--reference-folder", action="append", default=[], metavar="DIR",
                    help="prefer files in this folder as the copy to keep")
     s.add_argument("--num-perm", type=int, default=128, help=argparse.SUPPRESS)
@@ -153,6 +166,7 @@ def options_from_args(args: argparse.Namespace) -> ScanOptions:
         boilerplate=args.boilerplate, user_dict=args.user_dict, jobs=args.jobs,
         use_cache=not args.no_cache, cache_path=args.cache,
         reference_folders=tuple(os.path.abspath(f) for f in args.reference_folder),
+        encodings=tuple(args.encoding),
     )
 
 

@@ -105,10 +105,11 @@ class BatchOut:
 
 
 def read_batch(entries: Sequence[FileEntry], settings: FingerprintSettings,
-               max_bytes: int) -> BatchOut:
-    """Extract and fingerprint a batch of files, exactly as a local scan's worker does."""
+               max_bytes: int, encodings: dict[str, str] | None = None) -> BatchOut:
+    """Extract and fingerprint a batch of files, exactly as a local scan's worker does
+    (``encodings``: the codecs the user chose for some of them)."""
     with _READ_LOCK:
-        outcomes = process_batch(list(entries), settings, max_bytes)
+        outcomes = process_batch(list(entries), settings, max_bytes, None, encodings)
     by_path = {o.path: o for o in outcomes}
     k = settings.num_perm if settings.minhash else 0
     meta: list[tuple[str, Problem | DocMeta]] = []
@@ -151,7 +152,7 @@ def affected_count(out: BatchOut, boiler: np.ndarray) -> int:
 
 
 def reread(out: BatchOut, boiler: np.ndarray, settings: FingerprintSettings,
-           max_bytes: int) -> BatchOut:
+           max_bytes: int, encodings: dict[str, str] | None = None) -> BatchOut:
     """The batch with boilerplate lines left out of its affected documents' fingerprints.
 
     As in the local scan, a document whose text changed since it was first read (or that can
@@ -161,7 +162,8 @@ def reread(out: BatchOut, boiler: np.ndarray, settings: FingerprintSettings,
     if not docs:
         return out
     with _READ_LOCK:
-        outcomes = process_batch([out.entries[i] for i in docs], settings, max_bytes, boiler)
+        outcomes = process_batch([out.entries[i] for i in docs], settings, max_bytes, boiler,
+                                 encodings)
     by_path = {o.path: o for o in outcomes}
     simhash = out.simhash.copy()
     minhash = out.minhash.copy()

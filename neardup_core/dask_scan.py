@@ -272,9 +272,15 @@ class _DaskRun(RunStages):
         return result
 
     # -- reading (tasks over batches of paths) -----------------------------------------------
+    def _chosen(self, entries: Sequence[FileEntry]) -> dict[str, dict[str, str]]:
+        """``encodings=`` for a batch's task: the codecs the user chose for its files, if any."""
+        chosen = {e.path: c for e in entries if (c := self.opt.encoding_of(e.path)) is not None}
+        return {"encodings": chosen} if chosen else {}
+
     def _submit(self, batch: _Batch) -> Future:
         batch.fut = self.client.submit(self.s.reader, batch.entries, self.settings,
-                                       self.opt.max_size, pure=False)
+                                       self.opt.max_size, pure=False,
+                                       **self._chosen(batch.entries))
         batch.meta_fut = self.client.submit(K.batch_meta, batch.fut, pure=False)
         return batch.meta_fut
 
@@ -503,7 +509,8 @@ class _DaskRun(RunStages):
             if c:
                 nb = _Batch(b.entries, meta=b.meta)
                 nb.fut = self.client.submit(K.reread, b.fut, lines, self.settings,
-                                            self.opt.max_size, pure=False)
+                                            self.opt.max_size, pure=False,
+                                            **self._chosen(b.entries))
                 owner[nb.fut] = (i, nb, c)
         done = 0
 

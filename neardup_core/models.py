@@ -7,6 +7,7 @@ from pairs that were computed once, so nothing a view holds ever changes under i
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import hashlib
 import json
@@ -170,6 +171,9 @@ class ScanOptions:
     use_cache: bool = True
     cache_path: str | None = None          # None = the user's cache folder
     reference_folders: tuple[str, ...] = ()  # files here are preferred as group references
+    #: (path, codec) pairs: text files read in the codec the user chose instead of the detected
+    #: one (a short file the detector got wrong). Paths are made absolute; later pairs win.
+    encodings: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         # Accept strings and lists from callers (CLI, settings, JSON); store canonical types.
@@ -179,6 +183,9 @@ class ScanOptions:
         object.__setattr__(self, "include", inc)
         object.__setattr__(self, "exclude", tuple(self.exclude))
         object.__setattr__(self, "reference_folders", tuple(self.reference_folders))
+        pairs = self.encodings.items() if isinstance(self.encodings, dict) else self.encodings
+        chosen = {os.path.abspath(str(path)): str(codec) for path, codec in pairs}
+        object.__setattr__(self, "encodings", tuple(sorted(chosen.items())))
 
     def validate(self) -> ScanOptions:
         """Raise :class:`OptionsError` naming the first bad option; return self for chaining."""
@@ -212,7 +219,22 @@ class ScanOptions:
             raise OptionsError("seed", "must be an integer in [0, 2**32)")
         if self.user_dict is not None and not os.path.isfile(self.user_dict):
             raise OptionsError("user_dict", f"no such file: {self.user_dict}")
+        for path, codec in self.encodings:
+            try:
+                codecs.lookup(codec)
+            except LookupError:
+                raise OptionsError("encodings", f"{codec!r} (for {path}) is not an encoding "
+                                   "Python knows, such as gb18030, big5, utf-8 or "
+                                   "cp1252") from None
         return self
+
+    def encoding_of(self, path: str) -> str | None:
+        """The codec the user chose for the file at ``path`` (absolute), or None: detected."""
+        return self._chosen.get(path) if self.encodings else None
+
+    @cached_property
+    def _chosen(self) -> dict[str, str]:
+        return dict(self.encodings)
 
     @property
     def workers(self) -> int:
@@ -237,6 +259,7 @@ class ScanOptions:
         d["group_mode"] = str(self.group_mode)
         for k in ("include", "exclude", "reference_folders"):
             d[k] = list(d[k])
+        d["encodings"] = [list(pair) for pair in self.encodings]
         return d
 
     @classmethod

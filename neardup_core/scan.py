@@ -451,11 +451,15 @@ class _Run(RunStages):
         if not new:
             return
         hits: dict[str, CacheEntry] = {}
-        if self.cache is not None:
+        # A file read in a codec the user chose is never answered by the cache (its rows hold
+        # the detected reading) and never kept there.
+        cached = [e for e in new if self.opt.encoding_of(e.path) is None] \
+            if self.opt.encodings else new
+        if self.cache is not None and cached:
             try:
-                hits = self.cache.get_many([(e.path, e.size, e.mtime_ns) for e in new],
+                hits = self.cache.get_many([(e.path, e.size, e.mtime_ns) for e in cached],
                                            self.settings_key)
-                hits.update(self._same_content([e for e in new if e.path not in hits]))
+                hits.update(self._same_content([e for e in cached if e.path not in hits]))
             except CacheError as exc:
                 self._cache_failed(exc)
         self._rows.update(hits)
@@ -493,6 +497,12 @@ class _Run(RunStages):
             self.stats["cache_same_content"] = self.stats.get("cache_same_content", 0) + len(found)
             self.cache.put_many(found.values())
         return found
+
+    def _chosen(self, batch: Sequence[FileEntry]) -> dict[str, str] | None:
+        """The codecs the user chose for files of ``batch`` (None: none), for its worker."""
+        if not self.opt.encodings:
+            return None
+        return {e.path: c for e in batch if (c := self.opt.encoding_of(e.path)) is not None}
 
     def _inprocess(self, files: int, nbytes: int) -> bool:
         """Too little to read for worker processes to pay for their start."""
@@ -655,7 +665,8 @@ class _Run(RunStages):
         if self.cache is not None and fresh:
             rows = [_cache_entry(o, self.settings_key) for o in fresh.values()
                     if not o.changed and (o.problem is None or o.problem.kind not in
-                    (ProblemKind.LOST, ProblemKind.VANISHED, ProblemKind.UNREADABLE))]
+                    (ProblemKind.LOST, ProblemKind.VANISHED, ProblemKind.UNREADABLE))
+                    and self.opt.encoding_of(o.path) is None]
             self._rows.update((r.path, r) for r in rows)
             try:
                 self.cache.put_many(rows)
@@ -720,7 +731,8 @@ class _Run(RunStages):
                     if suspects:
                         if not inflight:
                             fut = pool.submit(process_batch, [suspects[0]], self.settings,
-                                              self.opt.max_size, drop_lines)
+                                              self.opt.max_size, drop_lines,
+                                              self._chosen([suspects[0]]))
                             inflight[fut] = [suspects[0]]
                     else:
                         while (ready or queue) and len(inflight) < limit:
@@ -731,7 +743,8 @@ class _Run(RunStages):
                             else:
                                 batch = queue.popleft()
                                 fut = pool.submit(process_batch, batch, self.settings,
-                                                  self.opt.max_size, drop_lines)
+                                                  self.opt.max_size, drop_lines,
+                                                  self._chosen(batch))
                             inflight[fut] = batch
                     finished, _ = wait(inflight, timeout=0.2, return_when=FIRST_COMPLETED)
                     for fut in finished:
@@ -816,7 +829,7 @@ class _Run(RunStages):
             text = [e for e in batch if not e.path.lower().endswith(_DOCX)]
             later.extend(e for e in batch if e.path.lower().endswith(_DOCX))
             if text:
-                items = prepare_batch(text, self.opt.max_size)
+                items = prepare_batch(text, self.opt.max_size, self._chosen(text))
                 held += sum(len(x.got.text) for x in items if isinstance(x, Prepared))
                 ready.append((text, items))
         queue.extendleft(reversed(list(batches(later))))
@@ -862,7 +875,8 @@ class _Run(RunStages):
             if self.cancel.cancelled:
                 self._mark_cancelled(f"while {verb.lower()} files")
                 break
-            for o in process_batch(batch, self.settings, self.opt.max_size, drop_lines):
+            for o in process_batch(batch, self.settings, self.opt.max_size, drop_lines,
+                                   self._chosen(batch)):
                 out[o.path] = o
             done += len(batch)
             self.emit(stage, done, total, batch[-1].path)

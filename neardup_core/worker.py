@@ -107,10 +107,12 @@ def _finish_one(e: FileEntry, got: Extracted, fp: DocFingerprint, max_bytes: int
 
 
 def process_batch(batch: list[FileEntry], settings: FingerprintSettings, max_bytes: int,
-                  drop_lines: np.ndarray | None = None) -> list[Outcome]:
+                  drop_lines: np.ndarray | None = None,
+                  encodings: dict[str, str] | None = None) -> list[Outcome]:
     """Extract a batch, then fingerprint its texts in one pass (several times faster than one
-    document at a time for small files). One bad file never costs the others."""
-    return fingerprint_prepared(prepare_batch(batch, max_bytes), settings, max_bytes,
+    document at a time for small files). One bad file never costs the others. ``encodings``:
+    the codec the user chose for some of the files (path -> codec)."""
+    return fingerprint_prepared(prepare_batch(batch, max_bytes, encodings), settings, max_bytes,
                                 drop_lines)
 
 
@@ -124,13 +126,15 @@ class Prepared:
     got: Extracted
 
 
-def prepare_batch(batch: list[FileEntry], max_bytes: int) -> list[Outcome | Prepared]:
+def prepare_batch(batch: list[FileEntry], max_bytes: int,
+                  encodings: dict[str, str] | None = None) -> list[Outcome | Prepared]:
     """The reading half of :func:`process_batch`: a problem outcome or the extracted text for
     each file, in order."""
     out: list[Outcome | Prepared] = []
     for e in batch:
         try:
-            got = extract(e.path, max_bytes=max_bytes)
+            got = extract(e.path, max_bytes=max_bytes,
+                          encoding=encodings.get(e.path) if encodings else None)
         except Exception as exc:  # last resort: extract() maps every file problem itself
             out.append(_unexpected(e, exc))
             continue

@@ -139,3 +139,24 @@ def test_compare_of_a_folder_says_it_takes_files(folder: Path) -> None:
     code, _, err = run_cli("compare", str(folder), str(folder / "a.txt"))
     assert code == 2
     assert "it is a folder" in err and "Traceback" not in err
+
+
+def test_encoding_option_reads_a_file_in_the_chosen_codec(tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "utf8.txt").write_text("杭州董事", encoding="utf-8")
+    (root / "gbk.txt").write_bytes("杭州董事".encode("gbk"))   # too short to detect
+    code, out, err = run_cli("scan", str(root), "--no-cache", "-j", "1", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["groups"] == []
+    code, out, err = run_cli("scan", str(root), "--no-cache", "-j", "1", "--format", "json",
+                             "--encoding", f"{root / 'gbk.txt'}=gb18030")
+    assert code == 0, err
+    (group,) = json.loads(out)["groups"]
+    assert {Path(m["path"]).name for m in group["members"]} == {"utf8.txt", "gbk.txt"}
+    code, _, err = run_cli("scan", str(root), "--no-cache", "--encoding",
+                           f"{root / 'gbk.txt'}=klingon")
+    assert code != 0 and "klingon" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    with pytest.raises(SystemExit):
+        run_cli("scan", str(root), "--encoding", "gbk.txt")

@@ -295,3 +295,49 @@ def test_strict_groups_keep_exact_copies_with_their_source(tmp_path: Path) -> No
     sims = [m.similarity for m in g.members]
     assert sims[:3] == [1.0, 1.0, 1.0] and sims == sorted(sims, reverse=True)
     assert all(s >= result.threshold for s in sims)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_chosen_encoding_is_read_and_never_mixed_with_the_cache(
+        tmp_path: Path, jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four GBK characters are too few for any detector ("杭州董事" reads as EUC-JP); the
+    user's choice of GB18030 makes the file what it is, a copy of its UTF-8 twin. Cached
+    fingerprints hold the detected reading: a scan with the choice reads the file again and
+    keeps nothing of it, and a scan without it gets the detected reading back."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "utf8.txt").write_text("杭州董事", encoding="utf-8")
+    legacy = root / "gbk.txt"
+    legacy.write_bytes("杭州董事".encode("gbk"))
+    for i in range(12):  # enough files for worker processes when jobs=2
+        (root / f"other{i:02d}.txt").write_text(tg.en_doc(300 + i, 6), encoding="utf-8")
+    cache = str(tmp_path / "cache.sqlite")
+    chosen = {str(legacy): "gb18030"}
+    if jobs > 1:  # worker processes however few the files, and no read-ahead here
+        from neardup_core import scan as scan_module
+
+        monkeypatch.setattr(scan_module, "INPROCESS_MAX_FILES", 0)
+        monkeypatch.setattr(scan_module, "INPROCESS_MAX_BYTES", 0)
+
+    def pair(result) -> bool:
+        return any({"utf8.txt", "gbk.txt"} <= names(result, g) for g in result.groups)
+
+    def doc(result):
+        return next(d for d in result.documents if d.path == str(legacy))
+
+    detected = run(root, jobs=jobs, use_cache=True, cache_path=cache)
+    assert not pair(detected) and doc(detected).encoding != "gb18030"
+    fixed = run(root, jobs=jobs, use_cache=True, cache_path=cache, encodings=chosen)
+    assert pair(fixed)
+    assert (fixed.stats["workers"]["pools"] >= 1) == (jobs > 1)
+    assert doc(fixed).encoding == "gb18030" and doc(fixed).confidence == 1.0
+    assert fixed.stats["read"] >= 1
+    again = run(root, jobs=jobs, use_cache=True, cache_path=cache)
+    assert not pair(again) and doc(again).encoding == doc(detected).encoding
+    fixed_again = run(root, jobs=jobs, use_cache=True, cache_path=cache, encodings=chosen)
+    assert pair(fixed_again) and doc(fixed_again).encoding == "gb18030"
+
+
+def test_a_chosen_encoding_must_exist() -> None:
+    with pytest.raises(OptionsError, match="encodings"):
+        ScanSession(ScanOptions(encodings={"a.txt": "gbk-ish"})).run(["."])

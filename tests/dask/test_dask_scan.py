@@ -273,3 +273,18 @@ def test_simhash_alone_on_near_copies_past_the_budget(tmp_path: Path, dask_clien
         want = sorted(len(g.members) for g in local.regroup(0.8, mode).groups)
         got = sorted(len(g.members) for g in remote.regroup(0.8, mode).groups)
         assert got[-1] == want[-1] >= 85, mode
+
+
+def test_a_chosen_encoding_reaches_the_workers(tmp_path: Path, dask_client: Any) -> None:
+    (tmp_path / "utf8.txt").write_text("杭州董事", encoding="utf-8")
+    legacy = tmp_path / "gbk.txt"
+    legacy.write_bytes("杭州董事".encode("gbk"))   # four characters: read as EUC-JP
+    for i in range(6):
+        (tmp_path / f"other{i}.txt").write_text(tg.en_doc(400 + i, 6), encoding="utf-8")
+    opt = options(encodings={str(legacy): "gb18030"})
+    local = ScanSession(opt).run([str(tmp_path)])
+    remote = DaskScanSession(opt, client=dask_client, **SMALL).run([str(tmp_path)])
+    assert_same(local, remote)
+    (group,) = remote.groups
+    assert {Path(remote.documents[m.doc].path).name for m in group.members} == \
+        {"utf8.txt", "gbk.txt"}

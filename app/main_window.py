@@ -8,6 +8,7 @@ for the diff, file actions, exports) runs in workers; their signals arrive on th
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import logging
 import os
@@ -60,6 +61,7 @@ from neardup_core.visible import visible
 
 from . import settings as S
 from .dialogs.confirm import Confirmation, confirm_plan
+from .dialogs.encoding_dialog import EncodingDialog
 from .dialogs.error_dialog import ErrorDialog
 from .dialogs.preferences import PreferencesDialog
 from .models import ProblemsModel, ResultsModel
@@ -114,6 +116,9 @@ class MainWindow(QMainWindow):
         self.ask_folder: Callable[[str], str] = self._ask_folder
         self.ask_save_path: Callable[[str, str, str], str] = self._ask_save_path
         self.ask_open_path: Callable[[str, str], str] = self._ask_open_path
+        self.ask_text_file: Callable[[str], str] = self._ask_text_file
+        self.make_encoding_dialog: Callable[[str, str | None], Any] = \
+            self._make_encoding_dialog
         self._session_factory = session_factory
         self.result: ScanResult | None = None
         self.scan_worker: ScanWorker | None = None
@@ -282,6 +287,12 @@ class MainWindow(QMainWindow):
         self.act_unmark = A(self.tr("Unmark all"), self.unmark_all, icon_name="unmark",
                             shortcut="Ctrl+Shift+M")
 
+        self.act_read_as = A(self.tr("Read in another encoding…"), self.read_selected_as,
+                             tip=self.tr("Choose the encoding of a text file the detector got "
+                                         "wrong; the scan then reads it so"))
+        self.act_read_file_as = A(self.tr("Read a file in another encoding…"),
+                                  self.read_file_as,
+                                  tip=self.tr("Pick a text file and the encoding to read it in"))
         self.act_open_file = A(self.tr("Open file"), self.open_selected, icon_name="open-file")
         self.act_reveal = A(self.tr("Reveal in folder"), self.reveal_selected, icon_name="reveal")
         self.act_compare = A(self.tr("Compare two selected"), self.compare_selected,
@@ -342,6 +353,8 @@ class MainWindow(QMainWindow):
         m = mb.addMenu(self.tr("&Scan"))
         m.addAction(self.act_scan)
         m.addAction(self.act_cancel)
+        m.addSeparator()
+        m.addAction(self.act_read_file_as)
 
         m = mb.addMenu(self.tr("&Mark"))
         for a in (self.act_toggle, self.act_mark_all, self.act_mark_group, self.act_mark_folder,
@@ -455,6 +468,9 @@ class MainWindow(QMainWindow):
             self._show_path_error(missing[0])
             return
         self.scan_panel.save(self.settings)
+        chosen = self.settings.encodings
+        if chosen:
+            options = dataclasses.replace(options, encodings=tuple(chosen.items()))
         kwargs = {} if self._session_factory is None else {"session_factory":
                                                           self._session_factory}
         worker = ScanWorker(options, folders, **kwargs)
@@ -621,6 +637,9 @@ class MainWindow(QMainWindow):
         self.act_open_file.setEnabled(len(docs) >= 1)
         self.act_reveal.setEnabled(len(docs) >= 1)
         self.act_compare.setEnabled(len(docs) == 2)
+        self.act_read_as.setEnabled(len(docs) == 1 and not busy and self.result is not None
+                                    and self.result.documents[docs[0]].format == "txt")
+        self.act_read_file_as.setEnabled(not busy)
         self.act_make_ref.setEnabled(len(docs) == 1 and not self._is_reference_selected()
                                      and not busy)
         self.act_ignore_pair.setEnabled(len(docs) == 1 and not self._is_reference_selected()
@@ -702,11 +721,55 @@ class MainWindow(QMainWindow):
             return
         self._compare(docs[0], docs[1], self.result.compare(docs[0], docs[1]))
 
+    def read_selected_as(self) -> None:
+        path = self._current_path()
+        if path is not None:
+            self.read_as(path)
+
+    def read_file_as(self) -> None:
+        path = self.ask_text_file(self.tr("Text file to read in another encoding"))
+        if path:
+            self.read_as(os.path.abspath(path))
+
+    def read_as(self, path: str) -> None:
+        """Ask which encoding ``path`` is in; on a change, keep the choice and scan again (the
+        cache answers every other file, so only this one is read)."""
+        chosen = self.settings.encodings
+        dialog = self.make_encoding_dialog(path, chosen.get(path))
+        if not dialog.exec():
+            return
+        if dialog.choice == chosen.get(path):
+            return
+        if dialog.choice is None:
+            chosen.pop(path, None)
+        else:
+            chosen[path] = dialog.choice
+        self.settings.encodings = chosen
+        self.settings.sync()
+        name = os.path.basename(path)
+        self.statusBar().showMessage(
+            self.tr("{name} will be read as {enc}").format(name=name, enc=dialog.choice)
+            if dialog.choice else
+            self.tr("{name} will be read in the encoding detected").format(name=name), 8000)
+        if self.scan_panel.folders.folders() and self.scan_worker is None and \
+                self._busy_worker is None:
+            self.start_scan()
+
+    def _make_encoding_dialog(self, path: str, current: str | None) -> EncodingDialog:
+        return EncodingDialog(path, current, self)
+
+    def _ask_text_file(self, title: str) -> str:
+        start = self.settings.get(S.LAST_DIR) or os.path.expanduser("~")
+        path, _ = QFileDialog.getOpenFileName(
+            self, title, start, self.tr("Text files (*.txt *.text *.md *.csv);;All files (*)"))
+        return path
+
     def _context_menu(self, pos: Any) -> None:
         menu = QMenu(self)
-        for a in (self.act_open_file, self.act_reveal, self.act_compare, None, self.act_toggle,
-                  self.act_mark_group, self.act_make_ref, self.act_ignore_pair,
-                  self.act_ignore_group, None, self.act_trash, self.act_move):
+        for a in (self.act_open_file, self.act_reveal, self.act_compare, self.act_read_as,
+                  None, self.act_toggle, self.act_mark_group, self.act_make_ref,
+                  self.act_ignore_pair, self.act_ignore_group, None, self.act_trash,
+                  self.act_move):
             if a is None:
                 menu.addSeparator()
             else:

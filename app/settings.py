@@ -92,6 +92,9 @@ EXCLUDE = Option("scan/exclude", [], _to_str_list)
 METHOD = Option("scan/method", "both", _choice("simhash", "minhash", "both"))
 GROUP_MODE = Option("scan/group_mode", "cohesive", _choice("connected", "strict", "cohesive"))
 THRESHOLD = Option("scan/threshold", 0.6, float)
+#: "codec=path" for each text file the user reads in an encoding of their choice (a codec
+#: name never holds "=", a path may).
+ENCODINGS = Option("scan/encodings", [], _to_str_list)
 
 HISTOGRAM_LOG = Option("view/histogram_log", False, _to_bool)
 LANGUAGE = Option("view/language", "", _choice("", "en", "zh_CN"))  # "" follows the system
@@ -101,7 +104,7 @@ LAST_EXPORT_DIR = Option("paths/last_export_dir", "", str)
 ALL: tuple[Option[Any], ...] = (
     WINDOW_GEOMETRY, WINDOW_STATE, MAIN_SPLITTER, RESULTS_SPLITTER, TREE_HEADER,
     FOLDERS, REFERENCE_FOLDERS, SUFFIXES, RECURSIVE, EXCLUDE, METHOD, GROUP_MODE, THRESHOLD,
-    HISTOGRAM_LOG, LANGUAGE, LAST_DIR, LAST_EXPORT_DIR,
+    ENCODINGS, HISTOGRAM_LOG, LANGUAGE, LAST_DIR, LAST_EXPORT_DIR,
 )
 
 
@@ -129,6 +132,20 @@ class Settings:
         self.store.sync()
 
     # -- typed shortcuts for the values read in many places ---------------------------------
+    @property
+    def encodings(self) -> dict[str, str]:
+        """path -> codec: the text files read in an encoding the user chose."""
+        out: dict[str, str] = {}
+        for item in self.get(ENCODINGS):
+            codec, sep, path = item.partition("=")
+            if sep and codec and path:
+                out[path] = codec
+        return out
+
+    @encodings.setter
+    def encodings(self, chosen: dict[str, str]) -> None:
+        self.set(ENCODINGS, [f"{codec}={path}" for path, codec in sorted(chosen.items())])
+
     @property
     def folders(self) -> list[str]:
         return self.get(FOLDERS)

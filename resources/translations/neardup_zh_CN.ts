@@ -4,13 +4,13 @@
 <context>
     <name>ConfirmActionDialog</name>
     <message>
-        <location filename="../../app/dialogs/confirm.py" line="+53"/>
-        <location line="+81"/>
+        <location filename="../../app/dialogs/confirm.py" line="+54"/>
+        <location line="+86"/>
         <source>Move to trash</source>
         <translation>移到回收站</translation>
     </message>
     <message>
-        <location line="-81"/>
+        <location line="-86"/>
         <source>Move to folder</source>
         <translation>移到文件夹</translation>
     </message>
@@ -25,18 +25,18 @@
         <translation>要将这 {n} 个文件移到 {folder} 吗？</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>&lt;b&gt;These files are similar, not identical.&lt;/b&gt; What goes to the trash differs from the copy that stays. Compare them before you continue.</source>
         <translation>&lt;b&gt;这些文件只是相似，并不完全相同。&lt;/b&gt;移到回收站的文件与保留的副本内容有差异。继续之前请先对比。</translation>
     </message>
     <message>
         <location line="+11"/>
-        <location line="+19"/>
+        <location line="+23"/>
         <source>File</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location line="-19"/>
+        <location line="-23"/>
         <source>Folder</source>
         <translation>文件夹</translation>
     </message>
@@ -51,7 +51,7 @@
         <translation>重命名为 {name}</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+16"/>
         <source>These stay where they are:</source>
         <translation>以下文件保持不动：</translation>
     </message>
@@ -79,7 +79,7 @@
 <context>
     <name>DiffView</name>
     <message>
-        <location filename="../../app/widgets/diff_view.py" line="+967"/>
+        <location filename="../../app/widgets/diff_view.py" line="+968"/>
         <source>Previous change</source>
         <translation>上一处差异</translation>
     </message>
@@ -127,6 +127,49 @@
         <location line="+2"/>
         <source>change {i} of {n}</source>
         <translation>第 {i} 处，共 {n} 处</translation>
+    </message>
+</context>
+<context>
+    <name>EncodingDialog</name>
+    <message>
+        <location filename="../../app/dialogs/encoding_dialog.py" line="+63"/>
+        <source>Read in another encoding</source>
+        <translation>以其他编码读取</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Detect automatically</source>
+        <translation>自动检测</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>File:</source>
+        <translation>文件：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Read as:</source>
+        <translation>读取编码：</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>The file cannot be read: {reason}</source>
+        <translation>无法读取该文件：{reason}</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Detected: {enc} (confidence {conf} %)</source>
+        <translation>检测结果：{enc}（置信度 {conf}%）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{n} bytes of the start of the file do not fit this encoding (shown as �).</source>
+        <translation>文件开头有 {n} 个字节不符合此编码（显示为 �）。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>it is not a regular file</source>
+        <translation>它不是普通文件</translation>
     </message>
 </context>
 <context>
@@ -208,7 +251,7 @@ This folder does not exist</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/main_window.py" line="+180"/>
+        <location filename="../../app/main_window.py" line="+186"/>
         <source>Filter by name or folder…</source>
         <translation>按文件名或文件夹筛选…</translation>
     </message>
@@ -219,12 +262,12 @@ This folder does not exist</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+343"/>
+        <location line="+354"/>
         <source>Problems</source>
         <translation>问题</translation>
     </message>
     <message>
-        <location line="-293"/>
+        <location line="-304"/>
         <source>Start scan</source>
         <translation>开始扫描</translation>
     </message>
@@ -310,6 +353,26 @@ This folder does not exist</source>
     </message>
     <message>
         <location line="+3"/>
+        <source>Read in another encoding…</source>
+        <translation>以其他编码读取…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Choose the encoding of a text file the detector got wrong; the scan then reads it so</source>
+        <translation>为检测出错的文本文件指定编码；之后扫描将按此编码读取</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Read a file in another encoding…</source>
+        <translation>以其他编码读取文件…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Pick a text file and the encoding to read it in</source>
+        <translation>选择一个文本文件及读取它所用的编码</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Open file</source>
         <translation>打开文件</translation>
     </message>
@@ -395,12 +458,12 @@ This folder does not exist</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+668"/>
+        <location line="+721"/>
         <source>About neardup</source>
         <translation>关于 neardup</translation>
     </message>
     <message>
-        <location line="-661"/>
+        <location line="-714"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
@@ -420,7 +483,7 @@ This folder does not exist</source>
         <translation>扫描(&amp;S)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
         <source>&amp;Mark</source>
         <translation>标记(&amp;M)</translation>
     </message>
@@ -455,7 +518,7 @@ This folder does not exist</source>
         <translation>请至少添加一个要扫描的文件夹：点击“添加…”，或把文件夹拖放到窗口上。</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+26"/>
         <source>Scanning…</source>
         <translation>正在扫描…</translation>
     </message>
@@ -527,9 +590,29 @@ This folder does not exist</source>
         <translation>阈值 {t} 时：{groups} 个分组，{dupes} 个重复文件</translation>
     </message>
     <message>
-        <location line="+101"/>
+        <location line="+104"/>
         <source>Select exactly two files to compare</source>
         <translation>请恰好选择两个文件进行比较</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Text file to read in another encoding</source>
+        <translation>要以其他编码读取的文本文件</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>{name} will be read as {enc}</source>
+        <translation>{name} 将按 {enc} 读取</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{name} will be read in the encoding detected</source>
+        <translation>{name} 将按检测到的编码读取</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Text files (*.txt *.text *.md *.csv);;All files (*)</source>
+        <translation>文本文件 (*.txt *.text *.md *.csv);;所有文件 (*)</translation>
     </message>
     <message>
         <location line="+26"/>
@@ -589,7 +672,7 @@ This folder does not exist</source>
         <translation>已处理 {n} 个文件。日志：{log}</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Some files were not changed</source>
         <translation>部分文件未被处理</translation>
     </message>
@@ -760,7 +843,7 @@ Action log: {log}</source>
 <context>
     <name>ProblemKind</name>
     <message>
-        <location filename="../../app/models/problems_model.py" line="+23"/>
+        <location filename="../../app/models/problems_model.py" line="+24"/>
         <source>Unreadable</source>
         <translation>无法读取</translation>
     </message>
@@ -869,7 +952,7 @@ Action log: {log}</source>
 <context>
     <name>ResultsModel</name>
     <message>
-        <location filename="../../app/models/results_model.py" line="+92"/>
+        <location filename="../../app/models/results_model.py" line="+93"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
@@ -934,7 +1017,7 @@ Action log: {log}</source>
         <translation>文本相同</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+5"/>
         <source>≥ {p}</source>
         <translation>≥ {p}</translation>
     </message>

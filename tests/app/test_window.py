@@ -478,3 +478,79 @@ def test_close_during_a_scan_cancels_it(qtbot, settings, tmp_path, messages):
     assert worker is not None and worker.cancelled
     assert not w.host.busy()
     assert threading.active_count() >= 1
+
+
+# -- reading a file in another encoding ------------------------------------------------------
+
+class _ChosenDialog:
+    """Stands in for EncodingDialog: answers ``choice`` without showing anything."""
+
+    def __init__(self, choice: str | None, seen: list) -> None:
+        self.choice, self.seen = choice, seen
+
+    def __call__(self, path: str, current: str | None) -> _ChosenDialog:
+        self.seen.append((path, current))
+        return self
+
+    def exec(self) -> int:
+        return 1
+
+
+def test_a_file_read_in_the_chosen_encoding_joins_its_twin(qtbot, settings, tmp_path, messages):
+    """Four GBK characters read as Japanese and match nothing; the user picks the file and
+    GB18030 (Scan ▸ Read a file in another encoding), the window scans again and the file joins
+    its UTF-8 twin; the choice is kept, and shown when the same file is picked again; going
+    back to automatic detection ungroups it."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "utf8.txt").write_text("杭州董事", encoding="utf-8")
+    legacy = root / "gbk.txt"
+    legacy.write_bytes("杭州董事".encode("gbk"))
+    w = MainWindow(settings, folders=[str(root)])
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.scanFinished, timeout=120_000):
+        w.start_scan()
+    assert w.model.group_count() == 0
+    seen: list = []
+    w.ask_text_file = lambda title: str(legacy)
+    w.make_encoding_dialog = _ChosenDialog("gb18030", seen)
+    assert w.act_read_file_as.isEnabled()
+    with qtbot.waitSignal(w.scanFinished, timeout=120_000):
+        w.act_read_file_as.trigger()
+    assert seen == [(str(legacy), None)]
+    assert group_names(w) == [{"utf8.txt", "gbk.txt"}]
+    doc = next(d for d in w.result.documents if d.path == str(legacy))
+    assert doc.encoding == "gb18030"
+    assert settings.encodings == {str(legacy): "gb18030"}
+    # the file is in a group now: its context action offers the choice made
+    w.select_member(0, next(i for i, m in enumerate(w.model.group(0).members)
+                            if w.result.documents[m.doc].path == str(legacy)))
+    assert w.act_read_as.isEnabled()
+    w.make_encoding_dialog = _ChosenDialog(None, seen)
+    with qtbot.waitSignal(w.scanFinished, timeout=120_000):
+        w.act_read_as.trigger()
+    assert seen[-1] == (str(legacy), "gb18030")
+    assert w.model.group_count() == 0 and settings.encodings == {}
+    assert not messages, messages
+    w.host.wait(5000)
+
+
+def test_the_encoding_dialog_previews_the_file_in_each_encoding(qtbot, tmp_path):
+    from app.dialogs.encoding_dialog import EncodingDialog
+
+    path = tmp_path / "big5.txt"
+    path.write_bytes("博物館導覽手冊".encode("big5"))
+    d = EncodingDialog(str(path), None)
+    qtbot.addWidget(d)
+    assert d.selected() is None and "Detected" in d.note.text()
+    d.encoding.setCurrentIndex(d.encoding.findData("cp950"))
+    assert d.preview.toPlainText() == "博物館導覽手冊" and d.note.text() == ""
+    d.encoding.setCurrentIndex(d.encoding.findData("utf-8"))
+    assert "\ufffd" in d.preview.toPlainText() and "do not fit" in d.note.text()
+    d.encoding.setCurrentIndex(d.encoding.findData("cp950"))
+    d.accept()
+    assert d.choice == "cp950"
+    missing = EncodingDialog(str(tmp_path / "gone.txt"), "gb18030")
+    qtbot.addWidget(missing)
+    assert not missing.ok.isEnabled() and "cannot be read" in missing.note.text()
+    assert missing.selected() == "gb18030"

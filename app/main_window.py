@@ -56,7 +56,14 @@ from PySide6.QtWidgets import (
 
 from neardup_core import actions
 from neardup_core.errors import ActionError, OptionsError, PathError, ReportError
-from neardup_core.models import DEFAULT_FLOOR, DEFAULT_THRESHOLD, Member, ScanOptions, ScanResult
+from neardup_core.models import (
+    DEFAULT_FLOOR,
+    DEFAULT_THRESHOLD,
+    TEXT_SUFFIXES,
+    Member,
+    ScanOptions,
+    ScanResult,
+)
 from neardup_core.visible import visible
 
 from . import settings as S
@@ -209,6 +216,8 @@ class MainWindow(QMainWindow):
         self.problems_view.setColumnWidth(0, 420)
         self.problems_view.setColumnWidth(1, 120)
         self.problems_view.doubleClicked.connect(self._reveal_problem)
+        self.problems_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.problems_view.customContextMenuRequested.connect(self._problem_menu)
 
         self.tabs = QTabWidget()
         self.tabs.addTab(groups_page, icon("compare"), self.tr("Groups"))
@@ -844,6 +853,30 @@ class MainWindow(QMainWindow):
         path = self.problems_proxy.data(index, Qt.ItemDataRole.UserRole)
         if path:
             reveal_in_file_manager(path)
+
+    def problem_can_be_read_as(self, index: QModelIndex) -> bool:
+        """A text file listed as a problem (binary, undecodable...) may just be in an encoding
+        the detector did not consider, such as UTF-16 without a byte-order mark."""
+        path = self.problems_proxy.data(index, Qt.ItemDataRole.UserRole)
+        busy = self.scan_worker is not None or self._busy_worker is not None
+        return bool(path) and not busy and \
+            os.path.splitext(path)[1].lower() in TEXT_SUFFIXES
+
+    def read_problem_as(self, index: QModelIndex) -> None:
+        if self.problem_can_be_read_as(index):
+            self.read_as(self.problems_proxy.data(index, Qt.ItemDataRole.UserRole))
+
+    def _problem_menu(self, pos: Any) -> None:
+        index = self.problems_view.indexAt(pos)
+        if not index.isValid():
+            return
+        menu = QMenu(self)
+        read = menu.addAction(self.tr("Read in another encoding…"))
+        read.setEnabled(self.problem_can_be_read_as(index))
+        read.triggered.connect(lambda _checked=False: self.read_problem_as(index))
+        reveal = menu.addAction(icon("reveal"), self.tr("Reveal in folder"))
+        reveal.triggered.connect(lambda _checked=False: self._reveal_problem(index))
+        menu.exec(self.problems_view.viewport().mapToGlobal(pos))
 
     # ================================================================= file actions
     def trash_marked(self) -> None:

@@ -132,7 +132,7 @@
 <context>
     <name>EncodingDialog</name>
     <message>
-        <location filename="../../app/dialogs/encoding_dialog.py" line="+63"/>
+        <location filename="../../app/dialogs/encoding_dialog.py" line="+66"/>
         <source>Read in another encoding</source>
         <translation>以其他编码读取</translation>
     </message>
@@ -162,7 +162,7 @@
         <translation>检测结果：{enc}（置信度 {conf}%）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>{n} bytes of the start of the file do not fit this encoding (shown as �).</source>
         <translation>文件开头有 {n} 个字节不符合此编码（显示为 �）。</translation>
     </message>
@@ -251,12 +251,12 @@ This folder does not exist</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/main_window.py" line="+186"/>
+        <location filename="../../app/main_window.py" line="+193"/>
         <source>Filter by name or folder…</source>
         <translation>按文件名或文件夹筛选…</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+30"/>
         <source>Groups</source>
         <translation>分组</translation>
     </message>
@@ -353,11 +353,12 @@ This folder does not exist</source>
     </message>
     <message>
         <location line="+3"/>
+        <location line="+575"/>
         <source>Read in another encoding…</source>
         <translation>以其他编码读取…</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-574"/>
         <source>Choose the encoding of a text file the detector got wrong; the scan then reads it so</source>
         <translation>为检测出错的文本文件指定编码；之后扫描将按此编码读取</translation>
     </message>
@@ -378,11 +379,12 @@ This folder does not exist</source>
     </message>
     <message>
         <location line="+1"/>
+        <location line="+571"/>
         <source>Reveal in folder</source>
         <translation>在文件夹中显示</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-570"/>
         <source>Compare two selected</source>
         <translation>比较所选的两个文件</translation>
     </message>
@@ -458,12 +460,12 @@ This folder does not exist</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+721"/>
+        <location line="+745"/>
         <source>About neardup</source>
         <translation>关于 neardup</translation>
     </message>
     <message>
-        <location line="-714"/>
+        <location line="-738"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
@@ -625,7 +627,7 @@ This folder does not exist</source>
         <translation>已在 {folder} 中标记 {n} 个文件</translation>
     </message>
     <message>
-        <location line="+66"/>
+        <location line="+90"/>
         <source>Nothing marked</source>
         <translation>没有标记任何文件</translation>
     </message>

@@ -554,3 +554,36 @@ def test_the_encoding_dialog_previews_the_file_in_each_encoding(qtbot, tmp_path)
     qtbot.addWidget(missing)
     assert not missing.ok.isEnabled() and "cannot be read" in missing.note.text()
     assert missing.selected() == "gb18030"
+
+
+def test_a_text_file_listed_as_a_problem_can_be_read_in_another_encoding(
+        qtbot, settings, tmp_path, messages):
+    """Chinese in UTF-16 without a byte-order mark has no NUL byte and many control bytes, so
+    the scan lists it as binary; from the problems list the user reads it as UTF-16 LE and it
+    joins its UTF-8 twin. A .docx problem offers no encoding."""
+    root = tmp_path / "wide"
+    root.mkdir()
+    text = "没有字节顺序标记的十六位编码文本。" * 5
+    (root / "utf8.txt").write_text(text, encoding="utf-8")
+    wide = root / "wide.txt"
+    wide.write_bytes(text.encode("utf-16-le"))
+    (root / "broken.docx").write_bytes(b"PK\x03\x04 not really a zip")
+    w = MainWindow(settings, folders=[str(root)])
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.scanFinished, timeout=120_000):
+        w.start_scan()
+    assert w.model.group_count() == 0
+    rows = {os.path.basename(w.problems_proxy.data(w.problems_proxy.index(r, 0),
+                                                   Qt.ItemDataRole.UserRole)): r
+            for r in range(w.problems_proxy.rowCount())}
+    assert set(rows) == {"wide.txt", "broken.docx"}
+    assert not w.problem_can_be_read_as(w.problems_proxy.index(rows["broken.docx"], 0))
+    seen: list = []
+    w.make_encoding_dialog = _ChosenDialog("utf-16-le", seen)
+    with qtbot.waitSignal(w.scanFinished, timeout=120_000):
+        w.read_problem_as(w.problems_proxy.index(rows["wide.txt"], 0))
+    assert seen == [(str(wide), None)]
+    assert group_names(w) == [{"utf8.txt", "wide.txt"}]
+    assert w.problems_proxy.rowCount() == 1
+    assert not messages, messages
+    w.host.wait(5000)

@@ -270,3 +270,26 @@ def test_wrong_dtype_is_refused(saved, tmp_path):
     _rewrite(saved, p, replace={"simhash.npy": buf.getvalue()})
     with pytest.raises(ReportError, match="does not match"):
         load_result(p)
+
+
+def test_chosen_encodings_round_trip_and_older_files_have_none(result, tmp_path):
+    import dataclasses
+
+    chosen = dataclasses.replace(result, options=dataclasses.replace(
+        result.options, encodings=(("/data/报告/季度报告.txt", "gb18030"),)))
+    path = str(tmp_path / "scan.neardup")
+    save_result(chosen, path)
+    back = load_result(path)
+    assert back.options.encodings == (("/data/报告/季度报告.txt", "gb18030"),)
+    assert_same_result(chosen, back)
+    # a results file from before the option existed
+    old = tmp_path / "old.neardup"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(old, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == MANIFEST:
+                manifest = json.loads(data)
+                del manifest["options"]["encodings"]
+                data = json.dumps(manifest).encode()
+            dst.writestr(info, data)
+    assert load_result(str(old)).options.encodings == ()

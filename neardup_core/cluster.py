@@ -67,7 +67,7 @@ import itertools
 import math
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -184,6 +184,16 @@ def _folder_marks(folder: str) -> int:
     """How many components of a folder path are named like copies ("备份", "Backup", ...)."""
     parts = [p for p in re.split(r"[\\/]+", folder) if p]
     return sum(is_copy_name(p) for p in parts)
+
+
+def warm_names(paths: Iterable[str]) -> None:
+    """Look at the names and folders of ``paths`` for copy markers now, so that
+    :func:`reference_rank` finds the answers in its caches (the scan does this in a thread
+    while its workers read, rather than at its end, when one core is idle)."""
+    for path in paths:
+        folder, name = os.path.split(path)
+        is_copy_name(name)
+        _folder_marks(folder)
 
 
 def _norm(path: str) -> str:

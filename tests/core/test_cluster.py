@@ -392,6 +392,22 @@ def test_copy_marker_beats_age() -> None:
     assert reference_rank(docs).tolist() == [1, 0, 2]
 
 
+def test_warm_names_leaves_nothing_for_the_ranking_to_look_at() -> None:
+    """What the scan's loading thread looks at while workers read is what reference_rank asks
+    of each file: the ranking then finds every answer in the caches, and ranks the same."""
+    docs = [doc(f"/warm/{folder}/{name}") for folder in ("备份", "a b", "Backup (2)")
+            for name in ("报告.txt", "报告 (副本).txt", "notes - Copy.txt", "~$draft.docx")]
+    want = reference_rank(docs).tolist()
+    is_copy_name.cache_clear()
+    cluster._folder_marks.cache_clear()
+    cluster.warm_names(d.path for d in docs)
+    names, folders = is_copy_name.cache_info(), cluster._folder_marks.cache_info()
+    assert reference_rank(docs).tolist() == want
+    assert is_copy_name.cache_info().misses == names.misses
+    assert cluster._folder_marks.cache_info().misses == folders.misses
+    assert cluster._folder_marks.cache_info().hits > folders.hits
+
+
 def test_rank_order_of_preferences() -> None:
     docs = [
         doc("/w/b/report.txt", 50.0),          # 0: plain, newer

@@ -75,9 +75,10 @@ def test_a_scan_with_workers_loads_the_grouping_while_they_read(tmp_path: Path) 
         import neardup_core.scan as scan
         loads = []
         real = scan._load_grouping
-        def counted():
+        def counted(paths=()):
             loads.append("neardup_core.cluster" in sys.modules)
-            real()
+            loads.append(len(paths))
+            real(paths)
         scan._load_grouping = counted
         scan.INPROCESS_MAX_FILES = 2
         scan.INPROCESS_MAX_BYTES = 100
@@ -89,7 +90,8 @@ def test_a_scan_with_workers_loads_the_grouping_while_they_read(tmp_path: Path) 
     script.write_text(code, encoding="utf-8")
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                          cwd=ROOT, check=True, timeout=300)
-    assert out.stdout.split() == ["[False]", "True", "True"]
+    # not loaded before; every walked file's name handed over to be looked at
+    assert out.stdout.split() == ["[False,", "60]", "True", "True"]
 
 
 def test_warm_up_loads_what_the_first_batch_needs() -> None:

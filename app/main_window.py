@@ -469,6 +469,10 @@ class MainWindow(QMainWindow):
             return
         try:
             options = self.scan_panel.build_options(self.threshold.threshold())
+            chosen = self.settings.encodings
+            if chosen:
+                options = dataclasses.replace(options, encodings=tuple(chosen.items()))
+                options.validate()
         except OptionsError as exc:
             self._show_options_error(exc)
             return
@@ -477,9 +481,6 @@ class MainWindow(QMainWindow):
             self._show_path_error(missing[0])
             return
         self.scan_panel.save(self.settings)
-        chosen = self.settings.encodings
-        if chosen:
-            options = dataclasses.replace(options, encodings=tuple(chosen.items()))
         kwargs = {} if self._session_factory is None else {"session_factory":
                                                           self._session_factory}
         worker = ScanWorker(options, folders, **kwargs)

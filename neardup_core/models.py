@@ -220,11 +220,17 @@ class ScanOptions:
         if self.user_dict is not None and not os.path.isfile(self.user_dict):
             raise OptionsError("user_dict", f"no such file: {self.user_dict}")
         for path, codec in self.encodings:
+            if os.path.splitext(path)[1].lower() in DOCX_SUFFIXES:
+                raise OptionsError("encodings", f"{path} is a Word document: its text has no "
+                                   "encoding to choose, only text files do")
             try:
-                codecs.lookup(codec)
-            except LookupError:
-                raise OptionsError("encodings", f"{codec!r} (for {path}) is not an encoding "
-                                   "Python knows, such as gb18030, big5, utf-8 or "
+                info = codecs.lookup(codec)
+                if not getattr(info, "_is_text_encoding", True):  # base64, rot13, zlib...
+                    raise LookupError(codec)
+                info.incrementaldecoder("strict").decode(b"", final=True)  # "undefined"
+            except (LookupError, UnicodeError, TypeError, ValueError):
+                raise OptionsError("encodings", f"{codec!r} (for {path}) is not a text "
+                                   "encoding Python knows, such as gb18030, big5, utf-8 or "
                                    "cp1252") from None
         return self
 

@@ -366,6 +366,11 @@ def test_start_reports_bad_options_and_missing_folders(window, tmp_path, message
     window.start_scan()
     assert "Cannot start the scan" in messages[-1][1]
     assert window.scan_worker is None
+    window.scan_panel.set_suffixes([".txt"])
+    window.settings.encodings = {str(tmp_path / "a.txt"): "base64"}  # an INI edited by hand
+    window.start_scan()
+    assert "Cannot start the scan" in messages[-1][1] and "base64" in messages[-1][1]
+    assert window.scan_worker is None
 
 
 def test_an_unexpected_scan_error_shows_the_error_dialog(qtbot, settings, tmp_path, messages):

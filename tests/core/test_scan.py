@@ -338,6 +338,15 @@ def test_a_chosen_encoding_is_read_and_never_mixed_with_the_cache(
     assert pair(fixed_again) and doc(fixed_again).encoding == "gb18030"
 
 
-def test_a_chosen_encoding_must_exist() -> None:
-    with pytest.raises(OptionsError, match="encodings"):
-        ScanSession(ScanOptions(encodings={"a.txt": "gbk-ish"})).run(["."])
+@pytest.mark.parametrize(("chosen", "says"), [
+    ({"a.txt": "gbk-ish"}, "not a text encoding"),
+    ({"a.txt": "base64"}, "not a text encoding"),     # bytes to bytes, not a text encoding
+    ({"a.txt": "undefined"}, "not a text encoding"),
+    ({"report.docx": "gbk"}, "Word document"),
+])
+def test_a_chosen_encoding_must_be_a_text_encoding_of_a_text_file(chosen: dict,
+                                                                  says: str) -> None:
+    with pytest.raises(OptionsError, match="encodings") as err:
+        ScanSession(ScanOptions(encodings=chosen)).run(["."])
+    assert says in str(err.value)
+    ScanOptions(encodings={"a.txt": "GBK", "b.md": "utf_16_le"}).validate()  # any spelling

@@ -102,6 +102,20 @@ def test_cjk_only_utf16_without_bom(text: str, codec: str) -> None:
     assert decoded.encoding == codec
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize("text", [
+    "没有字节顺序标记的十六位编码文本。" * 5,                 # no NUL; plausibility 0.52
+    "翡翠湖畔的螺蛳粉摊位，每碗售价15元，顾客络绎不绝。",    # NULs; plausibility 0.44
+])
+def test_chinese_of_uncommon_characters_in_utf16_without_bom(text: str, codec: str) -> None:
+    """Mostly CJK text needs a plausibility of 0.4 rather than 0.5 (0.6 without NULs) to be
+    taken for UTF-16: binary read so gives rare ideographs, which weigh nothing, whereas a
+    short text of uncommon names was refused as binary."""
+    decoded = decode_bytes(text.encode(codec))
+    _same(decoded, text)
+    assert decoded.encoding == codec
+
+
 def test_utf32_bom_is_not_taken_for_utf16() -> None:
     decoded = decode_bytes(codecs.BOM_UTF32_LE + "中文 text".encode("utf-32-le"))
     assert decoded.encoding == "utf-32"

@@ -150,6 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("left")
     c.add_argument("right")
     c.add_argument("--diff", action="store_true", help="print a unified diff of the texts")
+    c.add_argument("--encoding", action="append", default=[], type=_chosen_encoding,
+                   metavar="FILE=ENCODING",
+                   help="read this text file in this encoding instead of the detected one")
     return p
 
 
@@ -315,12 +318,14 @@ def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
     from .fingerprint import FingerprintSettings, normalized_jaccard
     from .models import Problem
 
+    chosen = ScanOptions(encodings=tuple(args.encoding)).validate()
     texts = []
     for p in (args.left, args.right):
         if not os.path.isfile(p):
             raise PathError(p, "it is a folder; compare takes two files (scan takes folders)"
                             if os.path.isdir(p) else "no such file")
-        got = extract(os.path.abspath(p), max_bytes=64 * 1024 * 1024)
+        path = os.path.abspath(p)
+        got = extract(path, max_bytes=64 * 1024 * 1024, encoding=chosen.encoding_of(path))
         if isinstance(got, Problem):
             raise PathError(p, f"cannot read it ({got.kind}): {got.message}")
         texts.append(got.text)

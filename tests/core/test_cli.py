@@ -160,3 +160,9 @@ def test_encoding_option_reads_a_file_in_the_chosen_codec(tmp_path: Path) -> Non
     assert len(err.strip().splitlines()) == 1
     with pytest.raises(SystemExit):
         run_cli("scan", str(root), "--encoding", "gbk.txt")
+    # compare takes the same choice
+    pair = (str(root / "utf8.txt"), str(root / "gbk.txt"))
+    code, out, err = run_cli("compare", *pair)
+    assert code == 0 and "identical text: False" in out, err
+    code, out, err = run_cli("compare", *pair, "--encoding", f"{pair[1]}=gb18030")
+    assert code == 0 and "identical text: True" in out, err

@@ -1,14 +1,20 @@
-"""Preferences: the interface language (applied on the next start) and where things are kept."""
+"""Preferences: the interface language (applied on the next start), the encodings chosen for
+particular files (undone here), and where things are kept."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -37,9 +43,44 @@ class PreferencesDialog(QDialog):
         where.setWordWrap(True)
         where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
+        # Files the user chose an encoding for: listed here so that a choice can be undone
+        # without finding the file again.
+        self.chosen = dict(settings.encodings)
+        self.encodings = QListWidget()
+        self.encodings.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        for path, codec in sorted(self.chosen.items()):
+            item = QListWidgetItem(f"{codec} \u2014 {path}")
+            item.setData(Qt.ItemDataRole.UserRole, path)
+            item.setToolTip(path)
+            self.encodings.addItem(item)
+        self.forget = QPushButton(self.tr("Detect again"))
+        self.forget.setToolTip(self.tr("Read the selected files in the encoding detected"))
+        self.forget.clicked.connect(self._forget_selected)
+        self.forget.setEnabled(False)
+        self.encodings.itemSelectionChanged.connect(
+            lambda: self.forget.setEnabled(bool(self.encodings.selectedItems())))
+        chosen_box = QWidget()
+        box = QVBoxLayout(chosen_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.encodings)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.forget)
+        box.addLayout(row)
+        none = QLabel(self.tr("None: every text file is read in the encoding detected."))
+        none.setEnabled(False)
+        chosen_area = QWidget()   # owns both, shown or not: neither is left without a parent
+        area = QVBoxLayout(chosen_area)
+        area.setContentsMargins(0, 0, 0, 0)
+        area.addWidget(none)
+        area.addWidget(chosen_box)
+        none.setVisible(not self.chosen)
+        chosen_box.setVisible(bool(self.chosen))
+
         form = QFormLayout()
         form.addRow(self.tr("Language:"), self.language)
         form.addRow("", restart)
+        form.addRow(self.tr("Encodings chosen:"), chosen_area)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
@@ -51,7 +92,13 @@ class PreferencesDialog(QDialog):
         lay.addWidget(buttons)
         self.resize(480, 200)
 
+    def _forget_selected(self) -> None:
+        for item in self.encodings.selectedItems():
+            self.chosen.pop(item.data(Qt.ItemDataRole.UserRole), None)
+            self.encodings.takeItem(self.encodings.row(item))
+
     def accept(self) -> None:
         self.settings.language = self.language.currentData()
+        self.settings.encodings = self.chosen
         self.settings.sync()
         super().accept()

@@ -262,12 +262,12 @@ This folder does not exist</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+354"/>
+        <location line="+355"/>
         <source>Problems</source>
         <translation>问题</translation>
     </message>
     <message>
-        <location line="-304"/>
+        <location line="-305"/>
         <source>Start scan</source>
         <translation>开始扫描</translation>
     </message>
@@ -353,12 +353,12 @@ This folder does not exist</source>
     </message>
     <message>
         <location line="+3"/>
-        <location line="+575"/>
+        <location line="+576"/>
         <source>Read in another encoding…</source>
         <translation>以其他编码读取…</translation>
     </message>
     <message>
-        <location line="-574"/>
+        <location line="-575"/>
         <source>Choose the encoding of a text file the detector got wrong; the scan then reads it so</source>
         <translation>为检测出错的文本文件指定编码；之后扫描将按此编码读取</translation>
     </message>
@@ -379,12 +379,12 @@ This folder does not exist</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+571"/>
+        <location line="+572"/>
         <source>Reveal in folder</source>
         <translation>在文件夹中显示</translation>
     </message>
     <message>
-        <location line="-570"/>
+        <location line="-571"/>
         <source>Compare two selected</source>
         <translation>比较所选的两个文件</translation>
     </message>
@@ -460,12 +460,12 @@ This folder does not exist</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+745"/>
+        <location line="+746"/>
         <source>About neardup</source>
         <translation>关于 neardup</translation>
     </message>
     <message>
-        <location line="-738"/>
+        <location line="-739"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
@@ -520,7 +520,7 @@ This folder does not exist</source>
         <translation>请至少添加一个要扫描的文件夹：点击“添加…”，或把文件夹拖放到窗口上。</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+27"/>
         <source>Scanning…</source>
         <translation>正在扫描…</translation>
     </message>
@@ -777,7 +777,7 @@ This folder does not exist</source>
 <context>
     <name>PreferencesDialog</name>
     <message>
-        <location filename="../../app/dialogs/preferences.py" line="+24"/>
+        <location filename="../../app/dialogs/preferences.py" line="+30"/>
         <source>Preferences</source>
         <translation>首选项</translation>
     </message>
@@ -799,9 +799,29 @@ Action log: {log}</source>
 操作日志：{log}</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+15"/>
+        <source>Detect again</source>
+        <translation>重新检测</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Read the selected files in the encoding detected</source>
+        <translation>按检测到的编码读取所选文件</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>None: every text file is read in the encoding detected.</source>
+        <translation>无：所有文本文件都按检测到的编码读取。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>Language:</source>
         <translation>界面语言：</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Encodings chosen:</source>
+        <translation>指定的编码：</translation>
     </message>
 </context>
 <context>

@@ -14,6 +14,7 @@ from app import i18n
 from app.dialogs.error_dialog import ErrorDialog
 from app.dialogs.preferences import PreferencesDialog
 from app.main_window import MainWindow
+from app.settings import Settings
 
 
 def test_parse_args():
@@ -142,3 +143,25 @@ def test_preferences_store_the_language(qtbot, settings, monkeypatch):
     d.language.setCurrentIndex(d.language.findData("zh_CN"))
     d.accept()
     assert settings.language == "zh_CN"
+
+
+def test_preferences_undo_chosen_encodings(qtbot, settings):
+    settings.encodings = {"/notes/a.txt": "gb18030", "/notes/b.txt": "cp950"}
+    d = PreferencesDialog(settings, "/tmp/actions.log")
+    qtbot.addWidget(d)
+    assert d.encodings.count() == 2 and not d.forget.isEnabled()
+    d.encodings.item(0).setSelected(True)          # sorted by path: a.txt first
+    assert d.forget.isEnabled()
+    d.forget.click()
+    assert d.encodings.count() == 1
+    d.reject()
+    assert settings.encodings == {"/notes/a.txt": "gb18030", "/notes/b.txt": "cp950"}
+    d = PreferencesDialog(settings, "/tmp/actions.log")
+    qtbot.addWidget(d)
+    d.encodings.item(0).setSelected(True)
+    d.forget.click()
+    d.accept()
+    assert settings.encodings == {"/notes/b.txt": "cp950"}
+    empty = PreferencesDialog(Settings.from_file(str(settings.store.fileName()) + ".2"), "/x")
+    qtbot.addWidget(empty)
+    assert empty.encodings.count() == 0

@@ -563,12 +563,13 @@ def test_the_encoding_dialog_previews_the_file_in_each_encoding(qtbot, tmp_path)
 
 def test_a_text_file_listed_as_a_problem_can_be_read_in_another_encoding(
         qtbot, settings, tmp_path, messages):
-    """Chinese in UTF-16 without a byte-order mark has no NUL byte and many control bytes, so
-    the scan lists it as binary; from the problems list the user reads it as UTF-16 LE and it
-    joins its UTF-8 twin. A .docx problem offers no encoding."""
+    """A list of rare names in UTF-16 without a byte-order mark has no NUL byte, many control
+    bytes and no common character, so the scan lists it as binary; from the problems list the
+    user reads it as UTF-16 LE and it joins its UTF-8 twin. A .docx problem offers no
+    encoding."""
     root = tmp_path / "wide"
     root.mkdir()
-    text = "没有字节顺序标记的十六位编码文本。" * 5
+    text = "邬蔺鄞祎婧瀚翊，" * 10
     (root / "utf8.txt").write_text(text, encoding="utf-8")
     wide = root / "wide.txt"
     wide.write_bytes(text.encode("utf-16-le"))

@@ -6,12 +6,13 @@ widget of its own.
 Groups are shown expanded. With more rows than :data:`EXPAND_ALL_ROWS`, expanding them all would
 cost more than a second on every slider move (Qt lays out every expanded row, asking the model
 about each one), so the groups are then expanded as they scroll into view: the same picture for
-the user, at the cost of the rows on screen only.
+the user, at the cost of the rows on screen only. So are the groups of a result that the model
+hands to the view a chunk at a time, as it scrolls (more than ``FETCH_GROUPS`` groups).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeView, QWidget
 
@@ -57,7 +58,9 @@ class ResultsTree(QTreeView):
         else:
             groups = model.rowCount()
             rows = groups + sum(model.rowCount(model.index(g, 0)) for g in range(groups))
-        self._lazy = rows > EXPAND_ALL_ROWS
+        # A model that hands its groups over in chunks (see ResultsModel.fetchMore) is expanded
+        # as it scrolls too: expandAll would open the first chunk only.
+        self._lazy = rows > EXPAND_ALL_ROWS or model.canFetchMore(QModelIndex())
         if not self._lazy:
             self.expandAll()
             return

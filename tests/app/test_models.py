@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import _app_factory as factory
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
 
+import app.models.results_model as results_model
 from app.models import Col, ProblemsModel, ResultsModel, Role
 from app.models.presentation import (
     EtaEstimator,
@@ -35,6 +37,12 @@ NEAR = [("notes/report.txt", "drafts/report-v2.txt", 0.8),
 @pytest.fixture
 def result(tmp_path):
     return factory.on_disk(tmp_path, FILES, NEAR)
+
+
+def _fetch_all(model: ResultsModel) -> None:
+    """What a view does as it is scrolled to the end, again and again."""
+    while model.canFetchMore(QModelIndex()):
+        model.fetchMore(QModelIndex())
 
 
 def names(model: ResultsModel, row: int) -> list[str]:
@@ -196,6 +204,10 @@ def test_ten_thousand_groups_regroup_without_per_row_work():
     model = ResultsModel()
     t0 = time.perf_counter()
     model.set_result(result)
+    # the view is given the groups a chunk at a time; every count covers them all
+    assert model.group_count() == 10_000
+    assert model.rowCount() == results_model.FETCH_GROUPS
+    _fetch_all(model)
     assert model.rowCount() == 10_000
     assert model.rowCount(model.index(9_999, 0)) == 3
     model.set_result(result.regroup(threshold=0.88))   # only the 0.90 member stays
@@ -203,6 +215,7 @@ def test_ten_thousand_groups_regroup_without_per_row_work():
     model.mark_all_but_reference()
     assert model.marked_count() == 10_000
     # data is computed on demand only: an index far down answers immediately
+    _fetch_all(model)
     assert model.index(0, Col.NAME, model.index(9_999, 0)).data() == "doc09999_0.txt"
     print(f"10k groups: {time.perf_counter() - t0:.2f} s")  # shown with -s; not asserted
 
@@ -257,3 +270,94 @@ def test_names_that_would_act_on_the_display_are_shown_escaped(tmp_path, qapp):
     assert listed | refused <= {"invoice\\u202etxt.exe.txt", "two\\nlines\\x1b[2J.txt"}
     assert listed
     dialog.deleteLater()
+
+
+# -- a result with more groups than the view is given at once ----------------------------------
+@pytest.fixture
+def chunked(monkeypatch):
+    """10,000 groups of three (doc{g}_0 the reference), handed over 300 at a time."""
+    monkeypatch.setattr(results_model, "FETCH_GROUPS", 300)
+    return factory.big(10_000)
+
+
+def test_a_big_result_is_handed_to_the_view_a_chunk_at_a_time(chunked):
+    model = ResultsModel()
+    model.set_result(chunked)
+    assert (model.rowCount(), model.shown_group_count(), model.group_count()) == (300, 300,
+                                                                                  10_000)
+    assert model.canFetchMore(QModelIndex())
+    assert not model.index(300, 0).isValid()
+    assert not model.canFetchMore(model.index(0, 0))   # members come whole with their group
+    model.fetchMore(QModelIndex())
+    assert model.rowCount() == 600
+    _fetch_all(model)
+    assert model.rowCount() == 10_000 and not model.canFetchMore(QModelIndex())
+    # a regroup, a filter and a sort start from the first chunk again, and stay consistent
+    model.set_result(chunked.regroup(threshold=0.88))
+    assert model.rowCount() == 300
+    model.sort(Col.NAME, Qt.SortOrder.DescendingOrder)
+    assert model.rowCount() == 300
+    assert names(model, 0) == ["doc09999_0.txt", "doc09999_1.txt"]
+    model.set_text_filter("doc0999")    # doc09990..doc09999: ten groups, all given at once
+    assert model.rowCount() == model.group_count() == 10
+    assert not model.canFetchMore(QModelIndex())
+    model.set_text_filter("")
+    assert model.rowCount() == 300
+
+
+def test_a_model_given_in_chunks_passes_qt_model_tester(qtmodeltester, monkeypatch):
+    monkeypatch.setattr(results_model, "FETCH_GROUPS", 20)
+    model = ResultsModel()
+    model.set_result(factory.big(70))
+    # The tester asks for more from its slots, as views do. Not checked through a reset: it
+    # asks from its modelReset slot, which its own bookkeeping takes for a change inside it.
+    qtmodeltester.check(model, force_py=True)
+    assert model.rowCount() > 20
+    model.fetchMore(QModelIndex())
+    model.sort(Col.NAME, Qt.SortOrder.DescendingOrder)
+    model.set_marked([1], True)
+    assert model.index_of_doc(0).isValid()     # the reference of the group sorted last
+
+
+def test_marks_and_counts_cover_the_groups_not_yet_shown(chunked):
+    model = ResultsModel()
+    model.set_result(chunked)
+    model.mark_all_but_reference()
+    assert model.marked_count() == 20_000
+    assert model.rowCount() == 300       # marking gave the view no rows
+    model.unmark_all()
+    assert model.marked_count() == 0
+    model.mark_in_folder("/data")
+    assert model.marked_count() == 20_000
+
+
+def test_a_file_far_down_is_found_and_shown(chunked):
+    model = ResultsModel()
+    model.set_result(chunked)
+    doc = chunked.document_index()[_path_of(chunked, "doc09876_1.txt")]
+    idx = model.index_of_doc(doc)
+    assert idx.isValid() and model.doc_at(idx) == doc
+    assert model.rowCount() >= idx.parent().row() + 1 > 300   # the rows up to it were given
+    assert model.index(idx.row(), 0, model.index(idx.parent().row(), 0)) == idx
+    far = model.member_index(9_999, 2)
+    assert far.isValid() and model.rowCount() == 10_000
+
+
+def test_sorting_keeps_a_selection_that_moves_past_the_rows_shown(chunked):
+    from PySide6.QtCore import QPersistentModelIndex
+
+    model = ResultsModel()
+    model.set_result(chunked)
+    first = model.index(1, 0, model.index(0, 0))       # a member of the first group
+    doc = model.doc_at(first)
+    keep = QPersistentModelIndex(first)
+    group = QPersistentModelIndex(model.index(0, 0))
+    model.sort(Col.NAME, Qt.SortOrder.DescendingOrder)  # the first group goes to the end
+    assert keep.isValid() and model.doc_at(keep) == doc
+    assert group.isValid() and group.row() == 9_999
+    assert model.rowCount() == 10_000                  # given, so the selection has its row
+    assert model.index_of_doc(doc) == QModelIndex(keep)
+
+
+def _path_of(result, name: str) -> str:
+    return next(d.path for d in result.documents if os.path.basename(d.path) == name)

@@ -3,8 +3,10 @@ view when there are too many rows to lay them all out on every slider move."""
 
 from __future__ import annotations
 
+import _app_factory as factory
 import pytest
 
+import app.models.results_model as results_model
 import app.widgets.results_view as results_view
 from app.models import ResultsModel
 from app.widgets.results_view import ResultsTree
@@ -54,3 +56,40 @@ def test_a_huge_result_expands_the_groups_in_view_then_those_scrolled_to(tree, q
     model.set_result(synthetic_result(1400, seed=3))
     view.expand_groups()
     assert sum(_expanded(view, model)) < model.rowCount() // 4
+
+
+def test_a_result_with_many_groups_reaches_the_view_as_it_scrolls(tree, qtbot, monkeypatch):
+    """The view lays out the groups it was given, and asks for the next ones at the end."""
+    monkeypatch.setattr(results_model, "FETCH_GROUPS", 100)
+    view, model = tree
+    model.set_result(factory.big(1000))
+    view.expand_groups()
+    given = model.rowCount()
+    assert view._lazy and given <= 300 and model.group_count() == 1000   # a chunk or two
+    assert view.isExpanded(model.index(0, 0))
+    view.scrollToBottom()
+    qtbot.waitUntil(lambda: model.rowCount() > given)
+    assert model.rowCount() <= given + 200   # a chunk more, not everything
+    for _ in range(20):
+        view.scrollToBottom()
+        qtbot.wait(1)
+    assert model.rowCount() == 1000
+    assert view.isExpanded(model.index(999, 0))   # the last group, scrolled to: expanded
+
+
+def test_selecting_a_file_far_down_gives_the_view_its_group(tree, qtbot, monkeypatch):
+    monkeypatch.setattr(results_model, "FETCH_GROUPS", 100)
+    view, model = tree
+    model.set_result(factory.big(1000))
+    view.expand_groups()
+    given = model.rowCount()
+    assert given < 900
+    doc = int(model.group(900).members[1].doc)    # a member of a group not given yet
+    idx = model.index_of_doc(doc)
+    assert idx.isValid() and model.doc_at(idx) == doc
+    assert idx.parent().row() == 900 and model.rowCount() == 901
+    view.setCurrentIndex(idx)
+    view.scrollTo(idx)
+    qtbot.wait(10)
+    assert view.currentIndex() == idx
+    assert view.visualRect(idx).intersects(view.viewport().rect())

@@ -13,6 +13,7 @@ Those are module-private names there; the lead may make them public (see the Das
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ import pyarrow as pa
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from . import boilerplate as bp
 from .extract import FileEntry
 from .fingerprint import FingerprintSettings
 from .hamming_index import PairLimitExceeded, _run_pairs
@@ -98,6 +100,8 @@ class BatchOut:
     minhash: np.ndarray              # uint32 (docs, num_perm); (docs, 0) for SimHash alone
     lines: np.ndarray                # uint64: each document's distinct line hashes, in turn
     line_doc: np.ndarray             # int64: the document (0-based in the batch) of each line
+    line_count: np.ndarray           # int64: how many times each line is in its document
+    chars: np.ndarray                # int64 (docs,): each document's normalised characters
 
     @property
     def docs(self) -> int:
@@ -126,14 +130,18 @@ def read_batch(entries: Sequence[FileEntry], settings: FingerprintSettings,
         meta.append((e.path, (fmt, enc, conf, repl, fp.chars, fp.text_hash)))
         docs.append(e)
         fps.append(fp)
-    per_doc = [np.unique(fp.line_hashes) for fp in fps]
+    per_doc = [np.unique(fp.line_hashes, return_counts=True) for fp in fps]
     return BatchOut(
         meta=tuple(meta), entries=tuple(docs), text_hashes=tuple(fp.text_hash for fp in fps),
         simhash=np.fromiter((fp.simhash for fp in fps), dtype=np.uint64, count=len(fps)),
         minhash=(np.stack([fp.minhash for fp in fps]).astype(np.uint32) if fps and k
                  else np.zeros((len(fps), k), dtype=np.uint32)),
-        lines=np.concatenate([np.empty(0, np.uint64), *per_doc]).astype(np.uint64),
-        line_doc=np.repeat(np.arange(len(fps), dtype=np.int64), [x.size for x in per_doc]),
+        lines=np.concatenate([np.empty(0, np.uint64), *(u for u, _ in per_doc)]
+                             ).astype(np.uint64),
+        line_doc=np.repeat(np.arange(len(fps), dtype=np.int64), [u.size for u, _ in per_doc]),
+        line_count=np.concatenate([np.empty(0, np.int64), *(c for _, c in per_doc)]
+                                  ).astype(np.int64),
+        chars=np.fromiter((fp.chars for fp in fps), dtype=np.int64, count=len(fps)),
     )
 
 
@@ -141,24 +149,39 @@ def batch_meta(out: BatchOut) -> tuple[tuple[str, Problem | DocMeta], ...]:
     return out.meta
 
 
-def affected(out: BatchOut, boiler: np.ndarray) -> np.ndarray:
-    """Documents of the batch (0-based) holding at least one boilerplate line."""
-    hit = np.isin(out.lines, boiler)
-    return np.unique(out.line_doc[hit])
+def learn_from(out: BatchOut, boiler: np.ndarray) -> list[tuple[int, int, str]]:
+    """This batch's best documents to learn the boilerplate lines' lengths from (see
+    :func:`neardup_core.boilerplate.candidates`; the client merges every batch's)."""
+    return bp.candidates(out.lines, out.line_doc, boiler, out.chars,
+                         [e.path for e in out.entries])
 
 
-def affected_count(out: BatchOut, boiler: np.ndarray) -> int:
-    return int(affected(out, boiler).size)
+def _dropped(out: BatchOut, boiler: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    return bp.dropped_chars(out.lines, out.line_doc, out.docs, boiler, lengths, out.line_count)
 
 
-def reread(out: BatchOut, boiler: np.ndarray, settings: FingerprintSettings,
-           max_bytes: int, encodings: dict[str, str] | None = None) -> BatchOut:
+def affected(out: BatchOut, boiler: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Documents of the batch (0-based) that leave boilerplate lines out: those holding
+    some, unless they are a sliver of the text (:func:`neardup_core.boilerplate.to_reread`)."""
+    return np.flatnonzero(bp.to_reread(_dropped(out, boiler, lengths), out.chars))
+
+
+def affected_count(out: BatchOut, boiler: np.ndarray, lengths: np.ndarray) -> tuple[int, int]:
+    """(documents that leave boilerplate out, documents that hold some but keep it)."""
+    dropped = _dropped(out, boiler, lengths)
+    changed = int(np.count_nonzero(bp.to_reread(dropped, out.chars)))
+    return changed, int(np.count_nonzero(dropped)) - changed
+
+
+def reread(out: BatchOut, boiler: np.ndarray, lengths: np.ndarray,
+           settings: FingerprintSettings, max_bytes: int,
+           encodings: dict[str, str] | None = None) -> BatchOut:
     """The batch with boilerplate lines left out of its affected documents' fingerprints.
 
     As in the local scan, a document whose text changed since it was first read (or that can
     no longer be read) keeps its first fingerprint.
     """
-    docs = affected(out, boiler).tolist()
+    docs = affected(out, boiler, lengths).tolist()
     if not docs:
         return out
     with _READ_LOCK:
@@ -174,8 +197,7 @@ def reread(out: BatchOut, boiler: np.ndarray, settings: FingerprintSettings,
             simhash[i] = o.fingerprint.simhash
             if minhash.shape[1]:
                 minhash[i] = o.fingerprint.minhash
-    return BatchOut(out.meta, out.entries, out.text_hashes, simhash, minhash, out.lines,
-                    out.line_doc)
+    return dataclasses.replace(out, simhash=simhash, minhash=minhash)
 
 
 # -- frames built from batches -------------------------------------------------------------------

@@ -50,6 +50,7 @@ import pandas as pd
 from dask import delayed
 from distributed import Client, Future, KilledWorker, LocalCluster, as_completed, futures_of
 
+from . import boilerplate as bp
 from . import dask_kernels as K
 from . import dask_pairs as P
 from .errors import OptionsError, ScanCancelled
@@ -490,14 +491,22 @@ class _DaskRun(RunStages):
             return None
         lines = self.client.scatter(boiler, broadcast=True)
         with_docs = [b for b in batches if b.docs]
-        counts_f = [self.client.submit(K.affected_count, b.fut, lines, pure=False)
+        # where they are a sliver of the text, a document keeps its first fingerprint: the
+        # client reads a few documents to learn the lines' lengths, as the local scan does
+        learn_f = [self.client.submit(K.learn_from, b.fut, lines, pure=False) for b in with_docs]
+        self._await(learn_f)
+        learn = sorted(row for rows in self.client.gather(learn_f) for row in rows)
+        lengths = bp.line_lengths(boiler, (bp.read_text(path, self.opt)
+                                           for _, _, path in learn[:bp.LEARN_READS]))
+        sizes = self.client.scatter(lengths, broadcast=True)
+        counts_f = [self.client.submit(K.affected_count, b.fut, lines, sizes, pure=False)
                     for b in with_docs]
         self._await(counts_f)
-        counts = self.client.gather(counts_f)
+        both = self.client.gather(counts_f)
+        counts = [changed for changed, _ in both]
         total = int(sum(counts))
-        self.notes.append(f"{boiler.size} lines found in at least {need} of {n_clusters} "
-                          f"distinct documents were treated as boilerplate and left out of the "
-                          f"comparison of {total} documents.")
+        self.notes.append(bp.note(boiler.size, need, n_clusters, total,
+                                  sum(kept for _, kept in both)))
         self.stats["boilerplate_reread"] = total
         if not total:
             return None
@@ -508,7 +517,7 @@ class _DaskRun(RunStages):
         for i, (b, c) in enumerate(zip(with_docs, counts, strict=True)):
             if c:
                 nb = _Batch(b.entries, meta=b.meta)
-                nb.fut = self.client.submit(K.reread, b.fut, lines, self.settings,
+                nb.fut = self.client.submit(K.reread, b.fut, lines, sizes, self.settings,
                                             self.opt.max_size, pure=False,
                                             **self._chosen(b.entries))
                 owner[nb.fut] = (i, nb, c)

@@ -31,6 +31,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
+from . import boilerplate as bp
 from .arrays import unique_sorted
 from .cache import CacheEntry, FingerprintCache
 from .errors import CacheError, ScanCancelled
@@ -941,14 +942,20 @@ class _Run(RunStages):
         v = v[distinct]
         starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
         vals, counts = v[starts], np.diff(np.r_[starts, v.size])
-        boiler = vals[counts >= need]
+        boiler = vals[counts >= need]  # sorted
         self.stats["boilerplate_lines"] = int(boiler.size)
         if boiler.size == 0:
             return fps
-        affected = [i for i, fp in enumerate(fps) if np.isin(fp.line_hashes, boiler).any()]
-        self.notes.append(f"{boiler.size} lines found in at least {need} of {n_clusters} "
-                          f"distinct documents were treated as boilerplate and left out of the "
-                          f"comparison of {len(affected)} documents.")
+        # where they are a sliver of the text, a document keeps its first fingerprint
+        line_doc = np.repeat(np.arange(n_docs, dtype=np.int64), sizes)
+        chars = np.fromiter((fp.chars for fp in fps), dtype=np.int64, count=n_docs)
+        paths = [d.path for d in docs]
+        learn = bp.candidates(allv, line_doc, boiler, chars, paths)
+        lengths = bp.line_lengths(boiler, (bp.read_text(path, self.opt) for _, _, path in learn))
+        dropped = bp.dropped_chars(allv, line_doc, n_docs, boiler, lengths)
+        affected = np.flatnonzero(bp.to_reread(dropped, chars)).tolist()
+        self.notes.append(bp.note(boiler.size, need, n_clusters, len(affected),
+                                           int(np.count_nonzero(dropped)) - len(affected)))
         key = f"{self.settings_key}:{hash128_hex(np.sort(boiler).tobytes().hex())}"
         out = list(fps)
         todo: list[FileEntry] = []

@@ -2,7 +2,8 @@
 
 Near-duplicates in Chinese and English across encodings and .docx, exact copies (three of one
 text), a family of edits, shared letterhead and footer lines that the boilerplate pass must set
-aside, short notes, and files that become problems (binary, corrupt .docx, empty, whitespace).
+aside (and leave in long reports, where they are a sliver of the text), short notes, and files
+that become problems (binary, corrupt .docx, empty, whitespace).
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ def build(root: Path) -> Path:
         body = tg.zh_doc(200 + i, 6) if i % 2 else tg.en_doc(300 + i, 6)
         (root / "letters" / f"letter{i:02d}.txt").write_text(
             tg.with_header(body, LETTERHEAD, FOOTER), encoding="utf-8")
+    for i in range(3):  # long reports on it too: there the boilerplate is left in
+        (root / "letters" / f"report{i}.txt").write_text(
+            tg.with_header(tg.en_doc(400 + i, 150), LETTERHEAD, FOOTER), encoding="utf-8")
     (root / "letters" / "letter03 (1).txt").write_text(
         tg.with_header(tg.typos(tg.en_doc(303, 6), 4, 3), LETTERHEAD, FOOTER), encoding="utf-8")
     (root / "binary.txt").write_bytes(bytes(range(256)) * 20)

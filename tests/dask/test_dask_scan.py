@@ -81,7 +81,7 @@ def test_report_equals_local(both: tuple) -> None:
     assert_same(local, remote)
     # the corpus exercises what it is meant to: near-copies, exact copies, boilerplate, problems
     assert any(g.exact for g in local.groups) and any(not g.exact for g in local.groups)
-    assert any("boilerplate" in n for n in local.notes)
+    assert any("boilerplate" in n and "left in 3 more" in n for n in local.notes)
     assert {p.kind.value for p in local.problems} >= {"binary", "corrupt", "empty"}
     assert remote.stats["dask"]["partitions"] > 1
 

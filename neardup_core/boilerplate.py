@@ -1,0 +1,134 @@
+"""Which documents keep their first fingerprint when boilerplate lines are set aside.
+
+The scan votes lines that a large share of the documents carry into boilerplate; leaving them
+out of a document means reading and fingerprinting it a second time. Where they are a sliver of
+the text (a Markdown marker, a "第一章 总则" heading, a one-line footer of a long report),
+leaving them out moves the document's similarity to any other by about that share: less than
+the MinHash estimate's own standard error at 128 slots (4 points at 0.6), and far too little to
+make two unrelated documents look alike, which is what setting boilerplate aside is for. The
+second read, though, costs what the first did: the 775 laws of a real collection, each holding
+a few such lines, were all read twice, 1.0 s of a 2.6 s scan. So a document whose boilerplate
+lines hold less than :data:`NEGLIGIBLE_SHARE` of its characters keeps its first fingerprint.
+
+The vote knows lines by their hash only. Their lengths are learnt by reading a few documents
+that hold them (:func:`candidates`, :func:`line_lengths`); a line whose length stays unknown
+counts as long, so its documents are read again as before. The local and the Dask scan share
+these functions, and so make the same choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from .extract import extract
+from .hashing import hash64_lines
+from .models import Problem, ScanOptions
+from .tokens import normalize
+
+__all__ = ["LEARN_MAX_CHARS", "LEARN_READS", "NEGLIGIBLE_SHARE", "candidates", "dropped_chars",
+           "line_lengths", "note", "read_text", "to_reread"]
+
+#: Boilerplate lines holding less than this share of a document's (normalised) characters are
+#: left in it: it is not read again.
+NEGLIGIBLE_SHARE = 0.02
+#: At most this many documents are read to learn the lengths of the boilerplate lines...
+LEARN_READS = 32
+#: ... none longer than this many characters.
+LEARN_MAX_CHARS = 1 << 20
+
+
+def dropped_chars(lines: np.ndarray, line_doc: np.ndarray, docs: int, boiler: np.ndarray,
+                  lengths: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
+    """Per document, the characters its boilerplate lines hold (each with its line break);
+    infinite where one of them has an unknown length.
+
+    ``lines`` are line hashes, ``line_doc`` the document of each, ``counts`` how many times it
+    occurs there (None: once per entry); ``boiler`` is sorted and ``lengths`` (float64, NaN
+    unknown) goes with it.
+    """
+    out = np.zeros(docs, dtype=np.float64)
+    if not boiler.size or not lines.size:
+        return out
+    pos = np.searchsorted(boiler, lines).clip(max=boiler.size - 1)
+    hit = boiler[pos] == lines
+    size = lengths[pos[hit]]
+    size = np.where(np.isnan(size), np.inf, size)
+    if counts is not None:
+        size = size * counts[hit]
+    np.add.at(out, line_doc[hit], size)
+    return out
+
+
+def to_reread(dropped: np.ndarray, chars: np.ndarray) -> np.ndarray:
+    """Which documents leave out their boilerplate (and are read again): those holding some,
+    at least NEGLIGIBLE_SHARE of their characters."""
+    return (dropped > 0) & (dropped >= NEGLIGIBLE_SHARE * np.asarray(chars, dtype=np.float64))
+
+
+def candidates(lines: np.ndarray, line_doc: np.ndarray, boiler: np.ndarray,
+               chars: np.ndarray, paths: Sequence[str], limit: int | None = None
+               ) -> list[tuple[int, int, str]]:
+    """The documents to learn the lengths of the boilerplate lines from, best first, as
+    ``(-distinct boilerplate lines held, chars, path)``: those holding the most such lines,
+    the shortest of them first, then by path (a key that does not depend on how documents are
+    numbered, so the batches of a Dask scan pick the same ones); at most ``limit`` (default
+    LEARN_READS). Documents longer than LEARN_MAX_CHARS are never read for this."""
+    limit = LEARN_READS if limit is None else limit
+    if not boiler.size or not lines.size or limit <= 0:
+        return []
+    pos = np.searchsorted(boiler, lines).clip(max=boiler.size - 1)
+    hit = boiler[pos] == lines
+    pairs = np.unique(np.stack([line_doc[hit], lines[hit].view(np.int64)], axis=1), axis=0)
+    per_doc = np.bincount(pairs[:, 0], minlength=len(paths))
+    chars = np.asarray(chars, dtype=np.int64)
+    held = np.flatnonzero((per_doc > 0) & (chars <= LEARN_MAX_CHARS))
+    neg, size = -per_doc[held], chars[held]
+    order = np.lexsort((size, neg))
+    if order.size > limit:  # the first ``limit``, and any tied with the last of them
+        last = order[limit - 1]
+        past = np.flatnonzero((neg[order] > neg[last])
+                              | ((neg[order] == neg[last]) & (size[order] > size[last])))
+        order = order[:past[0]] if past.size else order
+    rows = [(int(neg[i]), int(size[i]), paths[held[i]]) for i in order.tolist()]
+    return sorted(rows)[:limit]
+
+
+def read_text(path: str, options: ScanOptions) -> str | None:
+    """A document's text as a scan with ``options`` reads it; None if it cannot be read now."""
+    got = extract(path, max_bytes=options.max_size, encoding=options.encoding_of(path))
+    return None if isinstance(got, Problem) else got.text
+
+
+def line_lengths(boiler: np.ndarray, texts: Iterable[str | None]) -> np.ndarray:
+    """The length of each (sorted) ``boiler`` line with its line break, NaN where unknown,
+    learnt from ``texts`` (raw document texts; None: one that could not be read), taken
+    until every length is known."""
+    lengths = np.full(boiler.size, np.nan, dtype=np.float64)
+    if not boiler.size:
+        return lengths
+    for text in texts:
+        if text is None:
+            continue
+        normalized = normalize(text)
+        hashes = hash64_lines(normalized)
+        pos = np.searchsorted(boiler, hashes).clip(max=boiler.size - 1)
+        hit = np.flatnonzero(boiler[pos] == hashes)
+        if hit.size:
+            split = normalized.split("\n")
+            lengths[pos[hit]] = [len(split[i]) + 1 for i in hit.tolist()]
+        if not np.isnan(lengths).any():
+            break
+    return lengths
+
+
+def note(lines: int, need: int, clusters: int, changed: int, kept: int) -> str:
+    """The scan's note on its boilerplate: how many lines, and the documents they were left
+    out of (``changed``) or left in (``kept``: a sliver of their text)."""
+    text = (f"{lines} lines found in at least {need} of {clusters} distinct documents were "
+            f"treated as boilerplate and left out of the comparison of {changed} documents")
+    if kept:
+        text += (f" (and left in {kept} more, where they are under {NEGLIGIBLE_SHARE:.0%} of "
+                 f"the text)")
+    return text + "."

@@ -1,0 +1,136 @@
+"""Boilerplate that is a sliver of a document's text is left in it, and the document is not read
+a second time; where it weighs, it is left out as before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import textgen as tg
+
+from neardup_core import ScanOptions, ScanSession
+from neardup_core import boilerplate as bp
+from neardup_core.hashing import hash64_lines
+from neardup_core.tokens import normalize
+
+FOOTER = "This memo is confidential and meant only for the people it was sent to."
+MARK = "<!-- 本文件由档案室统一归档 -->"
+
+
+def _hash(line: str) -> int:
+    return int(hash64_lines(normalize(line))[0])
+
+
+def test_dropped_chars_counts_each_line_with_its_break_and_repeats():
+    boiler = np.sort(np.array([_hash("aaa"), _hash("bbbbb")], dtype=np.uint64))
+    lengths = np.array([4.0 if boiler[0] == _hash("aaa") else 6.0,
+                        6.0 if boiler[0] == _hash("aaa") else 4.0])
+    lines = np.array([_hash("aaa"), _hash("x"), _hash("bbbbb"), _hash("aaa"), _hash("y")],
+                     dtype=np.uint64)
+    line_doc = np.array([0, 0, 0, 1, 2], dtype=np.int64)
+    assert bp.dropped_chars(lines, line_doc, 3, boiler, lengths).tolist() == [10.0, 4.0, 0.0]
+    # the same lines given once each with their counts (as a Dask batch keeps them)
+    counts = np.array([3, 1, 1, 1, 1], dtype=np.int64)
+    assert bp.dropped_chars(lines, line_doc, 3, boiler, lengths, counts).tolist() == \
+        [18.0, 4.0, 0.0]
+    unknown = np.where(boiler == _hash("bbbbb"), np.nan, lengths)
+    assert bp.dropped_chars(lines, line_doc, 3, boiler, unknown).tolist() == [np.inf, 4.0, 0.0]
+
+
+def test_to_reread_below_the_share_keeps_the_fingerprint():
+    dropped = np.array([0.0, 19.0, 20.0, np.inf, 5.0])
+    chars = np.array([100, 1000, 1000, 10**6, 10])
+    assert bp.to_reread(dropped, chars).tolist() == [False, False, True, True, True]
+
+
+def test_line_lengths_are_learnt_from_normalised_text_and_stop_when_known():
+    lines = ["Ｃｏｎｆｉｄｅｎｔｉａｌ　ＭＥＭＯ", "第一章  总则"]
+    boiler = np.sort(np.array([_hash(x) for x in lines], dtype=np.uint64))
+    read: list[str] = []
+
+    def texts():
+        for t in (None, f"body\n{lines[0]}\nmore", f"{lines[1]}\n正文", "never read"):
+            if t is not None:
+                read.append(t)
+            yield t
+
+    got = bp.line_lengths(boiler, texts())
+    want = {_hash(lines[0]): len("confidential memo") + 1, _hash(lines[1]): len("第一章 总则") + 1}
+    assert dict(zip(boiler.tolist(), got.tolist(), strict=True)) == want
+    assert "never read" not in read
+    assert np.isnan(bp.line_lengths(boiler, iter(["nothing of it"]))).all()
+
+
+def test_candidates_prefer_documents_holding_most_lines_then_short_ones():
+    boiler = np.sort(np.array([_hash("a"), _hash("b")], dtype=np.uint64))
+    a, b, x = _hash("a"), _hash("b"), _hash("x")
+    lines = np.array([a, x, a, b, a, b, a, b, a], dtype=np.uint64)
+    line_doc = np.array([0, 0, 1, 1, 2, 2, 3, 3, 4], dtype=np.int64)
+    chars = np.array([50, 900, 300, 300, 10], dtype=np.int64)
+    paths = ["/d0", "/d1", "/d2", "/d3-", "/d4"]
+    got = bp.candidates(lines, line_doc, boiler, chars, paths)
+    assert got == [(-2, 300, "/d2"), (-2, 300, "/d3-"), (-2, 900, "/d1"), (-1, 10, "/d4"),
+                   (-1, 50, "/d0")]
+    assert bp.candidates(lines, line_doc, boiler, chars, paths, limit=2) == got[:2]
+    # in any other numbering (a Dask batch's), the same documents come first
+    perm = [4, 2, 0, 3, 1]
+    inv = np.argsort(perm)
+    assert bp.candidates(lines, inv[line_doc], boiler, chars[perm],
+                         [paths[i] for i in perm], limit=3) == got[:3]
+
+
+def _folder(root: Path) -> Path:
+    """Six long reports and twelve short memos, all ending on the same footer line."""
+    for i in range(6):
+        body = tg.en_doc(40 + i, 150)   # long (the generator's Chinese this long is alike)
+        (root / f"report{i}.txt").write_text(f"{MARK}\n{body}\n{FOOTER}", encoding="utf-8")
+    for i in range(12):
+        body = tg.zh_short(70 + i)[:40] if i % 2 else tg.en_doc(70 + i, 1)
+        (root / f"memo{i:02d}.txt").write_text(f"{MARK}\n{body}\n{FOOTER}", encoding="utf-8")
+    (root / "report0 v2.txt").write_text(
+        f"{MARK}\n{tg.typos(tg.en_doc(40, 150), 5, 2)}\n{FOOTER}", encoding="utf-8")
+    return root
+
+
+def test_a_scan_reads_again_only_documents_the_boilerplate_weighs_in(tmp_path, monkeypatch):
+    reads: list[str] = []
+    real = bp.read_text
+    monkeypatch.setattr(bp, "read_text", lambda path, opt: reads.append(path) or real(path, opt))
+    result = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(_folder(tmp_path))])
+    assert result.stats["boilerplate_lines"] == 2
+    assert result.stats["boilerplate_reread"] == 12          # the memos, not the reports
+    assert len(reads) == 1 and "memo" in reads[0]            # one memo holds both lines
+    note = next(n for n in result.notes if "boilerplate" in n)
+    assert "left out of the comparison of 12 documents" in note
+    assert "left in 7 more, where they are under 2% of the text" in note
+    names = [sorted(Path(result.documents[m.doc].path).name for m in g.members)
+             for g in result.groups]
+    assert names == [["report0 v2.txt", "report0.txt"]]      # no memo joins anything
+
+
+def test_the_negligible_share_only_spares_reading(tmp_path, monkeypatch):
+    """With every document read again (no share is negligible), the groups are the same."""
+    folder = _folder(tmp_path)
+    spared = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(folder)])
+    monkeypatch.setattr(bp, "NEGLIGIBLE_SHARE", 0.0)
+    every = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(folder)])
+    assert every.stats["boilerplate_reread"] == 19
+    assert [[m.doc for m in g.members] for g in every.groups] == \
+        [[m.doc for m in g.members] for g in spared.groups]
+    long = [i for i, d in enumerate(spared.documents) if "report" in d.path]
+    # the reports' similarity moved by less than the share, the memos' not at all
+    s = spared.pairs.score[(np.isin(spared.pairs.a, long)) & (np.isin(spared.pairs.b, long))]
+    e = every.pairs.score[(np.isin(every.pairs.a, long)) & (np.isin(every.pairs.b, long))]
+    assert s.shape == e.shape and np.abs(s - e).max() <= 0.03
+
+
+@pytest.mark.parametrize("unreadable", [True, False])
+def test_a_line_whose_length_cannot_be_learnt_is_taken_as_long(tmp_path, monkeypatch,
+                                                               unreadable):
+    if unreadable:
+        monkeypatch.setattr(bp, "read_text", lambda path, opt: None)
+    else:
+        monkeypatch.setattr(bp, "LEARN_READS", 0)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(_folder(tmp_path))])
+    assert result.stats["boilerplate_reread"] == 19          # as before: every holder

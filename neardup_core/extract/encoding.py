@@ -839,25 +839,60 @@ def _quick_plausibility(text: str) -> tuple[float, bool]:
     whether it is exactly plausibility's float.
 
     The weights are summed as integer tenths, in no particular order, with no per-character
-    Python work: one histogram of the tenths gives their sum, the whitespace to leave out and
-    whether any weight is not a multiple of 0.5. When every weight is (no kana, no CJK
-    punctuation) each partial float sum of plausibility is exact, so its result is this very
-    value. Text below U+3040 (Latin, Cyrillic, Greek...) has no ideograph to glue letters to.
+    Python work: one histogram of :func:`_quick_table` gives their sum, the whitespace to leave
+    out, whether any weight is not a multiple of 0.5, and whether the text holds what
+    :func:`_penalty` counts at all (a Latin letter and an ideograph to glue it to; three
+    characters of U+0080-U+00FF): a Chinese text read in its own code page has none of the
+    latter, and its mojibake no ideograph, so the penalty's own passes mostly never run. When
+    every weight is a multiple of 0.5 (no kana, no CJK punctuation) each partial float sum of
+    plausibility is exact, so its result is this very value.
     """
     codes = _code_points(text)
     if not codes.size:
         return 1.0, True
-    top = int(codes.max())
-    if top >= 0x10000:
+    try:
+        packed = _quick_table()[codes]
+    except IndexError:   # beyond the BMP
         return _quick_plausibility_astral(codes)
-    hist = np.bincount(_tables()[0][codes].view(np.uint8), minlength=256)
+    rows = np.bincount(packed, minlength=_QUICK_BINS).reshape(-1, 256)
+    hist = rows.sum(axis=0)    # by tenths byte
     spaces = int(hist[_SPACE_BIN])
     total = len(codes) - spaces
     if not total:
         return 1.0, True
     score = (int(hist @ _BIN_TENTHS) - _SPACE * spaces) / 10
     exact = not hist[_BIN_INEXACT].any()
-    return (score - _penalty(codes, top)) / total, exact
+    kinds = rows.sum(axis=1).tolist()   # by the flags above the tenths byte
+    points = 0
+    if kinds[_LETTER] and kinds[_GLUE]:
+        points += _glued(codes)
+    if kinds[_HIGH_LATIN1] >= 3:
+        points += _latin1_runs(codes)
+    return (score - points) / total, exact
+
+
+#: The flags :func:`_quick_table` keeps above each code point's tenths byte (one at most is set:
+#: the three sets are disjoint), as row numbers of its 256-bin histogram.
+_LETTER, _GLUE, _HIGH_LATIN1 = 1, 2, 4
+_QUICK_BINS = 8 * 256
+
+
+@functools.cache
+def _quick_table() -> np.ndarray:
+    """Per BMP code point: its tenths byte (:func:`_tables`), plus 256 times a flag for what
+    :func:`_penalty` looks at: an ASCII letter (_glued's Latin side), an ideograph, kana or
+    Hangul syllable (its other side), a character of U+0080-U+00FF but the no-break space
+    (what _latin1_runs counts runs of). Built from the tables in a few milliseconds."""
+    tenths, script = _tables()
+    codes = np.arange(0x10000, dtype=np.int64)
+    folded = codes | 0x20
+    letter = (folded >= 0x61) & (folded <= 0x7A)
+    glue = (script == _IDEOGRAPH) | (script == _KANA_HANGUL)
+    high = (codes >= 0x80) & (codes <= 0xFF) & (codes != 0xA0)
+    flags = letter * _LETTER + glue * _GLUE + high * _HIGH_LATIN1
+    table = (tenths.view(np.uint8).astype(np.int64) + 256 * flags).astype(np.uint16)
+    table.flags.writeable = False
+    return table
 
 
 #: The tenths each bin of a histogram of the int8 weight table's bytes stands for.

@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections import Counter
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -379,3 +380,37 @@ def test_western_punctuation_reads_alike_in_every_windows_code_page() -> None:
         chars = {bytes([b]).decode(page) for page in pages}
         assert len(chars) == 1
         assert unicodedata.category(chars.pop())[0] in "PSZC"
+
+
+@pytest.mark.parametrize("text", [
+    "本公司2025年Q3营业收入同比增长12%，CEO建议维持现有分红政策。" * 8,   # letters glued both ways
+    "ÏÄ¼¾ÒýÔ®" * 40,                                   # GBK read as CP1252: Latin-1 runs
+    "ção ÏÄ¼ x" * 40,                                  # runs of two and three
+    "テストtestテスト한국어abc" * 20,                  # kana and Hangul next to letters
+    "abc def 123 " * 40,                               # letters, nothing to glue them to
+    "中文，没有字母。" * 40,                            # ideographs, no letter
+    "\u00a0\u00a0\u00a0x" * 80,                        # no-break spaces never make a run
+])
+def test_the_penalty_is_counted_only_where_the_text_can_have_it(text: str) -> None:
+    """The quick score looks for the penalty's ingredients in its histogram first; where it
+    finds them it counts as the penalty does, and where not the penalty is nil."""
+    expected = _reference_plausibility(text)
+    quick, exact = enc._quick_plausibility(text)
+    assert abs(quick - expected) <= enc.QUICK_ERROR
+    assert not exact or quick == expected
+    codes = enc._code_points(text)
+    assert enc._penalty(codes, int(codes.max())) == \
+        enc._glued(codes) + enc._latin1_runs(codes)
+
+
+def test_quick_table_holds_the_tenths_and_what_the_penalty_looks_at() -> None:
+    tenths = enc._tables()[0]
+    table = enc._quick_table()
+    assert (table & 0xFF).astype(np.uint8).view(np.int8).tolist() == tenths.tolist()
+    flags = (table >> 8).tolist()
+    for o in range(0x10000):
+        c = chr(o)
+        want = (enc._LETTER if c.isascii() and c.isalpha() else 0) \
+            + (enc._GLUE if _REF_CJK.match(c) else 0) \
+            + (enc._HIGH_LATIN1 if 0x80 <= o <= 0xFF and o != 0xA0 else 0)
+        assert flags[o] == want, hex(o)

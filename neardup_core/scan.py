@@ -951,11 +951,12 @@ class _Run(RunStages):
         chars = np.fromiter((fp.chars for fp in fps), dtype=np.int64, count=n_docs)
         paths = [d.path for d in docs]
         learn = bp.candidates(allv, line_doc, boiler, chars, paths)
-        lengths = bp.line_lengths(boiler, (bp.read_text(path, self.opt) for _, _, path in learn))
+        lengths = bp.line_lengths(boiler, (bp.read_text(path, self.opt) for _, _, path in learn
+                                           if not self.cancel.cancelled))
         dropped = bp.dropped_chars(allv, line_doc, n_docs, boiler, lengths)
         affected = np.flatnonzero(bp.to_reread(dropped, chars)).tolist()
-        self.notes.append(bp.note(boiler.size, need, n_clusters, len(affected),
-                                           int(np.count_nonzero(dropped)) - len(affected)))
+        kept = int(np.count_nonzero(dropped)) - len(affected)
+        self.notes.append(bp.note(boiler.size, need, n_clusters, len(affected), kept))
         key = f"{self.settings_key}:{hash128_hex(np.sort(boiler).tobytes().hex())}"
         out = list(fps)
         todo: list[FileEntry] = []

@@ -139,11 +139,12 @@ class ResultsModel(QAbstractItemModel):
 
     @contextmanager
     def _change(self) -> Iterator[None]:
-        self._changing = True
+        """While a change is announced: no fetching (see :meth:`canFetchMore`)."""
+        before, self._changing = self._changing, True
         try:
             yield
         finally:
-            self._changing = False
+            self._changing = before
 
     def _rebuild(self, rows: GroupRows | None = None) -> None:
         """Recompute the visible rows from the groups, the filter and the sort (or take

@@ -48,17 +48,15 @@ def dropped_chars(lines: np.ndarray, line_doc: np.ndarray, docs: int, boiler: np
     occurs there (None: once per entry); ``boiler`` is sorted and ``lengths`` (float64, NaN
     unknown) goes with it.
     """
-    out = np.zeros(docs, dtype=np.float64)
     if not boiler.size or not lines.size:
-        return out
+        return np.zeros(docs, dtype=np.float64)
     pos = np.searchsorted(boiler, lines).clip(max=boiler.size - 1)
     hit = boiler[pos] == lines
     size = lengths[pos[hit]]
     size = np.where(np.isnan(size), np.inf, size)
     if counts is not None:
         size = size * counts[hit]
-    np.add.at(out, line_doc[hit], size)
-    return out
+    return np.bincount(line_doc[hit], weights=size, minlength=docs).astype(np.float64)
 
 
 def to_reread(dropped: np.ndarray, chars: np.ndarray) -> np.ndarray:
@@ -80,8 +78,12 @@ def candidates(lines: np.ndarray, line_doc: np.ndarray, boiler: np.ndarray,
         return []
     pos = np.searchsorted(boiler, lines).clip(max=boiler.size - 1)
     hit = boiler[pos] == lines
-    pairs = np.unique(np.stack([line_doc[hit], lines[hit].view(np.int64)], axis=1), axis=0)
-    per_doc = np.bincount(pairs[:, 0], minlength=len(paths))
+    doc, line = line_doc[hit], lines[hit]
+    order = np.lexsort((line, doc))
+    doc, line = doc[order], line[order]
+    first = np.ones(doc.size, dtype=bool)   # the first of each distinct (document, line)
+    first[1:] = (doc[1:] != doc[:-1]) | (line[1:] != line[:-1])
+    per_doc = np.bincount(doc[first], minlength=len(paths))
     chars = np.asarray(chars, dtype=np.int64)
     held = np.flatnonzero((per_doc > 0) & (chars <= LEARN_MAX_CHARS))
     neg, size = -per_doc[held], chars[held]

@@ -58,12 +58,19 @@ def test_a_huge_result_expands_the_groups_in_view_then_those_scrolled_to(tree, q
     assert sum(_expanded(view, model)) < model.rowCount() // 4
 
 
-def test_a_result_with_many_groups_reaches_the_view_as_it_scrolls(tree, qtbot, monkeypatch):
-    """The view lays out the groups it was given, and asks for the next ones at the end."""
+@pytest.fixture
+def chunked(tree, monkeypatch):
+    """The tree showing 1,000 groups, which its model hands over 100 at a time."""
     monkeypatch.setattr(results_model, "FETCH_GROUPS", 100)
     view, model = tree
     model.set_result(factory.big(1000))
     view.expand_groups()
+    return view, model
+
+
+def test_a_result_with_many_groups_reaches_the_view_as_it_scrolls(chunked, qtbot):
+    """The view lays out the groups it was given, and asks for the next ones at the end."""
+    view, model = chunked
     given = model.rowCount()
     assert view._lazy and given <= 300 and model.group_count() == 1000   # a chunk or two
     assert view.isExpanded(model.index(0, 0))
@@ -77,13 +84,9 @@ def test_a_result_with_many_groups_reaches_the_view_as_it_scrolls(tree, qtbot, m
     assert view.isExpanded(model.index(999, 0))   # the last group, scrolled to: expanded
 
 
-def test_selecting_a_file_far_down_gives_the_view_its_group(tree, qtbot, monkeypatch):
-    monkeypatch.setattr(results_model, "FETCH_GROUPS", 100)
-    view, model = tree
-    model.set_result(factory.big(1000))
-    view.expand_groups()
-    given = model.rowCount()
-    assert given < 900
+def test_selecting_a_file_far_down_gives_the_view_its_group(chunked, qtbot):
+    view, model = chunked
+    assert model.rowCount() < 900
     doc = int(model.group(900).members[1].doc)    # a member of a group not given yet
     idx = model.index_of_doc(doc)
     assert idx.isValid() and model.doc_at(idx) == doc

@@ -220,6 +220,12 @@ def run_simhash(root: str, k: int, jobs: int, reader: str = "own") -> dict:
 
 # -- neardup --------------------------------------------------------------------------------------
 def run_neardup(root: str, threshold: float, jobs: int, cache_path: str | None) -> dict:
+    # The library is loaded before the clock starts, as the peers' are above (importing
+    # datasketch, SciPy's integrate among it, takes 0.7-0.9 s that are not in its seconds
+    # either): the scan and its grouping module (SciPy's graph routines), which it would
+    # otherwise import while it runs. Start-up is in the wall column, for every tool.
+    import neardup_core.cluster
+    import neardup_core.scan  # noqa: F401
     from neardup_core import GroupMode, ScanOptions, ScanSession
 
     opts = ScanOptions(threshold=threshold, jobs=jobs, use_cache=cache_path is not None,

@@ -20,10 +20,13 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import xxhash
-from scipy import sparse
+
+if TYPE_CHECKING:   # imported where a matrix is built: the peers import shingles() from here
+    from scipy import sparse  # in the process they are timed in, and never need SciPy
 
 #: neardup's CJK blocks (tokens.CJK_RANGES): inside them every letter or digit is one unit.
 _CJK = ("\u1100-\u11ff\u3000-\u303f\u3040-\u30ff\u3100-\u31ff\u3200-\u33ff\u3400-\u4dbf"
@@ -127,6 +130,8 @@ class Truth:
 
     @classmethod
     def load(cls, path: str | Path) -> Truth:
+        from scipy import sparse
+
         z = np.load(path)
         n, ntok = (int(x) for x in z["meta"])
         indices, indptr = z["indices"], z["indptr"]
@@ -137,6 +142,8 @@ class Truth:
 
 
 def _csr(sets: Sequence[np.ndarray]) -> tuple[sparse.csr_matrix, np.ndarray]:
+    from scipy import sparse
+
     sizes = np.fromiter((s.size for s in sets), dtype=np.int64, count=len(sets))
     allh = np.concatenate(sets) if len(sets) else np.empty(0, np.uint64)
     uniq, inv, counts = np.unique(allh, return_inverse=True, return_counts=True)

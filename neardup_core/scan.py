@@ -948,12 +948,14 @@ class _Run(RunStages):
             return fps
         # where they are a sliver of the text, a document keeps its first fingerprint
         line_doc = np.repeat(np.arange(n_docs, dtype=np.int64), sizes)
+        held = np.isin(allv, boiler)   # the boilerplate lines' places, found once
+        held_lines, held_doc = allv[held], line_doc[held]
         chars = np.fromiter((fp.chars for fp in fps), dtype=np.int64, count=n_docs)
         paths = [d.path for d in docs]
-        learn = bp.candidates(allv, line_doc, boiler, chars, paths)
+        learn = bp.candidates(held_lines, held_doc, boiler, chars, paths)
         lengths = bp.line_lengths(boiler, (bp.read_text(path, self.opt) for _, _, path in learn
                                            if not self.cancel.cancelled))
-        dropped = bp.dropped_chars(allv, line_doc, n_docs, boiler, lengths)
+        dropped = bp.dropped_chars(held_lines, held_doc, n_docs, boiler, lengths)
         affected = np.flatnonzero(bp.to_reread(dropped, chars)).tolist()
         kept = int(np.count_nonzero(dropped)) - len(affected)
         self.notes.append(bp.note(boiler.size, need, n_clusters, len(affected), kept))

@@ -39,6 +39,13 @@ LEARN_READS = 32
 LEARN_MAX_CHARS = 1 << 20
 
 
+def _places(boiler: np.ndarray, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each of ``lines``, where it would be in the sorted ``boiler`` and whether it is
+    there."""
+    pos = np.searchsorted(boiler, lines).clip(max=boiler.size - 1)
+    return pos, boiler[pos] == lines
+
+
 def dropped_chars(lines: np.ndarray, line_doc: np.ndarray, docs: int, boiler: np.ndarray,
                   lengths: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
     """Per document, the characters its boilerplate lines hold (each with its line break);
@@ -50,8 +57,7 @@ def dropped_chars(lines: np.ndarray, line_doc: np.ndarray, docs: int, boiler: np
     """
     if not boiler.size or not lines.size:
         return np.zeros(docs, dtype=np.float64)
-    pos = np.searchsorted(boiler, lines).clip(max=boiler.size - 1)
-    hit = boiler[pos] == lines
+    pos, hit = _places(boiler, lines)
     size = lengths[pos[hit]]
     size = np.where(np.isnan(size), np.inf, size)
     if counts is not None:
@@ -76,8 +82,7 @@ def candidates(lines: np.ndarray, line_doc: np.ndarray, boiler: np.ndarray,
     limit = LEARN_READS if limit is None else limit
     if not boiler.size or not lines.size or limit <= 0:
         return []
-    pos = np.searchsorted(boiler, lines).clip(max=boiler.size - 1)
-    hit = boiler[pos] == lines
+    hit = _places(boiler, lines)[1]
     doc, line = line_doc[hit], lines[hit]
     order = np.lexsort((line, doc))
     doc, line = doc[order], line[order]
@@ -115,8 +120,8 @@ def line_lengths(boiler: np.ndarray, texts: Iterable[str | None]) -> np.ndarray:
             continue
         normalized = normalize(text)
         hashes = hash64_lines(normalized)
-        pos = np.searchsorted(boiler, hashes).clip(max=boiler.size - 1)
-        hit = np.flatnonzero(boiler[pos] == hashes)
+        pos, found = _places(boiler, hashes)
+        hit = np.flatnonzero(found)
         if hit.size:
             split = normalized.split("\n")
             lengths[pos[hit]] = [len(split[i]) + 1 for i in hit.tolist()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import struct
 import zipfile
 from pathlib import Path
@@ -22,6 +23,7 @@ from neardup_core.extract import (
     extract,
     read_docx,
 )
+from neardup_core.extract import docx as docx_module
 from neardup_core.extract.docx import OLE_SIGNATURE
 from neardup_core.models import Problem, ProblemKind
 
@@ -487,3 +489,88 @@ def test_a_docx_that_is_really_an_odt(tmp_path: Path) -> None:
     path = _zip(tmp_path / "a.docx", {"mimetype": "application/vnd.oasis.opendocument.text",
                                       "content.xml": "<office:document-content/>"})
     assert _problem(path).kind == ProblemKind.CORRUPT
+
+
+# -- the bookkeeping parts, parsed once per distinct bytes ------------------------------------
+
+def _package_in(path: Path, folder: str, text: str, *, big: bool = False) -> str:
+    """A package whose main part lies in ``folder``; with ``big``, its relationship and
+    content-type parts are padded past the size parsed once per bytes."""
+    pad = " " * (docx_module._PARSED_PART_MAX + 1) if big else ""
+    main = f"{folder}/document.xml" if folder else "document.xml"
+    ct = _content_types().replace("/word/document.xml", f"/{main}").replace("</Types>",
+                                                                             f"{pad}</Types>")
+    rels = _root_rels().replace("word/document.xml", main).replace(
+        "</Relationships>", f"{pad}</Relationships>")
+    doc_rels = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+                '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/'
+                f'relationships"><Relationship Id="rIdF" Type="{R}/footnotes" '
+                f'Target="notes.xml"/>{pad}</Relationships>')
+    notes = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+             f'<w:footnotes xmlns:w="{W}"><w:footnote w:id="1">{_para("note of " + text)}'
+             '</w:footnote></w:footnotes>')
+    rels_dir = f"{folder}/_rels" if folder else "_rels"
+    notes_name = f"{folder}/notes.xml" if folder else "notes.xml"
+    return _zip(path, {"[Content_Types].xml": ct, "_rels/.rels": rels,
+                       main: _document(_para(text)), f"{rels_dir}/document.xml.rels": doc_rels,
+                       notes_name: notes})
+
+
+def test_shared_bookkeeping_parts_resolve_per_package(tmp_path: Path) -> None:
+    """The same relationship bytes in packages whose parts lie in other folders point at each
+    package's own parts; the text is always the package's own."""
+    docx_module._parsed_rels.cache_clear()
+    docx_module._parsed_content_types.cache_clear()
+    a = read_docx(_package_in(tmp_path / "a.docx", "word", "alpha"))
+    b = read_docx(_package_in(tmp_path / "b.docx", "word", "beta"))
+    c = read_docx(_package_in(tmp_path / "c.docx", "doc", "gamma"))
+    d = read_docx(_package_in(tmp_path / "d.docx", "", "delta"))
+    assert (a, b, c, d) == ("alpha\nnote of alpha", "beta\nnote of beta",
+                            "gamma\nnote of gamma", "delta\nnote of delta")
+    info = docx_module._parsed_rels.cache_info()
+    assert info.hits >= 2  # a and b share both relationship parts
+
+
+def test_bookkeeping_parts_past_the_size_read_the_same(tmp_path: Path) -> None:
+    small = read_docx(_package_in(tmp_path / "s.docx", "word", "same text"))
+    docx_module._parsed_rels.cache_clear()
+    big = read_docx(_package_in(tmp_path / "b.docx", "word", "same text", big=True))
+    assert big == small
+    assert docx_module._parsed_rels.cache_info().currsize == 0  # parsed the ordinary way
+
+
+def test_relationships_handed_out_are_the_packages_own(tmp_path: Path) -> None:
+    """A caller changing the relationships it got does not change the next package's."""
+    data = Path(_package_in(tmp_path / "a.docx", "word", "alpha")).read_bytes()
+
+    def package() -> docx_module._Package:
+        return docx_module._Package(zipfile.ZipFile(io.BytesIO(data)), data, DocxLimits())
+
+    first = package().rels("word/document.xml")
+    first.clear()
+    assert package().rels("word/document.xml") == {"rIdF": ("footnotes", "word/notes.xml")}
+
+
+@pytest.mark.parametrize("part", ["[Content_Types].xml", "_rels/.rels"])
+def test_broken_bookkeeping_part_is_named_every_time(tmp_path: Path, part: str) -> None:
+    """Broken XML is not remembered as parsed: each file holding it says so, by name."""
+    good = _package_in(tmp_path / "good.docx", "word", "fine")
+    assert read_docx(good) == "fine\nnote of fine"
+    with zipfile.ZipFile(good) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    parts[part] = parts[part].replace(b"</", b"<", 1)
+    bad = _zip(tmp_path / "bad.docx", parts)
+    for _ in range(2):
+        with pytest.raises(CorruptDocx, match=rf"part {re.escape(part)} is broken"):
+            read_docx(bad)
+
+
+def test_dtd_in_a_bookkeeping_part_is_refused_as_such(tmp_path: Path) -> None:
+    good = _package_in(tmp_path / "good.docx", "word", "fine")
+    with zipfile.ZipFile(good) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    parts["[Content_Types].xml"] = parts["[Content_Types].xml"].replace(
+        b"?>", b'?><!DOCTYPE Types [<!ENTITY e "x">]>', 1)
+    bad = _zip(tmp_path / "bad.docx", parts)
+    with pytest.raises(CorruptDocx, match="declares a DTD"):
+        read_docx(bad)

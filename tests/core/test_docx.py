@@ -549,6 +549,10 @@ def test_relationships_handed_out_are_the_packages_own(tmp_path: Path) -> None:
     first = package().rels("word/document.xml")
     first.clear()
     assert package().rels("word/document.xml") == {"rIdF": ("footnotes", "word/notes.xml")}
+    _, overrides = package()._types  # shared between packages: read-only
+    with pytest.raises(TypeError):
+        overrides["word/document.xml"] = "text/plain"  # type: ignore[index]
+    assert package().content_type("word/document.xml") == MAIN_TYPE
 
 
 @pytest.mark.parametrize("part", ["[Content_Types].xml", "_rels/.rels"])

@@ -4,8 +4,8 @@ micro-benchmarks; writes ``benchmarks/results/<stamp>.md`` + ``.json`` and ``lat
 Sections (``--only`` takes a comma-separated subset): ``e2e`` (the three tools end to end on
 the same corpus, plus neardup's warm rescan), ``micro`` (fingerprint MB/s, all_pairs, one query,
 regroup), ``scale`` (neardup on ``--scale-size`` documents: time and peak memory), ``gui``
-(event-loop heartbeat during a scan). The default sizes finish in about ten minutes on two
-cores; ``--quick`` is a smoke run of about two.
+(event-loop heartbeat during a scan). The default sizes, with three interleaved end-to-end
+rounds, finish in about six minutes on two cores; ``--quick`` is a smoke run of about two.
 """
 
 from __future__ import annotations
@@ -262,14 +262,19 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--query-n", type=int, default=1_000_000)
     ap.add_argument("--regroup-n", type=int, default=100_000)
     ap.add_argument("--timeout", type=float, default=1800, help="seconds per e2e run")
-    ap.add_argument("--repeat", type=int, default=1,
-                    help="e2e runs per tool, interleaved; the fastest counts")
+    ap.add_argument("--repeat", type=int, default=None,
+                    help="e2e runs per tool, interleaved; the fastest counts (default 3, 1 "
+                         "with --quick: one round on a shared machine is one draw of its noise)")
     ap.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
     ap.add_argument("--out", default=str(RESULTS), help="folder for the results")
     args = ap.parse_args(argv)
     if args.quick:
         args.size, args.scale_size, args.fp_mb = 2_000, 10_000, 2.0
         args.pairs_sizes, args.query_n, args.regroup_n = [100_000], 100_000, 20_000
+    if args.repeat is None:
+        args.repeat = 1 if args.quick else 3
+    if args.repeat < 1:
+        ap.error("--repeat must be at least 1")
     args.only = [s.strip() for s in args.only.split(",") if s.strip()]
     bad = set(args.only) - set(SECTIONS)
     if bad:

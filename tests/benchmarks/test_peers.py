@@ -42,3 +42,15 @@ def test_user_reader_gives_none_for_a_broken_docx(tmp_path: Path) -> None:
 def test_reader_names_are_checked() -> None:
     with pytest.raises(ValueError, match="reader"):
         _reader("mine")
+
+
+def test_end_to_end_rounds_default_to_three_and_one_when_quick() -> None:
+    """A single round on a shared machine is one draw of its noise: the targets are judged on
+    the fastest of three interleaved rounds unless asked otherwise."""
+    from benchmarks.__main__ import parse
+
+    assert parse([]).repeat == 3
+    assert parse(["--quick"]).repeat == 1
+    assert parse(["--quick", "--repeat", "2"]).repeat == 2
+    with pytest.raises(SystemExit):
+        parse(["--repeat", "0"])

@@ -254,26 +254,13 @@ class _Engine:
         columns = columns[order]
         below = floor(top1, top2)
         taken = 0
-        # offer() written out: this loop runs over some 200 models per sample, and calling it
-        # was a tenth of the pruning's time.
         for bound, score, i in zip(bounds[columns].tolist(), scores[columns].tolist(),
                                    owner[order].tolist(), strict=True):
             if bound < below:
                 break
             taken += 1
-            name = names[i]
-            if score <= best.get(name, -1.0):
-                continue
-            best[name] = score
-            if name == top1_enc:
-                top1 = score
-            elif score > top1:
-                top2, top1, top1_enc = top1, score, name
-            elif score > top2:
-                top2 = score
-            else:
-                continue
-            below = floor(top1, top2)
+            if offer(names[i], score):
+                below = floor(top1, top2)
         scored = np.zeros(scores.size + 1, dtype=bool)
         scored[[column for _, column in multibyte]] = True
         scored[columns[:taken]] = True

@@ -260,20 +260,14 @@ class _Package:
     def xml(self, name: str) -> etree._Element:
         data = self.read(name)
         _refuse_dtd(name, data)
-        try:
-            return etree.fromstring(data, _secure_parser())
-        except etree.XMLSyntaxError as exc:
-            raise _broken(name, exc.msg) from exc
+        return _parse(name, data)
 
     def _content_types(self, name: str) -> tuple[Mapping[str, str], Mapping[str, str]]:
         data = self._kept[name] = self.read(name)
         _refuse_dtd(name, data)
         if len(data) > _PARSED_PART_MAX:
-            return _content_types_of(self.xml(name))
-        try:
-            return _parsed_content_types(data)
-        except _BrokenPart as exc:
-            raise _broken(name, exc.msg) from None
+            return _content_types_of(_parse(name, data))
+        return _parsed_content_types(name, data)
 
     def content_type(self, name: str) -> str:
         defaults, overrides = self._types
@@ -291,11 +285,8 @@ class _Package:
         data = self.read(rels_name)
         _refuse_dtd(rels_name, data)
         if len(data) > _PARSED_PART_MAX:
-            return _rels_of(self.xml(rels_name), folder)
-        try:
-            return dict(_parsed_rels(data, folder))
-        except _BrokenPart as exc:
-            raise _broken(rels_name, exc.msg) from None
+            return _rels_of(_parse(rels_name, data), folder)
+        return dict(_parsed_rels(rels_name, data, folder))
 
     def main_part(self) -> str:
         targets = [part for kind, part in self.rels("").values() if kind == "officeDocument"]
@@ -350,31 +341,22 @@ class _Package:
 _PARSED_PART_MAX = 16 * 1024
 
 
-class _BrokenPart(Exception):
-    """Broken XML in a part parsed by bytes alone; the caller names the part."""
-
-    def __init__(self, msg: str) -> None:
-        super().__init__(msg)
-        self.msg = msg
-
-
-def _broken(name: str, msg: str) -> CorruptDocx:
-    return CorruptDocx(f"the document is damaged: the XML of its part {name} is broken ({msg})")
-
-
-def _parse_part(data: bytes) -> etree._Element:
-    """``data`` parsed; the caller has refused a DTD in it (:func:`_refuse_dtd`)."""
+def _parse(name: str, data: bytes) -> etree._Element:
+    """Part ``name``, whose bytes are ``data``, parsed; the caller has refused a DTD in it
+    (:func:`_refuse_dtd`)."""
     try:
         return etree.fromstring(data, _secure_parser())
     except etree.XMLSyntaxError as exc:
-        raise _BrokenPart(exc.msg) from None
+        raise CorruptDocx(f"the document is damaged: the XML of its part {name} is broken "
+                          f"({exc.msg})") from exc
 
 
 @lru_cache(maxsize=64)  # at most 64 x 16 KiB of keys; failures are not cached (they raise)
-def _parsed_content_types(data: bytes) -> tuple[Mapping[str, str], Mapping[str, str]]:
-    """The defaults and overrides of a [Content_Types].xml part, read-only: every package
-    whose part holds these bytes shares them."""
-    defaults, overrides = _content_types_of(_parse_part(data))
+def _parsed_content_types(name: str, data: bytes
+                          ) -> tuple[Mapping[str, str], Mapping[str, str]]:
+    """The defaults and overrides of the [Content_Types].xml part ``name``, read-only: every
+    package whose part holds these bytes shares them."""
+    defaults, overrides = _content_types_of(_parse(name, data))
     return MappingProxyType(defaults), MappingProxyType(overrides)
 
 
@@ -391,10 +373,11 @@ def _content_types_of(root: etree._Element) -> tuple[dict[str, str], dict[str, s
 
 
 @lru_cache(maxsize=64)
-def _parsed_rels(data: bytes, folder: str) -> tuple[tuple[str, tuple[str, str]], ...]:
-    """The relationships of a .rels part whose source lies in ``folder``, as (id, (type,
-    target part)) pairs in the part's order (a later duplicate id wins, as in a dict)."""
-    return tuple(_rels_of(_parse_part(data), folder).items())
+def _parsed_rels(name: str, data: bytes, folder: str
+                 ) -> tuple[tuple[str, tuple[str, str]], ...]:
+    """The relationships of the .rels part ``name`` whose source lies in ``folder``, as (id,
+    (type, target part)) pairs in the part's order (a later duplicate id wins, as in a dict)."""
+    return tuple(_rels_of(_parse(name, data), folder).items())
 
 
 def _rels_of(root: etree._Element, folder: str) -> dict[str, tuple[str, str]]:

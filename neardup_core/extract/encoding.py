@@ -321,8 +321,17 @@ CJK_SHARE = 0.6
 def _cjk_utf16(data: bytes, sample: bytes) -> Decoded | None:
     """BOM-less UTF-16 of CJK text has no NUL byte but many bytes under 0x20 (U+5404 is
     04 54), so it looks like control-heavy binary. It is text when it decodes strictly into
-    mostly CJK characters that read like text; short or mixed data stays binary."""
+    mostly CJK characters that read like text; short or mixed data stays binary.
+
+    Bytes that are valid UTF-8 with multi-byte characters in it are not taken for it: UTF-16
+    of CJK text puts bytes 0x80-0x9F (UTF-8 continuation bytes) where no lead byte comes
+    before them, so it is valid UTF-8 only by a chance that vanishes after a few characters,
+    while a short UTF-8 note with a control character in it ("0\x08¬...") read as UTF-16
+    became four unrelated ideographs. All-ASCII bytes can still be UTF-16 CJK (U+4E2D is
+    2D 4E) and are judged as before."""
     if len(data) % 2 or len(data) < 2 * CJK_UTF16_MIN_CHARS:
+        return None
+    if not data.isascii() and _strict(data, "utf-8") is not None:
         return None
     head = sample[: len(sample) - len(sample) % 2]
     best: tuple[float, str] | None = None

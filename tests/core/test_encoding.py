@@ -116,6 +116,29 @@ def test_chinese_of_uncommon_characters_in_utf16_without_bom(text: str, codec: s
     assert decoded.encoding == codec
 
 
+def test_short_utf8_with_a_control_character_is_not_taken_for_utf16() -> None:
+    """Found by Hypothesis: eight bytes of UTF-8 with a backspace are control-heavy, and read
+    as UTF-16 LE they made four ideographs. Valid UTF-8 with multi-byte characters is UTF-8
+    (here, control-heavy, binary), never BOM-less UTF-16."""
+    text = "0\x08\xac\U00098c8b"
+    try:
+        decoded = decode_bytes(text.encode("utf-8"))
+    except BinaryContent:
+        return
+    assert decoded.text == text
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_cjk_whose_bytes_are_all_ascii_is_still_read(codec: str) -> None:
+    # U+4E01-U+4E1D: every byte under 0x80 (valid UTF-8), half of them control characters
+    text = "丁七万丈三上下不与专且世丘丙业丛东丝"
+    data = text.encode(codec)
+    assert data.isascii()
+    decoded = decode_bytes(data)
+    assert decoded.encoding == codec
+    assert decoded.text == text
+
+
 def test_utf32_bom_is_not_taken_for_utf16() -> None:
     decoded = decode_bytes(codecs.BOM_UTF32_LE + "中文 text".encode("utf-32-le"))
     assert decoded.encoding == "utf-32"

@@ -72,9 +72,9 @@ def excepthook(exc_type: type[BaseException], exc: BaseException,
 
 def prestart_workers() -> None:
     """Start the scan's worker server while the user picks folders: the first scan then finds
-    its workers loaded (see neardup_core.processes). A failure only costs that head start."""
+    its workers loaded (see neardup_core.scan.pool). A failure only costs that head start."""
     try:
-        from neardup_core.processes import prestart
+        from neardup_core.scan.pool import prestart
 
         prestart()
     except Exception:  # an optimisation, never a reason not to open
@@ -88,8 +88,8 @@ def preload_scan() -> threading.Thread:
     window feels. A failure only costs that head start: the scan imports what it needs."""
     def load() -> None:
         try:
-            import neardup_core.cluster
-            import neardup_core.scan  # noqa: F401
+            import neardup_core.grouping.groups
+            import neardup_core.scan.session  # noqa: F401
         except Exception:
             log.warning("could not load the scan modules early", exc_info=True)
 

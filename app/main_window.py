@@ -62,8 +62,8 @@ from neardup_core.models import (
     TEXT_SUFFIXES,
     Member,
     ScanOptions,
-    ScanResult,
 )
+from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
 from . import settings as S
@@ -977,7 +977,7 @@ class MainWindow(QMainWindow):
             return
         if not os.path.splitext(path)[1]:
             path += f".{fmt}"
-        from neardup_core import report
+        from neardup_core.report import writers as report
 
         writer = {"csv": report.write_csv, "json": report.write_json,
                   "html": report.write_html}[fmt]
@@ -988,7 +988,7 @@ class MainWindow(QMainWindow):
     def save_results(self) -> None:
         if self.result is None or self._busy_worker is not None:
             return
-        from neardup_core import session_file
+        from neardup_core.store import results_file as session_file
 
         path = self.ask_save_path(self.tr("Save results"), f"scan{session_file.SUFFIX}",
                                   self.tr("neardup results (*{suffix})").format(
@@ -1001,7 +1001,7 @@ class MainWindow(QMainWindow):
     def open_results(self) -> None:
         if self._busy_worker is not None or self.scan_worker is not None:
             return
-        from neardup_core import session_file
+        from neardup_core.store import results_file as session_file
 
         path = self.ask_open_path(self.tr("Open results"),
                                   self.tr("neardup results (*{suffix});;All files (*)").format(

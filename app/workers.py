@@ -16,8 +16,9 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
-from neardup_core.models import Problem, ScanOptions, ScanResult
+from neardup_core.models import Problem, ScanOptions
 from neardup_core.progress import CancelToken, ProgressEvent, ProgressSink, Throttled
+from neardup_core.result import ScanResult
 
 log = logging.getLogger(__name__)
 

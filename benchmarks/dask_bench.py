@@ -102,7 +102,7 @@ def _stage_times(events: list) -> dict[str, float]:
 
 
 def _comparable(result) -> dict:
-    from neardup_core.report import report_dict
+    from neardup_core.report.writers import report_dict
 
     d = report_dict(result)
     del d["summary"]["seconds"]
@@ -111,7 +111,7 @@ def _comparable(result) -> dict:
 
 def run_e2e(args: argparse.Namespace) -> dict:
     from neardup_core import ScanOptions, ScanSession
-    from neardup_core.dask_scan import DaskScanSession
+    from neardup_core.dask.session import DaskScanSession
 
     c = C.build(Path(args.work) / f"corpus-{args.size}-{args.seed}", args.size, args.seed,
                 log=_log)
@@ -205,8 +205,8 @@ def simulate(client, n: int, k: int, part_rows: int, task_rows: int,
     import dask.dataframe as dd
 
     from neardup_core import Method, ScanOptions
-    from neardup_core import dask_kernels as K
-    from neardup_core import dask_pairs as P
+    from neardup_core.dask import kernels as K
+    from neardup_core.dask import pairs as P
 
     plan = P.pair_plan(ScanOptions(method=Method.SIMHASH, max_distance=k), 0.4, n)
     assert plan is not None and plan.k == k

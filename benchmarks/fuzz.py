@@ -202,8 +202,8 @@ def fuzz_docx_parts(data: bytes) -> None:
 
 def fuzz_session(data: bytes) -> None:
     from neardup_core.errors import ReportError
-    from neardup_core.report import render, write_json
-    from neardup_core.session_file import load_result
+    from neardup_core.report.writers import render, write_json
+    from neardup_core.store.results_file import load_result
 
     try:
         result = load_result(_file(data, ".neardup"))
@@ -284,7 +284,7 @@ def seeds(target: str) -> list[bytes]:
 def _saved_results() -> list[bytes]:
     """Results files of a small scan (groups, a problem, an exact copy), saved two ways."""
     from neardup_core import ScanOptions, ScanSession
-    from neardup_core.session_file import save_result
+    from neardup_core.store.results_file import save_result
 
     with tempfile.TemporaryDirectory() as tmp:
         docs = Path(tmp, "docs")

@@ -56,7 +56,7 @@ def _batches(texts: list[str], max_bytes: int = 2_000_000) -> list[list[str]]:
 
 def fingerprint_rates(mb: float = 6.0, repeat: int = 3) -> dict:
     """MB/s per core of neardup's fingerprinting and the peers', on the same texts."""
-    from neardup_core.fingerprint import Fingerprinter, FingerprintSettings
+    from neardup_core.fingerprint.fingerprinter import Fingerprinter, FingerprintSettings
 
     out: dict = {}
     t = time.perf_counter()
@@ -119,7 +119,7 @@ def _peer_rates(texts: list[str], size: float) -> dict:
 def all_pairs(sizes: tuple[int, ...] = (100_000, 1_000_000), ks: tuple[int, ...] = (3, 10),
               seed: int = 5) -> dict:
     """neardup's HammingIndex.all_pairs over random 64-bit fingerprints."""
-    from neardup_core.hamming_index import HammingIndex
+    from neardup_core.pairs.hamming_index import HammingIndex
 
     rng = np.random.default_rng(seed)
     out: dict = {}
@@ -149,7 +149,7 @@ def query_vs_simhash_index(n: int = 1_000_000, k: int = 3, queries: int = 2000,
     """One query at ``n`` fingerprints: neardup's HammingIndex vs simhash's SimhashIndex."""
     from simhash import Simhash, SimhashIndex
 
-    from neardup_core.hamming_index import HammingIndex
+    from neardup_core.pairs.hamming_index import HammingIndex
 
     logging.getLogger("simhash").setLevel(logging.ERROR)
     rng = np.random.default_rng(seed)
@@ -199,7 +199,8 @@ def query_vs_simhash_index(n: int = 1_000_000, k: int = 3, queries: int = 2000,
 def synthetic_result(n: int = 100_000, seed: int = 8) -> object:
     """A ScanResult with ``n`` documents in families like the benchmark corpus (half the
     documents have 1-6 near copies) plus chance pairs just above the floor."""
-    from neardup_core.models import Document, GroupMode, PairTable, ScanOptions, ScanResult
+    from neardup_core.models import Document, GroupMode, PairTable, ScanOptions
+    from neardup_core.result import ScanResult
 
     rng = np.random.default_rng(seed)
     docs = tuple(Document(f"/data/folder{i % 500:03d}/file_{i:06d}.txt", 2000 + i % 977,

@@ -224,8 +224,8 @@ def run_neardup(root: str, threshold: float, jobs: int, cache_path: str | None) 
     # datasketch, SciPy's integrate among it, takes 0.7-0.9 s that are not in its seconds
     # either): the scan and its grouping module (SciPy's graph routines), which it would
     # otherwise import while it runs. Start-up is in the wall column, for every tool.
-    import neardup_core.cluster
-    import neardup_core.scan  # noqa: F401
+    import neardup_core.grouping.groups
+    import neardup_core.scan.session  # noqa: F401
     from neardup_core import GroupMode, ScanOptions, ScanSession
 
     opts = ScanOptions(threshold=threshold, jobs=jobs, use_cache=cache_path is not None,

@@ -1,6 +1,7 @@
 """Ground truth: exact Jaccard similarity of normalised 3-gram shingles, for all pairs at once.
 
-The definition is neardup's (``neardup_core.fingerprint.normalized_jaccard``): NFKC + casefold,
+The definition is neardup's (``neardup_core.fingerprint.fingerprinter.normalized_jaccard``):
+NFKC + casefold,
 units are Latin words (runs of letters and digits) and single CJK characters, shingles are
 ``n`` consecutive units, similarity is the Jaccard index of the two shingle *sets*. Shingles are
 kept as 64-bit hashes (a collision among 10^8 shingles has odds of about 10^-3, far below any

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import (
+from neardup_core.errors import (
     ActionError,
     CacheError,
     CacheUnavailable,
@@ -21,7 +21,7 @@ from .errors import (
     ReportError,
     ScanCancelled,
 )
-from .models import (
+from neardup_core.models import (
     DEFAULT_FLOOR,
     DEFAULT_THRESHOLD,
     Document,
@@ -33,12 +33,19 @@ from .models import (
     Problem,
     ProblemKind,
     ScanOptions,
-    ScanResult,
 )
-from .progress import CancelToken, ProgressEvent, ProgressSink, Stage, Throttled, null_progress
+from neardup_core.progress import (
+    CancelToken,
+    ProgressEvent,
+    ProgressSink,
+    Stage,
+    Throttled,
+    null_progress,
+)
 
 if TYPE_CHECKING:
-    from .scan import ScanSession, scan_folders
+    from neardup_core.result import ScanResult
+    from neardup_core.scan.session import ScanSession, scan_folders
 
 __version__ = "0.1.0"
 
@@ -74,11 +81,15 @@ __all__ = [
 ]
 
 
+_LAZY = {"ScanSession": "neardup_core.scan.session", "scan_folders": "neardup_core.scan.session",
+         "ScanResult": "neardup_core.result"}
+
+
 def __getattr__(name: str) -> Any:
-    if name in ("ScanSession", "scan_folders"):
+    # the scan pipeline and the grouping behind ScanResult (SciPy) load on first use: a worker
+    # process imports this package too, and must stay light
+    if name in _LAZY:
         import importlib
 
-        _scan_module = importlib.import_module(".scan", __name__)
-
-        return getattr(_scan_module, name)
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'neardup_core' has no attribute {name!r}")

@@ -31,8 +31,9 @@ import numpy as np
 import platformdirs
 import send2trash
 
-from .errors import ActionError
-from .models import Document, PairTable, ScanResult
+from neardup_core.errors import ActionError
+from neardup_core.models import Document, PairTable
+from neardup_core.result import ScanResult
 
 Action = Literal["trash", "move"]
 

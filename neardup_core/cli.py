@@ -14,21 +14,20 @@ import time
 from collections.abc import Sequence
 from typing import ClassVar, TextIO
 
-from . import __version__
-from .errors import NeardupError, OptionsError, PathError
-from .models import (
+from neardup_core import __version__
+from neardup_core.errors import NeardupError, OptionsError, PathError
+from neardup_core.models import (
     DEFAULT_FLOOR,
     DEFAULT_SUFFIXES,
     DEFAULT_THRESHOLD,
     GroupMode,
     Method,
     ScanOptions,
-    ScanResult,
-    percent,
-    weakest_label,
 )
-from .progress import CancelToken, ProgressEvent, Stage, Throttled
-from .visible import visible
+from neardup_core.progress import CancelToken, ProgressEvent, Stage, Throttled
+from neardup_core.report.wording import percent, weakest_label
+from neardup_core.result import ScanResult
+from neardup_core.visible import visible
 
 FORMATS = ("text", "json", "csv", "html")
 
@@ -255,13 +254,13 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
     try:
         if args.dask:
             try:
-                from .dask_scan import DaskScanSession
+                from neardup_core.dask.session import DaskScanSession
             except ImportError as exc:
                 raise OptionsError("--dask", "Dask support is not installed: "
                                    "pip install 'neardup[dask]'") from exc
             session = DaskScanSession(options, address=args.dask)
         else:
-            from .scan import ScanSession
+            from neardup_core.scan.session import ScanSession
 
             session = ScanSession(options)
         result = session.run(args.paths, Throttled(bar, 10) if bar else (lambda ev: None),
@@ -299,7 +298,7 @@ def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextI
         else:
             _write_text(result, stdout)
         return
-    from . import report
+    from neardup_core.report import writers as report
 
     writer = {"json": report.write_json, "csv": report.write_csv, "html": report.write_html}[fmt]
     writer(result, output or stdout)
@@ -314,9 +313,9 @@ def problems_path(output: str) -> str:
 
 
 def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
-    from .extract import extract
-    from .fingerprint import FingerprintSettings, normalized_jaccard
-    from .models import Problem
+    from neardup_core.extract import extract
+    from neardup_core.fingerprint.fingerprinter import FingerprintSettings, normalized_jaccard
+    from neardup_core.models import Problem
 
     chosen = ScanOptions(encodings=tuple(args.encoding)).validate()
     texts = []
@@ -330,8 +329,8 @@ def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
             raise PathError(p, f"cannot read it ({got.kind}): {got.message}")
         texts.append(got.text)
     settings = FingerprintSettings()
-    from .fingerprint import fingerprint_text
-    from .scoring import hamming
+    from neardup_core.fingerprint.fingerprinter import fingerprint_text
+    from neardup_core.pairs.scoring import hamming
 
     fa, fb = (fingerprint_text(t, settings) for t in texts)
     exact = normalized_jaccard(texts[0], texts[1], settings.shingle)
@@ -340,7 +339,7 @@ def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
     stdout.write(f"Jaccard of shingles: {percent(exact)} (MinHash estimate {percent(est)}), "
                  f"SimHash distance {dist} bits, identical text: {fa.text_hash == fb.text_hash}\n")
     if args.diff:
-        from .diff import unified
+        from neardup_core.diff import unified
 
         # the texts' own lines, tabs and all, but nothing a terminal would act on
         lines = unified(texts[0], texts[1]).split("\n")[:-1]  # each line ends with "\n"

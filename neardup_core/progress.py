@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from .errors import ScanCancelled
+from neardup_core.errors import ScanCancelled
 
 
 class Stage(StrEnum):

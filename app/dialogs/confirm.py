@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from neardup_core.actions import ActionPlan
-from neardup_core.models import ScanResult
+from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
 from ..widgets.icons import icon

@@ -18,7 +18,8 @@ from enum import IntEnum
 
 import numpy as np
 
-from neardup_core.models import Document, Group, GroupTable, Member, ScanResult
+from neardup_core.models import Document, Group, GroupTable, Member
+from neardup_core.result import ScanResult
 
 from .presentation import format_encoding
 

@@ -44,7 +44,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
-from neardup_core.models import Document, Group, GroupMode, Member, ScanResult
+from neardup_core.models import Document, Group, GroupMode, Member
+from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
 from .group_rows import NCOLS, Col, GroupRows

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 import xxhash
 
-from ..models import DOCX_SUFFIXES, TEXT_SUFFIXES, Problem, ProblemKind
-from .common import (
+from neardup_core.extract.common import (
     BinaryContent,
     CorruptDocx,
     EncryptedDocx,
@@ -25,10 +24,11 @@ from .common import (
     human_size,
     open_regular,
 )
-from .docx import DocxLimits, docx_text, read_docx, read_docx_bytes
-from .encoding import Decoded, decode_bytes
-from .txt import decode_txt, read_txt, read_txt_bytes
-from .walk import FileEntry, WalkStats, check_roots, walk
+from neardup_core.extract.docx import DocxLimits, docx_text, read_docx, read_docx_bytes
+from neardup_core.extract.encoding.detect import Decoded, decode_bytes
+from neardup_core.extract.txt import decode_txt, read_txt, read_txt_bytes
+from neardup_core.extract.walk import FileEntry, WalkStats, check_roots, walk
+from neardup_core.models import DOCX_SUFFIXES, TEXT_SUFFIXES, Problem, ProblemKind
 
 __all__ = [
     "BinaryContent",

@@ -61,7 +61,7 @@ from types import MappingProxyType
 
 from lxml import etree
 
-from .common import (
+from neardup_core.extract.common import (
     CorruptDocx,
     EncryptedDocx,
     TooLarge,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from .common import TooLarge, human_size, open_regular, read_bounded
-from .encoding import Decoded, decode_bytes
+from neardup_core.extract.common import TooLarge, human_size, open_regular, read_bounded
+from neardup_core.extract.encoding.detect import Decoded, decode_bytes
 
 __all__ = ["decode_txt", "read_txt", "read_txt_bytes"]
 

@@ -25,10 +25,10 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from ..errors import OptionsError, PathError
-from ..models import Problem, ProblemKind, ScanOptions
-from ..progress import CancelToken
-from .common import human_size
+from neardup_core.errors import OptionsError, PathError
+from neardup_core.extract.common import human_size
+from neardup_core.models import Problem, ProblemKind, ScanOptions
+from neardup_core.progress import CancelToken
 
 __all__ = ["FileEntry", "WalkStats", "check_roots", "walk"]
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
-from neardup_core.models import Document, GroupMode, Method, PairTable, ScanOptions, ScanResult
+from neardup_core.models import Document, GroupMode, Method, PairTable, ScanOptions
+from neardup_core.result import ScanResult
 
 K = 100
 

@@ -43,7 +43,7 @@ def test_main_prefills_folders_and_runs(qtbot, tmp_path, monkeypatch):
 
 
 def test_a_worker_server_that_cannot_start_only_costs_the_head_start(monkeypatch, caplog):
-    import neardup_core.processes as processes
+    import neardup_core.scan.pool as processes
 
     def broken() -> None:
         raise OSError("no processes here")
@@ -56,7 +56,8 @@ def test_a_worker_server_that_cannot_start_only_costs_the_head_start(monkeypatch
 def test_the_scan_modules_load_in_the_background() -> None:
     # in a fresh interpreter: here the tests have imported them long ago
     code = ("import sys, app.__main__ as entry; t = entry.preload_scan(); t.join(120); "
-            "print(all(m in sys.modules for m in ('neardup_core.scan', 'neardup_core.cluster',"
+            "print(all(m in sys.modules for m in ('neardup_core.scan.session',"
+            " 'neardup_core.grouping.groups',"
             " 'scipy')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=180, check=True)
@@ -69,7 +70,7 @@ def test_a_scan_module_that_cannot_load_only_costs_the_head_start(monkeypatch, c
     real_import = builtins.__import__
 
     def failing(name, *args, **kwargs):
-        if name == "neardup_core.cluster":
+        if name == "neardup_core.grouping.groups":
             raise ImportError("broken install")
         return real_import(name, *args, **kwargs)
 

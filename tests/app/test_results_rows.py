@@ -13,7 +13,8 @@ from PySide6.QtCore import QPersistentModelIndex, Qt
 from app.models import Col, ResultsModel, Role
 from app.models.group_rows import GroupRows
 from app.models.presentation import format_encoding, format_percent, format_size, format_time
-from neardup_core.models import Group, GroupMode, ScanResult
+from neardup_core.models import Group, GroupMode
+from neardup_core.result import ScanResult
 
 ASC, DESC = Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder
 CHECK = Qt.ItemDataRole.CheckStateRole

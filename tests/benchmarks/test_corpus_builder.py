@@ -98,7 +98,7 @@ def test_truth_is_exact_over_all_pairs(built: C.Corpus, texts: list[str]) -> Non
 
 
 def test_truth_matches_neardups_definition(texts: list[str]) -> None:
-    fingerprint = pytest.importorskip("neardup_core.fingerprint")
+    fingerprint = pytest.importorskip("neardup_core.fingerprint.fingerprinter")
     h = tr.ShingleHasher(3)
     rng = np.random.default_rng(1)
     pairs = [(i, i + 1) for i in range(0, 60, 2)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks.dense import build
-from neardup_core.fingerprint import normalized_jaccard
+from neardup_core.fingerprint.fingerprinter import normalized_jaccard
 
 
 def test_the_folder_holds_copies_versions_and_one_unrelated_file(tmp_path: Path) -> None:

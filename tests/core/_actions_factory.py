@@ -14,14 +14,8 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
-from neardup_core.models import (
-    Document,
-    GroupMode,
-    Method,
-    PairTable,
-    ScanOptions,
-    ScanResult,
-)
+from neardup_core.models import Document, GroupMode, Method, PairTable, ScanOptions
+from neardup_core.result import ScanResult
 
 NUM_PERM = 16
 

@@ -15,16 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 import xxhash
 
-from neardup_core.models import (
-    Document,
-    GroupMode,
-    Method,
-    PairTable,
-    Problem,
-    ScanOptions,
-    ScanResult,
-)
-from neardup_core.scoring import hamming, minhash_jaccard
+from neardup_core.models import Document, GroupMode, Method, PairTable, Problem, ScanOptions
+from neardup_core.pairs.scoring import hamming, minhash_jaccard
+from neardup_core.result import ScanResult
 
 NUM_PERM = 64
 MTIME = 1_700_000_000.0

@@ -24,7 +24,7 @@ from neardup_core.actions import (
     remove_documents,
 )
 from neardup_core.errors import ActionError
-from neardup_core.models import ScanResult
+from neardup_core.result import ScanResult
 
 REPORT = "季度报告：本季度销售额增长百分之十二，主要来自华东地区。\nSales grew 12% this quarter."
 NOTES = "会议纪要：讨论了新产品的发布时间和市场推广计划。"

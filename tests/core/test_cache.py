@@ -8,9 +8,9 @@ import sqlite3
 import numpy as np
 import pytest
 
-from neardup_core import cache as cache_mod
-from neardup_core.cache import CacheEntry, FingerprintCache, content_hash
 from neardup_core.errors import CacheError, CacheUnavailable
+from neardup_core.store import cache as cache_mod
+from neardup_core.store.cache import CacheEntry, FingerprintCache, content_hash
 
 KEY = "settings-a"
 

@@ -1,4 +1,5 @@
-"""chardet's verdict computed faster (neardup_core.extract._chardet_fast): the same encoding and
+"""chardet's verdict computed faster (neardup_core.extract.encoding.accelerator): the same
+encoding and
 the same confidence, to the last bit, as chardet.detect itself.
 
 Every sample is compared with chardet.detect on the spot, so the tests hold whatever chardet is
@@ -16,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import neardup_core.extract._chardet_fast as fast
-import neardup_core.extract.encoding as enc
+import neardup_core.extract.encoding.accelerator as fast
+import neardup_core.extract.encoding.detect as enc
 
 CHECKED = chardet.__version__ == fast.CHECKED_VERSION
 needs_checked_chardet = pytest.mark.skipif(

@@ -10,16 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup_core import cluster
-from neardup_core.cluster import build_groups, is_copy_name, reference_rank
-from neardup_core.models import (
-    Document,
-    GroupMode,
-    Method,
-    PairTable,
-    ScanOptions,
-    ScanResult,
-)
+from neardup_core.grouping import groups as cluster
+from neardup_core.grouping.groups import build_groups, is_copy_name, reference_rank
+from neardup_core.models import Document, GroupMode, Method, PairTable, ScanOptions
+from neardup_core.result import ScanResult
 
 CONNECTED, STRICT = GroupMode.CONNECTED, GroupMode.STRICT
 
@@ -358,7 +352,7 @@ def test_not_copy_names(name: str) -> None:
 
 def _copy_name_by_regex_alone(name: str) -> bool:
     """is_copy_name as specified: the prefix and extension rules, then the whole regex."""
-    from neardup_core.cluster import COPY_MARKER_RE, copy_stem
+    from neardup_core.grouping.groups import COPY_MARKER_RE, copy_stem
 
     stem = copy_stem(name)
     return stem if isinstance(stem, bool) else COPY_MARKER_RE.search(stem) is not None

@@ -10,11 +10,11 @@ from _factories import D, make_result
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup_core import cluster
 from neardup_core.cli import build_parser
-from neardup_core.cluster import build_groups, cohesion_floor, cohesive_groups
+from neardup_core.grouping import groups as cluster
+from neardup_core.grouping.groups import build_groups, cohesion_floor, cohesive_groups
 from neardup_core.models import GroupMode, ScanOptions
-from neardup_core.session_file import load_result, save_result
+from neardup_core.store.results_file import load_result, save_result
 
 COHESIVE, CONNECTED, STRICT = GroupMode.COHESIVE, GroupMode.CONNECTED, GroupMode.STRICT
 #: scores unlisted in a test's table (far below any floor); every score here is k/64, so sums
@@ -475,7 +475,7 @@ def test_options_and_cli_accept_the_mode() -> None:
 
 
 def test_weakest_is_worded_for_the_mode() -> None:
-    from neardup_core.models import weakest_label
+    from neardup_core.report.wording import weakest_label
 
     assert weakest_label("connected", 0.72) == "weakest link 72%"
     assert weakest_label(GroupMode.COHESIVE, 0.72) == "all 72%+ like the reference"
@@ -483,7 +483,7 @@ def test_weakest_is_worded_for_the_mode() -> None:
 
 
 def test_the_weakest_score_is_rounded_down_as_a_lower_bound() -> None:
-    from neardup_core.models import weakest_label
+    from neardup_core.report.wording import weakest_label
 
     # "81%+" for a member at 80.6 % would be false; "100%+" would say the texts are the same
     assert weakest_label(GroupMode.COHESIVE, 0.806) == "all 80%+ like the reference"
@@ -498,7 +498,7 @@ def test_the_weakest_score_is_rounded_down_as_a_lower_bound() -> None:
 
 
 def test_percentages_reach_100_only_at_one() -> None:
-    from neardup_core.models import percent
+    from neardup_core.report.wording import percent
 
     assert percent(0.9996) == "99.9%"
     assert percent(0.9996, 0) == "99%"

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import neardup_core.extract.encoding as enc
-from neardup_core.extract.encoding import decode_bytes, plausibility
+import neardup_core.extract.encoding.detect as enc
+from neardup_core.extract.encoding.detect import decode_bytes, plausibility
 
 ZH = ("我们的团队今年完成了三个重要的项目，客户对结果非常满意。下个月公司会组织一次培训，"
       "帮助新同事了解工作流程。如果你有任何问题，可以随时联系办公室的张老师。\n"

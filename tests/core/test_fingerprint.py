@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from neardup_core.fingerprint import (
+from neardup_core.fingerprint.fingerprinter import (
     DocFingerprint,
     Fingerprinter,
     FingerprintSettings,
@@ -21,12 +21,12 @@ from neardup_core.fingerprint import (
     fingerprint_texts,
     normalized_jaccard,
 )
+from neardup_core.fingerprint.minhash import jaccard, standard_error
+from neardup_core.fingerprint.simhash import hamming_distance
 from neardup_core.hashing import hash64, hash128_hex
-from neardup_core.minhash import jaccard, standard_error
 from neardup_core.models import Method, ScanOptions
-from neardup_core.scoring import simhash_similarity
-from neardup_core.simhash import hamming_distance
-from neardup_core.tokens import Segmenter, normalize, units
+from neardup_core.pairs.scoring import simhash_similarity
+from neardup_core.text.tokens import Segmenter, normalize, units
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -178,7 +178,7 @@ def test_jieba_fallback_gives_the_same_fingerprints() -> None:
                                       FingerprintSettings(shingle=5, minhash=False)])
 def test_long_documents_piece_by_piece_give_the_same(monkeypatch: pytest.MonkeyPatch,
                                                      settings: FingerprintSettings) -> None:
-    import neardup_core.fingerprint as fpm
+    import neardup_core.fingerprint.fingerprinter as fpm
 
     fp = Fingerprinter(settings)
     texts = [
@@ -205,7 +205,7 @@ def test_one_long_line_piece_by_piece_gives_the_same(monkeypatch: pytest.MonkeyP
     spaces and after punctuation, with the same fingerprint, line hashes included."""
     import random
 
-    import neardup_core.fingerprint as fpm
+    import neardup_core.fingerprint.fingerprinter as fpm
 
     rng = random.Random(piece)
     words = ["合同", "甲方", "乙方", "付款", "期限", "the", "Contract", "term", "naïve",
@@ -231,7 +231,7 @@ def test_one_long_line_piece_by_piece_gives_the_same(monkeypatch: pytest.MonkeyP
 
 
 def test_long_line_pieces_stay_near_their_size() -> None:
-    from neardup_core.fingerprint import _line_pieces
+    from neardup_core.fingerprint.fingerprinter import _line_pieces
 
     for text in ("中文" * 5000, "word " * 2000, "a" * 10_000, "好，" * 5000):
         pieces = list(_line_pieces(text, 500))
@@ -327,7 +327,7 @@ def test_identical_in_another_process(tmp_path: Path) -> None:
     (tmp_path / "texts.json").write_text(json.dumps(texts), encoding="utf-8")
     code = textwrap.dedent("""
         import json, sys
-        from neardup_core.fingerprint import fingerprint_text
+        from neardup_core.fingerprint.fingerprinter import fingerprint_text
         texts = json.load(open("texts.json", encoding="utf-8"))
         out = [fingerprint_text(t) for t in texts]
         json.dump([{"simhash": f.simhash, "minhash": f.minhash.tolist(),

@@ -15,12 +15,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup_core import fingerprint as fpmod
-from neardup_core.fingerprint import DocFingerprint, Fingerprinter, FingerprintSettings
+from neardup_core.fingerprint import fingerprinter as fpmod
+from neardup_core.fingerprint.fingerprinter import (
+    DocFingerprint,
+    Fingerprinter,
+    FingerprintSettings,
+)
+from neardup_core.fingerprint.minhash import hash32
+from neardup_core.fingerprint.simhash import WEIGHT_SCALE, simhash_grouped
 from neardup_core.hashing import hash_segments, hash_sorted_segments, segment_hash
-from neardup_core.minhash import hash32
-from neardup_core.simhash import WEIGHT_SCALE, simhash_grouped
-from neardup_core.tokens import (
+from neardup_core.text.tokens import (
     SEPARATOR,
     _collapse_spaces,
     _map_text,

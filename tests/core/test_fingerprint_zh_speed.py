@@ -17,12 +17,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from neardup_core import tokens as tk
-from neardup_core.fingerprint import Fingerprinter, FingerprintSettings
+from neardup_core.fingerprint.fingerprinter import Fingerprinter, FingerprintSettings
+from neardup_core.fingerprint.minhash import MinHasher
+from neardup_core.fingerprint.simhash import simhash
 from neardup_core.hashing import combine_hashes, segment_hash, splitmix64
-from neardup_core.minhash import MinHasher
-from neardup_core.simhash import simhash
-from neardup_core.tokens import (
+from neardup_core.text import tokens as tk
+from neardup_core.text.tokens import (
     CJK,
     ENGLISH_STOP_WORDS,
     FEATURE_KINDS,

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup_core import hamming_index as hi
-from neardup_core.hamming_index import HammingIndex
+from neardup_core.pairs import hamming_index as hi
+from neardup_core.pairs.hamming_index import HammingIndex
 
 U64 = st.integers(min_value=0, max_value=2**64 - 1)
 
@@ -262,7 +262,7 @@ def test_max_pairs_stops_the_search_early(strategy: str, monkeypatch: pytest.Mon
                                           ) -> None:
     """A dense cluster would make every pair; past ``max_pairs`` the search stops while it
     looks (before the pairs are deduplicated and expanded), so trying costs little."""
-    from neardup_core.hamming_index import PairLimitExceeded
+    from neardup_core.pairs.hamming_index import PairLimitExceeded
 
     fps = _dense_cluster(4, 1500, 2000)
     index = HammingIndex(fps, max_k=4, strategy=strategy)

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup_core import hamming_index as hi
-from neardup_core.hamming_index import HammingIndex
+from neardup_core.pairs import hamming_index as hi
+from neardup_core.pairs.hamming_index import HammingIndex
 
 U64 = st.integers(min_value=0, max_value=2**64 - 1)
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from neardup_core import lsh
-from neardup_core.lsh import (
+from neardup_core.pairs import lsh
+from neardup_core.pairs.lsh import (
     MinHashLSH,
     band_hashes,
     candidate_pairs,
@@ -223,7 +223,7 @@ def test_minhash_lsh_insert_query_remove() -> None:
                          [(0.4, 128, 0.3, 0.7), (0.6, 128, 0.5, 0.5), (0.85, 64, 0.3, 0.7)])
 def test_scan_params_come_back_from_the_cache_folder_unchanged(
         tmp_path, monkeypatch, threshold, num_perm, fp, fn):
-    from neardup_core import table_cache
+    from neardup_core import tables as table_cache
 
     monkeypatch.setattr(table_cache, "cache_dir", lambda: tmp_path / "tables")
     expected = lsh._search_params(threshold, num_perm, fp, fn)

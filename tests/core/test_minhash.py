@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup_core.hashing import splitmix64
-from neardup_core.minhash import (
+from neardup_core.fingerprint.minhash import (
     EMPTY,
     MinHasher,
     hash32,
@@ -18,6 +17,7 @@ from neardup_core.minhash import (
     signatures_equal,
     standard_error,
 )
+from neardup_core.hashing import splitmix64
 
 
 def random_sets(size_a: int, size_b: int, common: int, seed: int) -> tuple[np.ndarray, ...]:

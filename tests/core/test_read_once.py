@@ -15,11 +15,11 @@ import pytest
 import neardup_core.extract as extract_mod
 import neardup_core.extract.docx as docx_mod
 import neardup_core.extract.txt as txt_mod
-import neardup_core.worker as worker_mod
+import neardup_core.scan.worker as worker_mod
 from neardup_core.extract import Extracted, FileEntry, content_hash, extract
-from neardup_core.fingerprint import FingerprintSettings
+from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 from neardup_core.models import Problem
-from neardup_core.worker import process_batch
+from neardup_core.scan.worker import process_batch
 
 MiB = 1024 * 1024
 TEXT = ("预算委员会周二开会审议了明年的采购计划，并要求各部门在月底前提交人员需求。\n"

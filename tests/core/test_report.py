@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from _factories import MTIME, D, make_result, texts
 
-from neardup_core import report
 from neardup_core.errors import ReportError
-from neardup_core.models import GroupMode, Problem, ProblemKind, ScanResult
-from neardup_core.report import (
+from neardup_core.models import GroupMode, Problem, ProblemKind
+from neardup_core.report import writers as report
+from neardup_core.report.writers import (
     CSV_COLUMNS,
     render,
     report_dict,
@@ -25,6 +25,7 @@ from neardup_core.report import (
     write_json,
     write_problems_csv,
 )
+from neardup_core.result import ScanResult
 
 EVIL_NAME = "/data/<img src=x onerror=alert(1)>.txt"
 SPECS = [

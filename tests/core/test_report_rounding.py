@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from neardup_core.report import _r, _share3
+from neardup_core.report.writers import _r, _share3
 
 
 def test_json_scores_under_one_stay_under_one() -> None:

@@ -21,7 +21,7 @@ from neardup_core import (
     ScanSession,
     Stage,
 )
-from neardup_core.fingerprint import normalized_jaccard
+from neardup_core.fingerprint.fingerprinter import normalized_jaccard
 
 
 def write_docx(path: Path, text: str) -> None:
@@ -138,7 +138,7 @@ def test_cache_makes_rescan_read_nothing(corpus: Path, tmp_path: Path,
     first = run(corpus, use_cache=True, cache_path=cache)
     assert first.stats["read"] > 0
 
-    import neardup_core.worker as worker_mod
+    import neardup_core.scan.worker as worker_mod
 
     def no_reading(*a, **k):
         raise AssertionError("a file was read on a warm rescan")
@@ -164,7 +164,7 @@ def test_moved_and_copied_files_are_recognised_by_their_bytes(corpus: Path, tmp_
     same_size = (moved / "短讯2.txt").read_bytes()
     (moved / "短讯2.txt").write_bytes(same_size[:-3] + "改".encode())  # same size, new bytes
 
-    import neardup_core.worker as worker_mod
+    import neardup_core.scan.worker as worker_mod
 
     real_extract = worker_mod.extract
     extracted: list[str] = []
@@ -314,7 +314,7 @@ def test_a_chosen_encoding_is_read_and_never_mixed_with_the_cache(
     cache = str(tmp_path / "cache.sqlite")
     chosen = {str(legacy): "gb18030"}
     if jobs > 1:  # worker processes however few the files, and no read-ahead here
-        from neardup_core import scan as scan_module
+        from neardup_core.scan import session as scan_module
 
         monkeypatch.setattr(scan_module, "INPROCESS_MAX_FILES", 0)
         monkeypatch.setattr(scan_module, "INPROCESS_MAX_BYTES", 0)

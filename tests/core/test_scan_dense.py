@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 import textgen as tg
 
-from neardup_core import scan as scan_module
 from neardup_core.models import GroupMode, ScanOptions
-from neardup_core.scan import ScanSession
+from neardup_core.scan import session as scan_module
+from neardup_core.scan.session import ScanSession
 
 COPIES = 160
 
@@ -86,10 +86,10 @@ def test_without_the_star_a_strict_group_of_near_copies_falls_apart(
 
 def test_ranks_computed_for_the_pairs_are_the_results_own(
         template_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from neardup_core.cluster import reference_rank
+    from neardup_core.grouping.groups import reference_rank
 
     result = _scan(template_folder, 16, monkeypatch)
-    np.testing.assert_array_equal(result._auto_rank,
+    np.testing.assert_array_equal(result.auto_rank,
                                   reference_rank(result.documents, ()))
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-import neardup_core.scan as scan_mod
+import neardup_core.scan.session as scan_mod
 from neardup_core import ScanOptions, ScanSession
-from neardup_core.processes import start_method
-from neardup_core.worker import process_batch, warm_up
+from neardup_core.scan.pool import start_method
+from neardup_core.scan.worker import process_batch, warm_up
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,8 +50,9 @@ def test_workers_use_the_fork_server_where_there_is_one() -> None:
 
 
 def test_a_worker_imports_neither_scipy_nor_the_cache() -> None:
-    code = ("import sys, neardup_core.worker, neardup_core._forkserver_preload; "
-            "print([m for m in ('scipy', 'sqlite3', 'neardup_core.scan', 'neardup_core.cache')"
+    code = ("import sys, neardup_core.scan.worker, neardup_core.scan.preload; "
+            "print([m for m in ('scipy', 'sqlite3', 'neardup_core.scan.session',"
+            " 'neardup_core.store.cache')"
             " if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True, timeout=120)
@@ -60,7 +61,7 @@ def test_a_worker_imports_neither_scipy_nor_the_cache() -> None:
 
 def test_the_scan_module_leaves_scipy_for_later() -> None:
     # SciPy takes a quarter of a second to import; the workers must not wait for it.
-    code = "import sys, neardup_core.scan; print('scipy' in sys.modules)"
+    code = "import sys, neardup_core.scan.session; print('scipy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True, timeout=120)
     assert out.stdout.strip() == "False"
@@ -72,11 +73,11 @@ def test_a_scan_with_workers_loads_the_grouping_while_they_read(tmp_path: Path) 
     code = textwrap.dedent(f"""
         import sys
         from neardup_core import ScanOptions, ScanSession
-        import neardup_core.scan as scan
+        import neardup_core.scan.session as scan
         loads = []
         real = scan._load_grouping
         def counted(paths=()):
-            loads.append("neardup_core.cluster" in sys.modules)
+            loads.append("neardup_core.grouping.groups" in sys.modules)
             loads.append(len(paths))
             real(paths)
         scan._load_grouping = counted
@@ -137,7 +138,7 @@ def test_a_cached_rescan_starts_no_worker(tmp_path: Path,
 
 def test_process_batch_reads_and_fingerprints_in_this_process(tmp_path: Path) -> None:
     from neardup_core.extract import walk
-    from neardup_core.fingerprint import FingerprintSettings
+    from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 
     root = _tree(tmp_path / "docs", 3)
     (root / "empty.txt").write_bytes(b"")
@@ -153,7 +154,7 @@ def test_outcomes_survive_the_trip_back_from_a_worker(tmp_path: Path) -> None:
     import pickle
 
     from neardup_core.extract import walk
-    from neardup_core.fingerprint import FingerprintSettings
+    from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 
     root = _tree(tmp_path / "docs", 2)
     (root / "empty.txt").write_bytes(b"")
@@ -171,7 +172,7 @@ def test_a_script_without_a_main_guard_still_gets_every_file(tmp_path: Path) -> 
     script = tmp_path / "unguarded.py"
     script.write_text(textwrap.dedent(f"""
         import json
-        import neardup_core.scan as scan_mod
+        import neardup_core.scan.session as scan_mod
         from neardup_core import ScanOptions, ScanSession
         scan_mod.INPROCESS_MAX_FILES = 2
         scan_mod.INPROCESS_MAX_BYTES = 100
@@ -269,7 +270,7 @@ def test_with_everything_read_and_workers_still_starting_the_scan_fingerprints_t
 
 def test_a_segmenter_that_fails_here_leaves_the_texts_to_the_workers(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import neardup_core.worker as worker_mod
+    import neardup_core.scan.worker as worker_mod
 
     root = _tree(tmp_path / "docs", 12)
     monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
@@ -315,7 +316,7 @@ def test_docx_files_are_never_read_ahead_in_the_scan_process(tmp_path: Path,
     in a worker even while the pool starts, so a crash costs one file, never the scan."""
     import docx
 
-    import neardup_core.worker as worker_mod
+    import neardup_core.scan.worker as worker_mod
 
     root = _tree(tmp_path / "docs", 12)
     for i in range(6):

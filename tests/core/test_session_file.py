@@ -13,8 +13,9 @@ import pytest
 from _factories import D, make_result
 
 from neardup_core.errors import ReportError
-from neardup_core.models import GroupMode, Problem, ProblemKind, ScanResult
-from neardup_core.session_file import (
+from neardup_core.models import GroupMode, Problem, ProblemKind
+from neardup_core.result import ScanResult
+from neardup_core.store.results_file import (
     MANIFEST,
     SESSION_VERSION,
     load_result,

@@ -9,8 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from neardup_core.fingerprint.simhash import (
+    hamming_distance,
+    simhash,
+    simhash_grouped,
+    simhash_many,
+)
 from neardup_core.hashing import splitmix64
-from neardup_core.simhash import hamming_distance, simhash, simhash_grouped, simhash_many
 
 u64 = st.integers(0, 2**64 - 1)
 

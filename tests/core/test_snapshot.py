@@ -11,11 +11,11 @@ import pytest
 import textgen as tg
 
 from neardup_core import CancelToken, ProblemKind, ScanOptions, ScanSession, Stage
-from neardup_core import cache as cache_mod
-from neardup_core.cache import FingerprintCache
 from neardup_core.extract import FileEntry
 from neardup_core.models import Document, PairTable, Problem
-from neardup_core.snapshot import Snapshot, folder_state, pack, snapshot_key, unpack
+from neardup_core.store import cache as cache_mod
+from neardup_core.store.cache import FingerprintCache
+from neardup_core.store.snapshot import Snapshot, folder_state, pack, snapshot_key, unpack
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ def groups(result) -> list[list[str]]:
 
 
 def no_reading(monkeypatch: pytest.MonkeyPatch) -> None:
-    import neardup_core.worker as worker_mod
+    import neardup_core.scan.worker as worker_mod
 
     def refuse(*a, **k):
         raise AssertionError("a file was read")
@@ -138,7 +138,7 @@ def test_other_roots_are_another_scan(folder, tmp_path):
 
 
 def test_a_passing_problem_is_tried_again(folder, tmp_path, monkeypatch):
-    import neardup_core.worker as worker_mod
+    import neardup_core.scan.worker as worker_mod
 
     real = worker_mod.extract
 
@@ -274,7 +274,7 @@ def test_damaged_payloads_raise_value_error():
     for bad in (b"", b"garbage", good[: len(good) // 2], good[:-40] + b"\0" * 40):
         with pytest.raises(ValueError):
             unpack(bad)
-    from neardup_core.snapshot import _load_arrays, _save_arrays
+    from neardup_core.store.snapshot import _load_arrays, _save_arrays
 
     arrays = dict(_load_arrays(good))
     arrays["pair_b"] = np.array([1, 7], np.int32)  # points past the documents
@@ -289,7 +289,7 @@ def test_damaged_payloads_raise_value_error():
 
 
 def test_loaded_columns_are_read_only_views_in_bounds():
-    from neardup_core.snapshot import _load_arrays, _save_arrays
+    from neardup_core.store.snapshot import _load_arrays, _save_arrays
 
     blob = _save_arrays({"x": np.arange(5, dtype=np.int64), "e": np.empty((0, 3), np.uint32),
                          "f": np.array([0.5], np.float32)})
@@ -351,7 +351,7 @@ def test_documents_from_columns_are_ordinary_documents():
 
 
 def _refuse_grouping(monkeypatch: pytest.MonkeyPatch) -> None:
-    from neardup_core import cluster
+    from neardup_core.grouping import groups as cluster
 
     def refuse(*a, **k):
         raise AssertionError("grouped again")
@@ -383,7 +383,7 @@ def test_the_groups_shown_come_back_without_regrouping(folder, tmp_path, monkeyp
 @pytest.mark.parametrize("change", ["threshold", "mode", "code"])
 def test_groups_made_otherwise_are_made_again(folder, tmp_path, monkeypatch, change):
     from neardup_core import GroupMode
-    from neardup_core import snapshot as snapshot_mod
+    from neardup_core.store import snapshot as snapshot_mod
 
     cache = str(tmp_path / "c.sqlite")
     run(folder, cache)
@@ -394,7 +394,7 @@ def test_groups_made_otherwise_are_made_again(folder, tmp_path, monkeypatch, cha
         kw["group_mode"] = GroupMode.STRICT
     else:
         monkeypatch.setattr(snapshot_mod, "grouping_code", lambda: "other code")
-        import neardup_core.scan as scan_mod
+        import neardup_core.scan.session as scan_mod
 
         monkeypatch.setattr(scan_mod, "grouping_code", lambda: "other code")
     fresh = ScanSession(ScanOptions(use_cache=False, jobs=1, **kw)).run([str(folder)])
@@ -405,7 +405,7 @@ def test_groups_made_otherwise_are_made_again(folder, tmp_path, monkeypatch, cha
 
 def test_kept_groups_round_trip_and_are_checked():
     from neardup_core.models import GroupTable
-    from neardup_core.snapshot import _load_arrays, _save_arrays
+    from neardup_core.store.snapshot import _load_arrays, _save_arrays
 
     table = GroupTable(offsets=np.array([0, 2, 5]), members=np.array([0, 1, 2, 0, 1]),
                        similarity=np.array([1, 0.7, 1, 0.8, 0.9], np.float32),

@@ -10,8 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from neardup_core import table_cache, tokens
-from neardup_core.extract import _chardet_fast, encoding
+from neardup_core import tables as table_cache
+from neardup_core.extract.encoding import accelerator as _chardet_fast
+from neardup_core.extract.encoding import detect as encoding
+from neardup_core.text import tokens
 
 
 @pytest.fixture

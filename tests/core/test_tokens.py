@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup_core.hashing import segment_hash
-from neardup_core.tokens import (
+from neardup_core.text.tokens import (
     LINE_BREAKS,
     PUNCTUATION,
     Segmenter,
@@ -270,7 +270,7 @@ def test_jieba_loads_quietly_with_read_only_home(tmp_path: Path) -> None:
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     code = textwrap.dedent("""
-        from neardup_core.tokens import Segmenter
+        from neardup_core.text.tokens import Segmenter
         print("/".join(Segmenter(backend="jieba").cut("我们明天一起去图书馆")))
     """)
     env = {**os.environ, "HOME": str(home), "TMPDIR": str(tmp), "PYTHONPATH": str(REPO)}
@@ -349,7 +349,7 @@ def test_batch_features_equal_per_document(texts: list[str]) -> None:
 
 
 def test_idf_table_is_kept_in_the_cache_folder_and_reread(tmp_path, monkeypatch):
-    from neardup_core import tokens
+    from neardup_core.text import tokens
 
     if tokens._idf_path() is None:
         pytest.skip("jieba's idf file is not installed")
@@ -381,7 +381,7 @@ def test_idf_table_is_kept_in_the_cache_folder_and_reread(tmp_path, monkeypatch)
 
 
 def test_an_unwritable_cache_folder_only_costs_the_parse(tmp_path, monkeypatch):
-    from neardup_core import tokens
+    from neardup_core.text import tokens
 
     if tokens._idf_path() is None:
         pytest.skip("jieba's idf file is not installed")

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from neardup_core.cli import main
 from neardup_core.models import ScanOptions
-from neardup_core.report import write_html
-from neardup_core.scan import scan_folders
+from neardup_core.report.writers import write_html
+from neardup_core.scan.session import scan_folders
 from neardup_core.visible import visible
 
 ACTING = ["\x1b", "\x07", "\n", "\r", "\t", "\x00", "\x7f", "\x85", "\x9b", "\u202e", "\u202d",

@@ -18,10 +18,10 @@ from scipy.sparse import coo_matrix  # noqa: E402
 from scipy.sparse.csgraph import connected_components  # noqa: E402
 
 from neardup_core import Method, ScanOptions  # noqa: E402
-from neardup_core import dask_kernels as K  # noqa: E402
-from neardup_core import dask_pairs as P  # noqa: E402
-from neardup_core.hamming_index import HammingIndex  # noqa: E402
-from neardup_core.lsh import candidate_pairs  # noqa: E402
+from neardup_core.dask import kernels as K  # noqa: E402
+from neardup_core.dask import pairs as P  # noqa: E402
+from neardup_core.pairs.hamming_index import HammingIndex  # noqa: E402
+from neardup_core.pairs.lsh import candidate_pairs  # noqa: E402
 
 pytestmark = pytest.mark.dask
 

@@ -34,9 +34,9 @@ from neardup_core import (
     Stage,
 )
 from neardup_core.cli import main
-from neardup_core.dask_kernels import read_batch
-from neardup_core.dask_scan import DaskScanSession, parse_address
-from neardup_core.report import render, report_dict, write_csv
+from neardup_core.dask.kernels import read_batch
+from neardup_core.dask.session import DaskScanSession, parse_address
+from neardup_core.report.writers import render, report_dict, write_csv
 
 pytestmark = pytest.mark.dask
 
@@ -206,8 +206,8 @@ def test_unreachable_scheduler_is_an_options_error(folder: Path) -> None:
 
 
 def test_core_imports_without_dask() -> None:
-    code = ("import sys; import neardup_core, neardup_core.scan, neardup_core.cli, "
-            "neardup_core.report; "
+    code = ("import sys; import neardup_core, neardup_core.scan.session, neardup_core.cli, "
+            "neardup_core.report.writers; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[2])
@@ -218,8 +218,8 @@ def test_near_copies_of_one_template_are_linked_as_locally(tmp_path: Path, dask_
                                                            ) -> None:
     """Crowded LSH buckets are a chain in SimHash order and a star around the best-ranked
     file on the cluster too: the same pairs, groups and report as the local scan."""
-    from neardup_core import dask_pairs
-    from neardup_core import scan as scan_module
+    from neardup_core.dask import pairs as dask_pairs
+    from neardup_core.scan import session as scan_module
 
     base = tg.en_doc(51, 25)
     for i in range(70):
@@ -248,8 +248,8 @@ def test_simhash_alone_on_near_copies_past_the_budget(tmp_path: Path, dask_clien
     """Versions of one letter with SimHash alone: past the budget of similar pairs, the
     cluster links them around the file each group keeps, as the local scan does, with a note;
     the groups are the local scan's, with far fewer pairs than every pair."""
-    from neardup_core import dask_pairs
-    from neardup_core import scan as scan_module
+    from neardup_core.dask import pairs as dask_pairs
+    from neardup_core.scan import session as scan_module
 
     base = tg.en_doc(52, 25)
     for i in range(90):

@@ -1,6 +1,6 @@
 """Saved results files from someone else: damaged or hostile ones give a ReportError, nothing else.
 
-Regressions for neardup_core.session_file found by the robustness suite and its fuzzing: an
+Regressions for neardup_core.store.results_file found by the robustness suite and its fuzzing: an
 array header claiming a huge shape made ``load_result`` allocate it (MemoryError); a deeply
 nested manifest hit the recursion limit (RecursionError); a zip of an unknown version escaped as
 NotImplementedError and a damaged array header as tokenize.TokenError; a ``floor`` that is not
@@ -21,7 +21,7 @@ from _hostile import SAMPLE
 from _robust import scan
 
 from neardup_core.errors import ReportError
-from neardup_core.session_file import MANIFEST, load_result, save_result
+from neardup_core.store.results_file import MANIFEST, load_result, save_result
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from neardup_core.actions import (
     remove_documents,
 )
 from neardup_core.errors import ActionError
-from neardup_core.report import render, write_csv, write_html
+from neardup_core.report.writers import render, write_csv, write_html
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,17 +45,17 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("neardup_core/actions.py", "_move", "os.remove"):
         "removes the source only after a complete copy exists; or removes our own placeholder "
         "or partial copy while the source is still there",
-    ("neardup_core/cache.py", "_move_aside", "os.replace"):
+    ("neardup_core/store/cache.py", "_move_aside", "os.replace"):
         "moves a damaged cache database (and its -wal/-shm) aside, never deletes it",
-    ("neardup_core/report.py", "atomic_open", "os.replace"):
+    ("neardup_core/output.py", "atomic_open", "os.replace"):
         "puts a complete report over the path the user chose to write it to",
-    ("neardup_core/report.py", "atomic_open", "os.unlink"):
+    ("neardup_core/output.py", "atomic_open", "os.unlink"):
         "removes the report's own temporary file after a failed write",
-    ("neardup_core/table_cache.py", "_store", "os.replace"):
+    ("neardup_core/tables.py", "_store", "os.replace"):
         "puts one of neardup's own table files (in its cache folder) in place, whole",
-    ("neardup_core/table_cache.py", "_store", "os.unlink"):
+    ("neardup_core/tables.py", "_store", "os.unlink"):
         "removes a table file's own temporary file after a failed write",
-    ("neardup_core/table_cache.py", "_prune", "os.unlink"):
+    ("neardup_core/tables.py", "_prune", "os.unlink"):
         "removes older files of one of neardup's own tables, named as only it names them, in "
         "its own cache folder",
 }

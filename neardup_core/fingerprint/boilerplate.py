@@ -22,10 +22,10 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from .extract import extract
-from .hashing import hash64_lines
-from .models import Problem, ScanOptions
-from .tokens import normalize
+from neardup_core.extract import extract
+from neardup_core.hashing import hash64_lines
+from neardup_core.models import Problem, ScanOptions
+from neardup_core.text.tokens import normalize
 
 __all__ = ["LEARN_MAX_CHARS", "LEARN_READS", "NEGLIGIBLE_SHARE", "candidates", "dropped_chars",
            "line_lengths", "note", "read_text", "to_reread"]

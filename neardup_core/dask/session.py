@@ -1,4 +1,5 @@
-"""DaskScanSession: the scan of :class:`~neardup_core.scan.ScanSession`, run on a Dask cluster.
+"""DaskScanSession: the scan of :class:`~neardup_core.scan.session.ScanSession`, run on a Dask
+cluster.
 
 For a collection that outgrows one machine (a crawler's store, an archive on shared storage),
 the same options give the same report, with the work spread over Dask workers::
@@ -13,8 +14,8 @@ What runs where:
   paths (a shared or network file system).
 * Extraction and fingerprinting are Dask tasks over batches of paths, running the local scan's
   own batch function. Their fingerprints stay on the cluster as a dataframe indexed by document
-  number (:func:`neardup_core.dask_kernels.fps_frame`); only per-file metadata comes back.
-* The all-pairs search is the batch mode of Manku et al. (see :mod:`neardup_core.dask_pairs`):
+  number (:func:`neardup_core.dask.kernels.fps_frame`); only per-file metadata comes back.
+* The all-pairs search is the batch mode of Manku et al. (see :mod:`neardup_core.dask.pairs`):
   per permuted table and per MinHash band a key column, a shuffle on it, comparisons inside
   each bucket, then scoring through two range-partitioned joins with the fingerprint table.
 * Exact copies are found on the client from the text digests it holds, as locally. The
@@ -50,23 +51,16 @@ import pandas as pd
 from dask import delayed
 from distributed import Client, Future, KilledWorker, LocalCluster, as_completed, futures_of
 
-from . import boilerplate as bp
-from . import dask_kernels as K
-from . import dask_pairs as P
-from .errors import OptionsError, ScanCancelled
-from .extract import FileEntry, check_roots
-from .fingerprint import FingerprintSettings
-from .models import (
-    Document,
-    Method,
-    PairTable,
-    Problem,
-    ProblemKind,
-    ScanOptions,
-    ScanResult,
-)
-from .progress import CancelToken, ProgressSink, Stage, null_progress
-from .scan import BOILERPLATE_MIN_DOCS, BOILERPLATE_SAME, RunStages, batches
+from neardup_core.dask import kernels as K
+from neardup_core.dask import pairs as P
+from neardup_core.errors import OptionsError, ScanCancelled
+from neardup_core.extract import FileEntry, check_roots
+from neardup_core.fingerprint import boilerplate as bp
+from neardup_core.fingerprint.fingerprinter import FingerprintSettings
+from neardup_core.models import Document, Method, PairTable, Problem, ProblemKind, ScanOptions
+from neardup_core.progress import CancelToken, ProgressSink, Stage, null_progress
+from neardup_core.result import ScanResult
+from neardup_core.scan.session import BOILERPLATE_MIN_DOCS, BOILERPLATE_SAME, RunStages, batches
 
 #: A read task: enough files that scheduling costs little, few enough that a cancel is quick.
 BATCH_FILES = 32
@@ -115,7 +109,7 @@ class _Batch:
 
 
 class DaskScanSession:
-    """A :class:`~neardup_core.scan.ScanSession` whose work runs on a Dask cluster.
+    """A :class:`~neardup_core.scan.session.ScanSession` whose work runs on a Dask cluster.
 
     ``address`` is a scheduler address (``tcp://host:8786``), a scheduler file (``.json``, as
     ``dask scheduler --scheduler-file`` writes), ``"local"`` or ``"local:N"`` for a local
@@ -263,7 +257,7 @@ class _DaskRun(RunStages):
                             partial=self.partial, seconds=round(time.monotonic() - self.t0, 3),
                             notes=tuple(self.notes), stats=self.stats)
         if self._rank is not None:
-            result.__dict__["_auto_rank"] = self._rank
+            result.known(auto_rank=self._rank)
         self.emit(Stage.GROUP, 0, 1, "Grouping")
         t = time.monotonic()
         _ = result.group_table
@@ -417,7 +411,7 @@ class _DaskRun(RunStages):
     def _ranks(self, docs: list[Document]) -> np.ndarray:
         """The reference ranks of the documents, computed once for the pairs and the groups."""
         if self._rank is None:
-            from .cluster import reference_rank
+            from neardup_core.grouping.groups import reference_rank
 
             self._rank = reference_rank(docs, self.opt.reference_folders)
         return self._rank

@@ -25,17 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from .errors import OptionsError, ReportError
-from .models import (
-    Document,
-    GroupMode,
-    PairTable,
-    Problem,
-    ProblemKind,
-    ScanOptions,
-    ScanResult,
-)
-from .report import atomic_open
+from neardup_core.errors import OptionsError, ReportError
+from neardup_core.models import Document, GroupMode, PairTable, Problem, ProblemKind, ScanOptions
+from neardup_core.output import atomic_open
+from neardup_core.result import ScanResult
 
 SESSION_FORMAT = "neardup-results"
 SESSION_VERSION = 1

@@ -31,16 +31,13 @@ from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
-from . import boilerplate as bp
-from .arrays import unique_sorted
-from .cache import CacheEntry, FingerprintCache
-from .errors import CacheError, ScanCancelled
-from .extract import FileEntry, WalkStats, check_roots, content_hash, walk
-from .fingerprint import DocFingerprint, FingerprintSettings
-from .hamming_index import HammingIndex, PairLimitExceeded
-from .hashing import hash128_hex
-from .lsh import candidate_pairs, scan_params
-from .models import (
+from neardup_core.arrays import unique_sorted
+from neardup_core.errors import CacheError, ScanCancelled
+from neardup_core.extract import FileEntry, WalkStats, check_roots, content_hash, walk
+from neardup_core.fingerprint import boilerplate as bp
+from neardup_core.fingerprint.fingerprinter import DocFingerprint, FingerprintSettings
+from neardup_core.hashing import hash128_hex
+from neardup_core.models import (
     DOCX_SUFFIXES,
     Document,
     GroupTable,
@@ -49,13 +46,19 @@ from .models import (
     Problem,
     ProblemKind,
     ScanOptions,
-    ScanResult,
 )
-from .processes import prestart, start_method
-from .progress import CancelToken, ProgressEvent, ProgressSink, Stage, null_progress
-from .scoring import distance_for_similarity, hamming, minhash_agreement, simhash_similarity
-from .snapshot import Snapshot, folder_state, grouping_code, pack, snapshot_key, unpack
-from .worker import (
+from neardup_core.pairs.hamming_index import HammingIndex, PairLimitExceeded
+from neardup_core.pairs.lsh import candidate_pairs, scan_params
+from neardup_core.pairs.scoring import (
+    distance_for_similarity,
+    hamming,
+    minhash_agreement,
+    simhash_similarity,
+)
+from neardup_core.progress import CancelToken, ProgressEvent, ProgressSink, Stage, null_progress
+from neardup_core.result import ScanResult
+from neardup_core.scan.pool import prestart, start_method
+from neardup_core.scan.worker import (
     Outcome,
     Prepared,
     fingerprint_prepared,
@@ -63,6 +66,15 @@ from .worker import (
     prepare_batch,
     process_batch,
     warm_up,
+)
+from neardup_core.store.cache import CacheEntry, FingerprintCache
+from neardup_core.store.snapshot import (
+    Snapshot,
+    folder_state,
+    grouping_code,
+    pack,
+    snapshot_key,
+    unpack,
 )
 
 #: Below this many files (or bytes) worker processes cost more to start than they save.
@@ -285,7 +297,7 @@ class ScanSession:
     """One configured scan. ``run`` may be called several times (e.g. rescans).
 
     ``mp_context`` is the start method of the worker processes; by default ``forkserver`` where
-    the platform has it and ``spawn`` elsewhere (see :mod:`neardup_core.worker`).
+    the platform has it and ``spawn`` elsewhere (see :mod:`neardup_core.scan.worker`).
     """
 
     def __init__(self, options: ScanOptions | None = None, *,
@@ -399,7 +411,7 @@ class _Run(RunStages):
         self._todo: list[FileEntry] = []  # ... and those of them it did not hold
         self._todo_bytes = 0
         self._told_no_workers = False
-        # the kept whole result of this scan (neardup_core.snapshot), when the cache has one
+        # the kept whole result of this scan (neardup_core.store.snapshot), when the cache has one
         self._snap_key: str | None = None
         self._snap_state: str | None = None   # the folder state it was made from
         self._walk_state: str | None = None   # the folder state this run's walk saw
@@ -539,13 +551,10 @@ class _Run(RunStages):
                             seconds=round(time.monotonic() - self.t0, 3),
                             notes=tuple(self.notes), stats=self.stats)
         # facts about the documents that cost more than the grouping (see ScanResult.regroup)
-        if snap.rank is not None:
-            result.__dict__["_auto_rank"] = snap.rank
-        if snap.text_class is not None:
-            result.__dict__["_text_class"] = snap.text_class
+        result.known(auto_rank=snap.rank, text_class=snap.text_class)
         if snap.groups is not None and snap.groups[:3] == (
                 result.threshold, str(result.group_mode), grouping_code()):
-            result.__dict__["group_table"] = snap.groups[3]  # the groups it showed then
+            result.known(group_table=snap.groups[3])  # the groups it showed then
         self._group(result)
         return result
 
@@ -577,8 +586,8 @@ class _Run(RunStages):
                         simhash=result.simhash, minhash=result.minhash, pairs=result.pairs,
                         notes=tuple(self.notes[notes_from:]),
                         stats={k: self.stats[k] for k in _SNAPSHOT_STATS if k in self.stats},
-                        rank=result.__dict__.get("_auto_rank"),
-                        text_class=result.__dict__.get("_text_class"),
+                        rank=result.computed("auto_rank"),
+                        text_class=result.computed("text_class"),
                         groups=self._kept_groups(result))
         t = time.monotonic()
         try:
@@ -589,7 +598,7 @@ class _Run(RunStages):
 
     @staticmethod
     def _kept_groups(result: ScanResult) -> tuple[float, str, str, GroupTable] | None:
-        table = result.__dict__.get("group_table")
+        table = result.computed("group_table")
         code = grouping_code()
         if table is None or code is None or result.references or result.ignored:
             return None  # groups that depend on choices a new scan does not carry over
@@ -1017,7 +1026,7 @@ class _Run(RunStages):
         notes_from = len(self.notes)
         # the files groups would keep: crowded LSH buckets are linked around them (the result
         # needs the same ranks for its groups, so they are computed once, here)
-        from .cluster import reference_rank
+        from neardup_core.grouping.groups import reference_rank
 
         rank = reference_rank(docs, opt.reference_folders)
         pairs = self._pairs(docs, simh, minh, floor, rank)
@@ -1035,7 +1044,7 @@ class _Run(RunStages):
                             pairs=pairs, threshold=threshold, group_mode=opt.group_mode,
                             partial=self.partial, seconds=round(time.monotonic() - self.t0, 3),
                             notes=tuple(self.notes), stats=self.stats)
-        result.__dict__["_auto_rank"] = rank
+        result.known(auto_rank=rank)
         self._group(result)
         return result, notes_from
 
@@ -1149,10 +1158,14 @@ class _Run(RunStages):
 
 
 # -- helpers ------------------------------------------------------------------------------------
+_GROUPING = "neardup_core.grouping.groups"
+
+
 def _load_grouping(paths: Sequence[str] = ()) -> None:
     """Import what the end of the scan groups with (SciPy's graph routines, via cluster) in a
     thread, while this process waits for the workers, and look at the names of ``paths`` for
-    copy markers there (what :func:`~neardup_core.cluster.reference_rank` asks of each file).
+    copy markers there (what :func:`~neardup_core.grouping.groups.reference_rank` asks of each
+    file).
 
     SciPy takes about 0.25 s to import. At the top of this module it delayed the start of the
     workers by that much on every cold scan; imported at the end it would lengthen the tail,
@@ -1160,13 +1173,12 @@ def _load_grouping(paths: Sequence[str] = ()) -> None:
     ranking's 50-80 ms on 10,000 files). Failure is silent: the import where the module is
     needed then raises as usual, and names not looked at here are looked at then.
     """
-    if f"{__package__}.cluster" in sys.modules and not paths:
+    if _GROUPING in sys.modules and not paths:
         return
 
     def load() -> None:
         with contextlib.suppress(Exception):
-            cluster = importlib.import_module(".cluster", __package__)
-            cluster.warm_names(paths)
+            importlib.import_module(_GROUPING).warm_names(paths)
 
     threading.Thread(target=load, name="neardup-load-grouping", daemon=True).start()
 

@@ -1,12 +1,12 @@
 """What a scan's worker process runs: read a batch of files and fingerprint their texts.
 
-Kept apart from :mod:`neardup_core.scan` so that a worker imports only reading and
+Kept apart from :mod:`neardup_core.scan.session` so that a worker imports only reading and
 fingerprinting (not the pair search, SciPy or the SQLite cache): a worker process that starts
 in half the time is a scan that starts in half the time. The same function serves the local
 scan's process pool, its in-process path for small folders and the Dask scan's tasks, so a file
 gives the same text, fingerprint and problem message wherever it is read.
 
-How workers are started (and started early) is :mod:`neardup_core.processes`.
+How workers are started (and started early) is :mod:`neardup_core.scan.pool`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .extract import Extracted, FileEntry, content_hash, decode_bytes, extract
-from .fingerprint import DocFingerprint, FingerprintSettings, shared_fingerprinter
-from .models import Problem, ProblemKind
+from neardup_core.extract import Extracted, FileEntry, content_hash, decode_bytes, extract
+from neardup_core.fingerprint.fingerprinter import (
+    DocFingerprint,
+    FingerprintSettings,
+    shared_fingerprinter,
+)
+from neardup_core.models import Problem, ProblemKind
 
 __all__ = ["Outcome", "Prepared", "fingerprint_prepared", "lost", "prepare_batch",
            "process_batch", "warm_up"]

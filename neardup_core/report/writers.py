@@ -66,15 +66,17 @@ import json
 import os
 import re
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import IO, Any, TextIO
 
-from . import diff as _diff
-from .errors import ReportError
-from .models import Document, Group, ScanResult, percent, weakest_label
-from .visible import visible
+from neardup_core import diff as _diff
+from neardup_core.errors import ReportError
+from neardup_core.models import Document, Group
+from neardup_core.output import atomic_open
+from neardup_core.report.wording import percent, weakest_label
+from neardup_core.result import ScanResult
+from neardup_core.visible import visible
 
 REPORT_FORMAT = "neardup-report"
 REPORT_VERSION = 1
@@ -260,7 +262,7 @@ tr.skip td { color: var(--muted); text-align: center; background: #f4f5f7; font-
 def _default_text_of(max_bytes: int) -> TextOf:
     """Re-extract a file's text for the diffs; any failure means "no text", never an error."""
     try:
-        from .extract import extract  # type: ignore[attr-defined]
+        from neardup_core.extract import extract  # type: ignore[attr-defined]
     except ImportError:
         return lambda path: None
 
@@ -502,29 +504,6 @@ def _marked(text: str | None, spans: tuple[_diff.Span, ...]) -> str:
 # -- output ----------------------------------------------------------------------------------
 
 @contextlib.contextmanager
-def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kw: Any) -> Iterator[IO]:
-    """Open a temporary file beside ``path`` and rename it over ``path`` once it is complete.
-
-    A crash or a full disk never leaves half a report (or a damaged saved session) in place of
-    a good one. OS errors are raised as they are; the temporary file is removed on any failure.
-    """
-    path = os.fspath(path)
-    folder, name = os.path.split(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{name}.{uuid.uuid4().hex[:12]}.tmp")
-    f = open(tmp, mode.replace("w", "x"), **kw)  # noqa: SIM115 - closed below, then renamed
-    try:
-        with f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-@contextlib.contextmanager
 def _output(dest: Destination, *, newline: str | None = None) -> Iterator[IO[str]]:
     """A text stream for ``dest``: an open stream as it is, a path through :func:`atomic_open`.
     Write failures become :class:`ReportError`."""
@@ -549,6 +528,6 @@ def render(writer: Callable[..., None], result: ScanResult, **kw: Any) -> str:
     return buf.getvalue()
 
 
-__all__ = ["CSV_COLUMNS", "PROBLEM_COLUMNS", "REPORT_FORMAT", "REPORT_VERSION", "atomic_open",
+__all__ = ["CSV_COLUMNS", "PROBLEM_COLUMNS", "REPORT_FORMAT", "REPORT_VERSION",
            "display", "render", "report_dict", "write_csv", "write_html", "write_json",
            "write_problems_csv"]

@@ -74,10 +74,10 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
-from .models import GroupMode
+from neardup_core.models import GroupMode
 
 if TYPE_CHECKING:
-    from .models import Document
+    from neardup_core.models import Document
 
 PairScores = Callable[[int | np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
 

@@ -9,12 +9,9 @@ and the Jaccard value of equal-sized sets with that cosine, c / (2 - c).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:
-    from .models import ScanResult
+from neardup_core.models import Method
 
 
 def simhash_similarity(distance: np.ndarray | int) -> np.ndarray:
@@ -57,23 +54,22 @@ def minhash_agreement(minhash: np.ndarray, left: np.ndarray, right: np.ndarray) 
     return out
 
 
-def score_pairs(result: ScanResult, left: np.ndarray, right: np.ndarray
+def score_pairs(simhash: np.ndarray, minhash: np.ndarray, text_class: np.ndarray,
+                method: Method, left: np.ndarray, right: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(score, distance, jaccard) of documents ``left[i]`` against ``right[i]``, vectorised."""
-    from .models import Method
+    """(score, distance, jaccard) of documents ``left[i]`` against ``right[i]``, vectorised.
 
+    ``text_class`` is equal exactly where two normalised texts are (identical texts score 1,
+    whatever their fingerprints say); ``minhash`` has no columns when only SimHash was kept.
+    """
     left = np.asarray(left, dtype=np.intp)
     right = np.asarray(right, dtype=np.intp)
-    dist = hamming(result.simhash[left], result.simhash[right])
-    k = result.minhash.shape[1]
+    dist = hamming(simhash[left], simhash[right])
+    k = minhash.shape[1]
     if k == 0:
         jac = np.full(left.shape[0], np.nan, dtype=np.float32)
     else:
-        jac = minhash_agreement(result.minhash, left, right)
-    if result.options.method == Method.SIMHASH or k == 0:
-        score = simhash_similarity(dist)
-    else:
-        score = jac.copy()
-    cls = result._text_class
-    score[cls[left] == cls[right]] = 1.0
+        jac = minhash_agreement(minhash, left, right)
+    score = simhash_similarity(dist) if method == Method.SIMHASH or k == 0 else jac.copy()
+    score[text_class[left] == text_class[right]] = 1.0
     return score, dist, jac

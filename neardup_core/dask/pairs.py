@@ -16,10 +16,10 @@ Crawling", WWW 2007, section 3.1.2), in which every fingerprint is a query:
    with its divisions), drop repeats there, attach that document's MinHash slots, shuffle to
    the second document's partition and score. Only pairs at or above the floor are kept.
 4. *Group*: union-find inside each partition of pairs, then a tree of merges of the per-
-   partition forests (:func:`neardup_core.dask_kernels.forest`): memory at the top of the tree
+   partition forests (:func:`neardup_core.dask.kernels.forest`): memory at the top of the tree
    is one row per paired document, never every pair.
 
-The functions here only build lazy collections; :mod:`neardup_core.dask_scan` runs them with
+The functions here only build lazy collections; :mod:`neardup_core.dask.session` runs them with
 progress and cancel.
 """
 
@@ -31,18 +31,18 @@ import dask
 from dask import delayed
 from dask.dataframe import DataFrame, concat, map_partitions
 
-from . import dask_kernels as K
-from .hamming_index import _plan
-from .lsh import DEFAULT_BUCKET_WINDOW, scan_params
-from .models import Method, ScanOptions
-from .scan import (
+from neardup_core.dask import kernels as K
+from neardup_core.models import Method, ScanOptions
+from neardup_core.pairs.hamming_index import _plan
+from neardup_core.pairs.lsh import DEFAULT_BUCKET_WINDOW, scan_params
+from neardup_core.pairs.scoring import distance_for_similarity
+from neardup_core.scan.session import (
     BOTH_SIMHASH_K,
     HAMMING_WINDOW,
     LSH_MAX_BUCKET,
     SIMHASH_PAIRS_MIN,
     SIMHASH_PAIRS_PER_DOC,
 )
-from .scoring import distance_for_similarity
 
 #: Partial forests merged per step of the grouping's tree of merges.
 SPLIT_EVERY = 8

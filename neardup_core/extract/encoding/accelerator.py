@@ -29,7 +29,7 @@ from typing import Any
 import chardet
 import numpy as np
 
-from ..table_cache import cached_arrays
+from neardup_core.tables import cached_arrays
 
 __all__ = ["detect", "fast_path_available"]
 
@@ -357,7 +357,7 @@ def _bytewise_tables(candidates: tuple[Any, ...]) -> dict[str, Any]:
     codecs, which decode each byte on its own): which bytes each one cannot decode. Data
     decodes without error exactly when it holds none of them.
 
-    Kept in the cache folder (:mod:`neardup_core.table_cache`; Python's version, hence its
+    Kept in the cache folder (:mod:`neardup_core.tables`; Python's version, hence its
     codecs, is part of the key): building it decodes every byte in a hundred code pages, a
     twentieth of a second that every scan's fork server and every CLI run would otherwise
     spend before its first Western file.

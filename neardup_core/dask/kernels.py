@@ -1,13 +1,14 @@
 """The work inside a Dask scan's tasks: plain numpy and pandas, no dask import.
 
-:mod:`neardup_core.dask_scan` builds the task graph; the functions here run in the workers, one
+:mod:`neardup_core.dask.session` builds the task graph; the functions here run in the workers, one
 batch of files or one partition of a dataframe at a time. Keeping them free of dask makes each
 one a pure function of its inputs (testable on a pandas frame) and keeps the graph code short.
 
-Reading reuses the local scan's own batch function (:func:`neardup_core.worker.process_batch`),
+Reading reuses the local scan's own batch function (:func:`neardup_core.scan.worker.process_batch`),
 so a file gives the same text, fingerprint and problem message on a cluster as on a laptop.
 The pair search reuses the core's index pieces: the permuted-table plan and the run comparison
-of :mod:`neardup_core.hamming_index`, the band hash and the bucket rule of :mod:`neardup_core.lsh`.
+of :mod:`neardup_core.pairs.hamming_index`,
+the band hash and the bucket rule of :mod:`neardup_core.pairs.lsh`.
 Those are module-private names there; the lead may make them public (see the Dask report).
 """
 
@@ -24,14 +25,14 @@ import pyarrow as pa
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from . import boilerplate as bp
-from .extract import FileEntry
-from .fingerprint import FingerprintSettings
-from .hamming_index import PairLimitExceeded, _run_pairs
-from .lsh import _pairs_in_runs, band_hashes, crowded_run_pairs
-from .models import Problem
-from .scoring import minhash_agreement, simhash_similarity
-from .worker import process_batch
+from neardup_core.extract import FileEntry
+from neardup_core.fingerprint import boilerplate as bp
+from neardup_core.fingerprint.fingerprinter import FingerprintSettings
+from neardup_core.models import Problem
+from neardup_core.pairs.hamming_index import PairLimitExceeded, _run_pairs
+from neardup_core.pairs.lsh import _pairs_in_runs, band_hashes, crowded_run_pairs
+from neardup_core.pairs.scoring import minhash_agreement, simhash_similarity
+from neardup_core.scan.worker import process_batch
 
 #: format, encoding, confidence, replaced, chars, text_hash: what the client keeps of a document.
 DocMeta = tuple[str, str | None, float | None, int, int, str]
@@ -83,8 +84,8 @@ SIG_META = pack_sig(np.empty((0, 1), np.uint32))
 def probe() -> tuple[str, int]:
     """(neardup version, fingerprint version) of the process running it: a worker whose
     answer differs from the client's would make different fingerprints."""
-    from . import __version__
-    from .models import FINGERPRINT_VERSION
+    from neardup_core import __version__
+    from neardup_core.models import FINGERPRINT_VERSION
 
     return __version__, FINGERPRINT_VERSION
 
@@ -151,7 +152,7 @@ def batch_meta(out: BatchOut) -> tuple[tuple[str, Problem | DocMeta], ...]:
 
 def learn_from(out: BatchOut, boiler: np.ndarray) -> list[tuple[int, int, str]]:
     """This batch's best documents to learn the boilerplate lines' lengths from (see
-    :func:`neardup_core.boilerplate.candidates`; the client merges every batch's)."""
+    :func:`neardup_core.fingerprint.boilerplate.candidates`; the client merges every batch's)."""
     return bp.candidates(out.lines, out.line_doc, boiler, out.chars,
                          [e.path for e in out.entries])
 
@@ -162,7 +163,8 @@ def _dropped(out: BatchOut, boiler: np.ndarray, lengths: np.ndarray) -> np.ndarr
 
 def affected(out: BatchOut, boiler: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Documents of the batch (0-based) that leave boilerplate lines out: those holding
-    some, unless they are a sliver of the text (:func:`neardup_core.boilerplate.to_reread`)."""
+    some, unless they are a sliver of the text
+    (:func:`neardup_core.fingerprint.boilerplate.to_reread`)."""
     return np.flatnonzero(bp.to_reread(_dropped(out, boiler, lengths), out.chars))
 
 

@@ -32,8 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .arrays import unique_sorted
-from .hashing import (
+from neardup_core.arrays import unique_sorted
+from neardup_core.hashing import (
     char_hashes,
     combine_at,
     combine_hashes,
@@ -43,7 +43,7 @@ from .hashing import (
     segment_hash,
     splitmix64_inplace,
 )
-from .table_cache import cached_arrays
+from neardup_core.tables import cached_arrays
 
 # -- character classes --------------------------------------------------------------------------
 SEP, WORD, CJK = 0, 1, 2
@@ -119,7 +119,7 @@ def _categories(chars: str) -> np.ndarray:
 
 @functools.cache
 def _tables() -> _Tables:
-    """Once per process: from the cache folder (see :mod:`neardup_core.table_cache`), or built
+    """Once per process: from the cache folder (see :mod:`neardup_core.tables`), or built
     from unicodedata (~0.1 s)."""
     names = ("chars", "classes", "expansion", "expansion_len", "astral_format")
     dtypes = (np.uint32, np.uint8, np.uint32, np.uint8, np.uint32)
@@ -898,7 +898,7 @@ def idf_table() -> tuple[np.ndarray, np.ndarray, float]:
     Loaded once per process; a batch's words are then looked up at once. Parsing and hashing
     jieba's 270,000 words takes about 0.3 s, which every worker process and every small CLI
     scan would pay, so the arrays are kept in the user's cache folder (see
-    :mod:`neardup_core.table_cache`), keyed by the file's path, size and mtime (a new jieba
+    :mod:`neardup_core.tables`), keyed by the file's path, size and mtime (a new jieba
     gives a new key). Without jieba's file every word gets the same idf, 1.0.
     """
     path = _idf_path()

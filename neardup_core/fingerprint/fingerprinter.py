@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import xxhash
 
-from .arrays import unique_sorted
-from .hashing import combine_windows, hash64_lines, hash128_hex, splitmix64
-from .minhash import MinHasher, hash32
-from .simhash import simhash_grouped, simhash_grouped_unchecked
-from .tokens import (
+from neardup_core.arrays import unique_sorted
+from neardup_core.fingerprint.minhash import MinHasher, hash32
+from neardup_core.fingerprint.simhash import simhash_grouped, simhash_grouped_unchecked
+from neardup_core.hashing import combine_windows, hash64_lines, hash128_hex, splitmix64
+from neardup_core.text.tokens import (
     FEATURE_KINDS,
     SEPARATOR,
     Analysis,
@@ -50,7 +50,7 @@ from .tokens import (
 )
 
 if TYPE_CHECKING:
-    from .models import ScanOptions
+    from neardup_core.models import ScanOptions
 
 #: Documents longer than this (characters) are fingerprinted a piece at a time, with the same
 #: result, so a worker's memory does not grow with the largest file it meets.
@@ -84,7 +84,7 @@ class FingerprintSettings:
 
     @classmethod
     def from_options(cls, options: ScanOptions) -> FingerprintSettings:
-        from .models import Method
+        from neardup_core.models import Method
 
         return cls(num_perm=options.num_perm, seed=options.seed, shingle=options.shingle,
                    minhash=options.method != Method.SIMHASH, user_dict=options.user_dict)

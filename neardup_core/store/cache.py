@@ -25,7 +25,7 @@ scan on.
 
 Layout: table ``meta(key, value)`` holds ``schema_version``; table ``entries`` has one row per
 ``(settings_key, path)``; table ``results(key, state, payload, stored)`` keeps the last few whole
-scan results (:mod:`neardup_core.snapshot`), added after the first release and created on open
+scan results (:mod:`neardup_core.store.snapshot`), added after the first release and created on open
 when the file is writable. Paths are stored as BLOBs of UTF-8 with ``surrogatepass`` so names that
 are not valid UTF-8 (surrogate-escaped on Linux, lone surrogates on Windows) round-trip exactly.
 SimHash values are stored as signed 64-bit integers (SQLite has no unsigned type) and converted
@@ -46,13 +46,13 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
-from .errors import CacheUnavailable
+from neardup_core.errors import CacheUnavailable
 
 SCHEMA_VERSION = 1
 FILE_NAME = "fingerprints-v1.sqlite"
 #: Problems that say nothing about the file's bytes; :meth:`FingerprintCache.put_many` skips them.
 TRANSIENT_PROBLEMS = frozenset({"unreadable", "vanished", "lost"})
-#: Whole-scan results kept (:mod:`neardup_core.snapshot`); older ones are dropped on write.
+#: Whole-scan results kept (:mod:`neardup_core.store.snapshot`); older ones are dropped on write.
 RESULTS_KEPT = 8
 #: Paths per ``IN (...)`` query; well under SQLite's variable limit on every build.
 _CHUNK = 500
@@ -317,7 +317,7 @@ class FingerprintCache:
             if _has_results(conn):
                 conn.execute("DELETE FROM results")
 
-    # -- whole results (see neardup_core.snapshot) -------------------------------------------
+    # -- whole results (see neardup_core.store.snapshot) -------------------------------------------
     def latest_result(self, key: str) -> tuple[str, bytes] | None:
         """The kept (state, payload) for ``key``, whatever the state."""
         with self._guard("read") as conn:

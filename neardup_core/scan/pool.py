@@ -3,7 +3,7 @@
 A fresh interpreter needs about two seconds on a small machine before it can read a file: it
 imports NumPy, chardet and lxml and loads the word segmenter's dictionary and the IDF table. On
 systems that have it the scan therefore uses the ``forkserver`` start method with the worker
-module preloaded and warmed in the server (:mod:`neardup_core._forkserver_preload`): every
+module preloaded and warmed in the server (:mod:`neardup_core.scan.preload`): every
 worker is then a fork of a process that already holds all of it, and a second scan in the same
 program starts its workers at once. Forking the program itself would be quicker still, but it
 is not safe in a process that runs threads (the GUI does). Elsewhere (Windows) workers are
@@ -37,6 +37,6 @@ def prestart() -> None:
     from multiprocessing import forkserver
 
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["neardup_core._forkserver_preload"])
+    ctx.set_forkserver_preload(["neardup_core.scan.preload"])
     forkserver.ensure_running()
     _prestarted = True

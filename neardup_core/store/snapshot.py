@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import xxhash
 
-from .extract import FileEntry
-from .models import (
+from neardup_core.extract import FileEntry
+from neardup_core.models import (
     Document,
     GroupTable,
     PairTable,
@@ -68,8 +68,8 @@ class Snapshot:
     pairs: PairTable
     notes: tuple[str, ...] = ()     # said while pairing (boilerplate, crowded buckets)
     stats: dict = field(default_factory=dict)
-    rank: np.ndarray | None = None        # ScanResult._auto_rank for these documents
-    text_class: np.ndarray | None = None  # ScanResult._text_class
+    rank: np.ndarray | None = None        # ScanResult.auto_rank for these documents
+    text_class: np.ndarray | None = None  # ScanResult.text_class
     #: The groups the scan showed, with the threshold, group mode and grouping code
     #: (:func:`grouping_code`) they were made with: a rescan with all three the same shows them
     #: again without regrouping.
@@ -165,13 +165,18 @@ _GROUP_COLUMNS = (("offsets", np.int64), ("members", np.int64), ("similarity", n
                   ("exact", np.bool_))
 
 
+#: The modules whose code decides the groups of a result (paths under neardup_core/).
+_GROUPING_SOURCES = ("grouping/groups", "result", "models")
+
+
 def grouping_code() -> str | None:
     """A digest of the code groups are made by (kept groups made by other code are remade), or
     None when the source cannot be read: then groups are never kept."""
-    from .table_cache import source_digest
+    from neardup_core.tables import source_digest
 
-    here = os.path.dirname(os.path.abspath(__file__))  # not imported: cluster brings SciPy
-    digests = [source_digest(os.path.join(here, f"{name}.py")) for name in ("cluster", "models")]
+    core = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # not imported: SciPy
+    digests = [source_digest(os.path.join(core, *name.split("/")) + ".py")
+               for name in _GROUPING_SOURCES]
     return None if None in digests else "|".join(d or "" for d in digests)
 
 

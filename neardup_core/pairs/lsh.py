@@ -34,8 +34,8 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from .arrays import lowest_in_runs
-from .table_cache import cached_arrays
+from neardup_core.arrays import lowest_in_runs
+from neardup_core.tables import cached_arrays
 
 #: Members each one is paired with in a truncated (crowded) bucket.
 DEFAULT_BUCKET_WINDOW = 4
@@ -112,7 +112,7 @@ def optimal_params(threshold: float, num_perm: int, fp_weight: float = 0.5,
 
 def scan_params(threshold: float, num_perm: int, fp_weight: float = 0.5,
                 fn_weight: float = 0.5) -> tuple[int, int]:
-    """:func:`optimal_params`, kept in the cache folder (see :mod:`neardup_core.table_cache`).
+    """:func:`optimal_params`, kept in the cache folder (see :mod:`neardup_core.tables`).
 
     The search is ~35 ms of numpy, paid by every fresh process's first scan. Scans ask at a
     handful of floors, so only they use this: arbitrary thresholds would fill the folder with

@@ -1,4 +1,4 @@
-"""Imported by the scan's fork server (see :mod:`neardup_core.worker`): loads and warms what
+"""Imported by the scan's fork server (see :mod:`neardup_core.scan.worker`): loads and warms what
 every worker needs once, in the server, so that the workers forked from it start ready.
 
 A failure here must not take the server down (every scan's workers would then fail to start):
@@ -8,6 +8,6 @@ the workers simply load what they need themselves.
 import contextlib
 
 with contextlib.suppress(Exception):
-    from .worker import warm_up
+    from neardup_core.scan.worker import warm_up
 
     warm_up()

@@ -73,11 +73,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..table_cache import cached_arrays
-from . import _frequent
-from ._chardet_fast import detect as detect_like_chardet
-from ._frequent import FREQUENT
-from .common import BinaryContent
+from neardup_core.extract.common import BinaryContent
+from neardup_core.extract.encoding import frequent as _frequent
+from neardup_core.extract.encoding.accelerator import detect as detect_like_chardet
+from neardup_core.extract.encoding.frequent import FREQUENT
+from neardup_core.tables import cached_arrays
 
 __all__ = ["BinaryContent", "Decoded", "decode_bytes", "plausibility"]
 
@@ -732,7 +732,7 @@ def _tables() -> tuple[np.ndarray, np.ndarray]:
 
     Every weight is a multiple of 0.1, so tenths are exact small integers, and ``tenths / 10``
     gives back the very float _char_weight returns. Once per process: from the cache folder
-    (see :mod:`neardup_core.table_cache`), or built (about 80 ms).
+    (see :mod:`neardup_core.tables`), or built (about 80 ms).
     """
     def check(a: dict[str, np.ndarray]) -> bool:
         tenths, script = a.get("tenths"), a.get("script")

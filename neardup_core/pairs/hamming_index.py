@@ -58,7 +58,7 @@ from typing import Literal
 
 import numpy as np
 
-from .arrays import lowest_in_runs, run_positions, unique_sorted
+from neardup_core.arrays import lowest_in_runs, run_positions, unique_sorted
 
 #: At most this many permuted tables; beyond it a coarser table plan or brute force is cheaper.
 MAX_TABLES = 4096

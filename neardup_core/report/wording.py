@@ -1,0 +1,32 @@
+"""How scores are put into words in reports: percentages that never round a difference away,
+and what a group's weakest score means in each grouping mode."""
+
+from __future__ import annotations
+
+import math
+
+from neardup_core.models import GroupMode
+
+
+def percent(share: float, digits: int = 1) -> str:
+    """``share`` as a percentage with ``digits`` decimals, where only 1 itself is 100%.
+
+    A score of 0.9996 printed "100.0%" would tell the user two texts that differ are the same.
+    """
+    text = f"{share:.{digits}%}"
+    if share < 1.0 and float(text[:-1]) >= 100.0:
+        text = f"{100 - 10.0 ** -digits:.{digits}f}%"
+    return text
+
+
+def weakest_label(mode: GroupMode | str, weakest: float) -> str:
+    """What a group's ``weakest`` means in words: in CONNECTED groups the weakest link of the
+    chain; in STRICT and COHESIVE ones the lowest similarity of a member to the reference."""
+    # a lower bound ("N%+"), so rounded down: 80.6 % is "80%+", and 99.6 % never "100%+",
+    # which would say the texts are the same (the slack keeps float32 0.58 at 58)
+    if not math.isfinite(weakest):  # no score to bound (never from a scan): say so plainly
+        return f"weakest {weakest}"
+    p = min(100, math.floor(100.0 * float(weakest) + 1e-4))
+    if GroupMode(mode) == GroupMode.CONNECTED:
+        return f"weakest link {p}%"
+    return f"all {p}%+ like the reference" if p < 100 else "all 100% like the reference"

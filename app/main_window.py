@@ -977,7 +977,7 @@ class MainWindow(QMainWindow):
             return
         if not os.path.splitext(path)[1]:
             path += f".{fmt}"
-        from neardup_core.report import writers as report
+        from neardup_core import report
 
         writer = {"csv": report.write_csv, "json": report.write_json,
                   "html": report.write_html}[fmt]

@@ -102,7 +102,7 @@ def _stage_times(events: list) -> dict[str, float]:
 
 
 def _comparable(result) -> dict:
-    from neardup_core.report.writers import report_dict
+    from neardup_core.report import report_dict
 
     d = report_dict(result)
     del d["summary"]["seconds"]

@@ -202,7 +202,7 @@ def fuzz_docx_parts(data: bytes) -> None:
 
 def fuzz_session(data: bytes) -> None:
     from neardup_core.errors import ReportError
-    from neardup_core.report.writers import render, write_json
+    from neardup_core.report import render, write_json
     from neardup_core.store.results_file import load_result
 
     try:

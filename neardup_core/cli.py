@@ -25,7 +25,7 @@ from neardup_core.models import (
     ScanOptions,
 )
 from neardup_core.progress import CancelToken, ProgressEvent, Stage, Throttled
-from neardup_core.report.wording import percent, weakest_label
+from neardup_core.report.wording import percent
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
@@ -200,25 +200,6 @@ class _TerminalProgress:
             self.stream.flush()
 
 
-def _write_text(result: ScanResult, out: TextIO) -> None:
-    docs = result.documents
-    for g in result.groups:
-        kind = "identical text" if g.exact else weakest_label(result.group_mode, g.weakest)
-        out.write(f"Group {g.id} ({len(g)} files, {kind})\n")
-        for m in g.members:
-            d = docs[m.doc]
-            mark = "*" if m.doc == g.reference else " "
-            enc = d.encoding or d.format
-            out.write(f"  {mark} {percent(m.similarity):>6s}  d={m.distance:<2d}  {enc:<10s} "
-                      f"{visible(d.path)}\n")
-    if result.problems:
-        out.write(f"\nProblems ({len(result.problems)}):\n")
-        for pr in result.problems:
-            out.write(f"  [{pr.kind}] {visible(pr.path)}: {visible(pr.message)}\n")
-    for note in result.notes:
-        out.write(f"\nNote: {visible(note)}\n")
-
-
 def _report_format(args: argparse.Namespace) -> str:
     if args.format:
         return args.format
@@ -291,15 +272,15 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
 
 
 def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextIO) -> None:
+    from neardup_core import report
+
     if fmt == "text":
         if output:
             with open(output, "w", encoding="utf-8") as fh:
-                _write_text(result, fh)
+                report.write_text(result, fh)
         else:
-            _write_text(result, stdout)
+            report.write_text(result, stdout)
         return
-    from neardup_core.report import writers as report
-
     writer = {"json": report.write_json, "csv": report.write_csv, "html": report.write_html}[fmt]
     writer(result, output or stdout)
     if fmt == "csv" and output and result.problems:

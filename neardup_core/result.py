@@ -1,7 +1,7 @@
 """The result of a scan: documents, problems, fingerprints and the pairs found, grouped on demand.
 
 The grouping functions are imported where a grouping is first asked for, not at the top: they
-bring SciPy (a quarter of a second), which the scan loads in a thread while its workers read
+bring SciPy (slow to import), which the scan loads in a thread while its workers read
 (:func:`neardup_core.scan.session.load_grouping`), and which a worker never needs.
 
 Immutable: a :class:`ScanResult` is handed from a worker thread to the GUI in one piece, and

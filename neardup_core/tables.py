@@ -1,13 +1,12 @@
 """Tables that every process builds the same way, kept in the user's cache folder.
 
 Before its first file a fresh process needs a few tables built from code and Unicode data: the
-normalisation map of every BMP character (about 70 ms), jieba's IDF as a hash table (about
-60 ms), the encoding scorer's weights (about 80 ms). Each CLI run and each scan's fork server
-would pay that fifth of a second before reading anything, on every start. So the arrays are
-kept as ``.npz`` files whose names are a digest of everything they are built from: the bytes of
-the modules that build them, the Unicode version, Python's and numpy's versions and the caller's
-own inputs. Any change gives a new name, so a stale table is never read; a missing, damaged or
-unwritable cache costs only the build.
+normalisation map of every BMP character, jieba's IDF as a hash table, the encoding scorer's
+weights. Each CLI run and each scan's fork server would pay for building them before reading
+anything, on every start. So the arrays are kept as ``.npz`` files whose names are a digest of
+everything they are built from: the bytes of the modules that build them, the Unicode version,
+Python's and numpy's versions and the caller's own inputs. Any change gives a new name, so a
+stale table is never read; a missing, damaged or unwritable cache costs only the build.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ __all__ = ["cache_dir", "cached_arrays", "source_digest"]
 #: Bump when the way files are named or written here changes.
 VERSION = 1
 #: Files kept per table: each upgrade (new code, new numpy...) makes new names, and the old
-#: ones would otherwise stay forever (the IDF hash is 12 MB).
+#: ones would otherwise stay forever (the IDF hash alone is large).
 KEEP_PER_TABLE = 3
 
 Arrays = dict[str, np.ndarray]

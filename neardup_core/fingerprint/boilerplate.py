@@ -6,9 +6,10 @@ the text (a Markdown marker, a "第一章 总则" heading, a one-line footer of 
 leaving them out moves the document's similarity to any other by about that share: less than
 the MinHash estimate's own standard error at 128 slots (4 points at 0.6), and far too little to
 make two unrelated documents look alike, which is what setting boilerplate aside is for. The
-second read, though, costs what the first did: the 775 laws of a real collection, each holding
-a few such lines, were all read twice, 1.0 s of a 2.6 s scan. So a document whose boilerplate
-lines hold less than :data:`NEGLIGIBLE_SHARE` of its characters keeps its first fingerprint.
+second read, though, costs what the first did: in a real collection of laws, each holding a
+few such lines, every document was read twice, a large part of the scan. So a document whose
+boilerplate lines hold less than :data:`NEGLIGIBLE_SHARE` of its characters keeps its first
+fingerprint.
 
 The vote knows lines by their hash only. Their lengths are learnt by reading a few documents
 that hold them (:func:`candidates`, :func:`line_lengths`); a line whose length stays unknown

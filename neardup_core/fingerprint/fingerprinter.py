@@ -58,11 +58,11 @@ LARGE_CHARS = 1 << 21
 PIECE_CHARS = 1 << 20
 #: Size (sys.getsizeof of the texts: 1 byte a character for Latin text, 2 for Chinese) of the
 #: runs of documents fingerprinted as one array. The few-MB batches scan workers send go
-#: through in runs this size: a run's temporaries take some 30-80 bytes a character, and at
-#: tens of MB the C allocator hands that memory back to the system after each batch and
-#: page-faults it in again for the next (a fifth of the time on English text, measured).
-#: Runs this size reuse the same memory and still spread the per-call cost (about 1 ms) over
-#: hundreds of KB. Chinese counts double because its tokens are Python strings.
+#: through in runs this size: a run's temporaries take many bytes a character, and at tens of
+#: MB the C allocator hands that memory back to the system after each batch and page-faults it
+#: in again for the next, which costs a noticeable share of the time. Runs this size reuse the
+#: same memory and still spread the per-call cost over hundreds of KB. Chinese counts double
+#: because its tokens are Python strings.
 BATCH_BYTES = 1 << 19
 
 
@@ -112,9 +112,8 @@ class DocFingerprint:
     __hash__ = None  # type: ignore[assignment]  # holds arrays
 
     def __reduce__(self) -> tuple:
-        # Workers send every fingerprint back to the scan. Arrays pickled as bytes cost a
-        # quarter of numpy's own array pickling, both ways (about 7 instead of 20-25 us a
-        # document at each end, measured on a benchmark batch), and come back read-only.
+        # Workers send every fingerprint back to the scan. Arrays pickled as bytes cost far
+        # less than numpy's own array pickling, both ways, and come back read-only.
         return (_fingerprint_from_bytes,
                 (self.simhash, np.asarray(self.minhash, _LE32).tobytes(), self.text_hash,
                  self.chars, self.units, np.asarray(self.line_hashes, _LE64).tobytes()))
@@ -216,12 +215,10 @@ class Fingerprinter:
         and bigrams are carried across pieces, word counts merged.
 
         The text's arrays then stay those of a PIECE_CHARS document, where the whole text's
-        would take some 75 bytes per character at their peak; what still grows with the
-        document is the count of each distinct word and bigram (for 20 million Chinese
-        characters, 60 MB: 1.2-1.4 GB at the peak in pieces, 2.5 GB whole). Pieces end at line
-        breaks, or inside a line far longer than a piece at spaces or after punctuation (see
-        :func:`_line_pieces`); a line cut in pieces keeps one line hash, of all its parts, as
-        in :meth:`_batch`.
+        would take many times the text's size at their peak; what still grows with the document
+        is the count of each distinct word and bigram. Pieces end at line breaks, or inside a
+        line far longer than a piece at spaces or after punctuation (see :func:`_line_pieces`);
+        a line cut in pieces keeps one line hash, of all its parts, as in :meth:`_batch`.
         """
         pieces: list[str] = []
         seps: list[str] = []  # what joins each piece to the one before: "\n", " " or ""

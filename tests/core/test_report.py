@@ -15,8 +15,7 @@ from _factories import MTIME, D, make_result, texts
 
 from neardup_core.errors import ReportError
 from neardup_core.models import GroupMode, Problem, ProblemKind
-from neardup_core.report import writers as report
-from neardup_core.report.writers import (
+from neardup_core.report import (
     CSV_COLUMNS,
     render,
     report_dict,
@@ -24,7 +23,9 @@ from neardup_core.report.writers import (
     write_html,
     write_json,
     write_problems_csv,
+    write_text,
 )
+from neardup_core.report.html_report import default_text_of
 from neardup_core.result import ScanResult
 
 EVIL_NAME = "/data/<img src=x onerror=alert(1)>.txt"
@@ -281,7 +282,7 @@ def test_html_with_no_groups_and_no_problems():
 
 
 def test_html_default_text_of_reextracts_or_gives_none(tmp_path):
-    text_of = report._default_text_of(1 << 20)
+    text_of = default_text_of(1 << 20)
     assert text_of(str(tmp_path / "missing.txt")) is None
     try:
         from neardup_core.extract import extract  # noqa: F401
@@ -329,3 +330,31 @@ def test_modified_dates_are_local_iso(result):
     parsed = datetime.fromisoformat(m)
     assert parsed.tzinfo is not None
     assert MTIME <= parsed.timestamp() < MTIME + 10
+
+
+def test_package_gives_every_writer_and_loads_them_on_first_use():
+    """``from neardup_core import report`` serves every public name; importing the wording (as
+    the command line does at start-up) loads none of the writers."""
+    import subprocess
+    import sys
+
+    from neardup_core import report
+
+    for name in report.__all__:
+        assert getattr(report, name) is not None, name
+    assert set(report.__all__) <= set(dir(report))
+    with pytest.raises(AttributeError):
+        report.no_such_writer  # noqa: B018
+    code = ("import sys, neardup_core.report.wording; "
+            "print(sorted(m for m in sys.modules if m.endswith('_report') or "
+            "m == 'neardup_core.diff'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).parents[2])
+    assert out.stdout.strip() == "[]"
+
+
+def test_text_report_lists_groups_problems_and_notes(result):
+    out = render(write_text, result)
+    assert out.startswith("Group 1 (")
+    assert "  * " in out and "\nProblems (3):\n" in out and "\nNote: Cache was off.\n" in out
+    assert "caf\ufffd.txt" in out and "\udce9" not in out  # undecodable bytes shown, not kept

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from neardup_core.cli import main
 from neardup_core.models import ScanOptions
-from neardup_core.report.writers import write_html
+from neardup_core.report import write_html
 from neardup_core.scan.session import scan_folders
 from neardup_core.visible import visible
 

@@ -36,7 +36,7 @@ from neardup_core import (
 from neardup_core.cli import main
 from neardup_core.dask.kernels import read_batch
 from neardup_core.dask.session import DaskScanSession, parse_address
-from neardup_core.report.writers import render, report_dict, write_csv
+from neardup_core.report import render, report_dict, write_csv
 
 pytestmark = pytest.mark.dask
 
@@ -207,7 +207,8 @@ def test_unreachable_scheduler_is_an_options_error(folder: Path) -> None:
 
 def test_core_imports_without_dask() -> None:
     code = ("import sys; import neardup_core, neardup_core.scan.session, neardup_core.cli, "
-            "neardup_core.report.writers; "
+            "neardup_core.report.json_report, neardup_core.report.csv_report, "
+            "neardup_core.report.html_report, neardup_core.report.text_report; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[2])

@@ -17,7 +17,7 @@ from _robust import IS_ROOT, assert_whole, by_name, scan
 import neardup_core.scan.session as scan_mod
 import neardup_core.scan.worker as worker_mod
 from neardup_core import CancelToken, ProblemKind, ScanOptions, ScanSession, Stage
-from neardup_core.report.writers import render, write_csv, write_html, write_json
+from neardup_core.report import render, write_csv, write_html, write_json
 from neardup_core.store.cache import FingerprintCache
 from neardup_core.store.results_file import load_result, save_result
 

@@ -20,7 +20,7 @@ from _robust import IS_ROOT, assert_whole, by_name, scan
 
 import neardup_core.scan.session as scan_mod
 from neardup_core import ProblemKind, ScanOptions, ScanSession, Stage
-from neardup_core.report.writers import write_csv, write_html, write_json, write_problems_csv
+from neardup_core.report import write_csv, write_html, write_json, write_problems_csv
 from neardup_core.store.results_file import load_result, save_result
 
 

@@ -15,7 +15,7 @@ from _hostile import SAMPLE, make_binary_txt, make_docx
 from _robust import assert_whole, by_name, scan
 
 from neardup_core import ProblemKind
-from neardup_core.report.writers import write_csv, write_html, write_json, write_problems_csv
+from neardup_core.report import write_csv, write_html, write_json, write_problems_csv
 from neardup_core.store.results_file import load_result, save_result
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names")

@@ -24,7 +24,7 @@ from neardup_core.actions import (
     remove_documents,
 )
 from neardup_core.errors import ActionError
-from neardup_core.report.writers import render, write_csv, write_html
+from neardup_core.report import render, write_csv, write_html
 
 ROOT = Path(__file__).resolve().parents[2]
 

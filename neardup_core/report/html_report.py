@@ -1,225 +1,27 @@
-"""Reports of a scan: JSON for programs, CSV for spreadsheets, HTML for people.
+"""The HTML report, for people (``write_html``).
 
-JSON (``write_json``, ``report_dict``), version 1. Keys are stable; new keys may be added, and a
-change to existing ones bumps ``version``::
-
-    {
-      "format": "neardup-report",
-      "version": 1,
-      "settings": {...ScanOptions.to_dict(), "threshold": 0.6, "group_mode": "connected"},
-                      # threshold and group_mode are the ones the groups were made with
-      "roots": ["/abs/folder", ...],
-      "summary": {
-        "files": 120,          # documents compared (files that yielded text)
-        "groups": 7,
-        "duplicates": 9,       # files in a group that are not its reference
-        "problems": 3,         # files that could not be compared, listed under "problems"
-        "seconds": 4.2,
-        "partial": false       # true when the scan was cancelled or cut short (see "notes")
-      },
-      "groups": [{
-        "id": 1,
-        "reference": "/abs/original.txt",   # the file to keep
-        "weakest": 0.83,       # connected groups: lowest pair score holding the group together;
-                               # strict and cohesive: lowest member score against the reference
-        "exact": false,        # every member has the same normalised text
-        "members": [{          # the reference first
-          "path": "/abs/original.txt", "size": 2048,
-          "modified": "2024-05-01T12:30:00+08:00",   # ISO 8601, local time with offset
-          "format": "txt",     # "txt" or "docx"
-          "encoding": "gb18030",   # null for .docx
-          "similarity": 1.0,   # score against the reference, 0..1
-          "distance": 0,       # SimHash Hamming distance to the reference, bits (0..64)
-          "jaccard": 1.0,      # MinHash Jaccard estimate, null when MinHash was not computed
-          "reference": true
-        }, ...]
-      }, ...],
-      "problems": [{"path": "/abs/broken.docx", "kind": "corrupt", "message": "..."}],
-      "notes": ["..."]
-    }
-
-All paths are absolute. Text is UTF-8. A file name that is not valid UTF-8 (Linux keeps such
-names as surrogate escapes) is written with U+FFFD in place of each undecodable byte, in every
-format: such a path is for display and cannot be used to open the file.
-
-CSV (``write_csv``) has one row per group member and the columns group, reference (yes/no),
-path, name, folder, size (bytes), modified (local ``YYYY-MM-DD HH:MM:SS``), format, encoding,
-similarity (%), distance, jaccard; problems go to a second file (``write_problems_csv``) so each
-table stays rectangular. Files written by path start with a UTF-8 BOM so Excel shows Chinese.
-Cells that start with ``= + - @`` (or a tab / carriage return) get a leading apostrophe so a
-spreadsheet never runs a crafted file name as a formula.
-
-HTML (``write_html``) is one self-contained file, without scripts or external assets, that
-collapses with ``<details>`` and shows each member's differences from its reference. Names,
-paths and messages there show control and direction characters as escapes
-(:mod:`neardup_core.visible`): a name with a right-to-left override cannot read as another's.
-JSON and CSV keep names exact.
+One self-contained file, without scripts or external assets, that collapses with ``<details>``
+and shows each member's differences from its reference. Names, paths and messages there show
+control and direction characters as escapes (:mod:`neardup_core.visible`): a name with a
+right-to-left override cannot read as another's. (The JSON and CSV reports keep names exact.)
 """
 
 from __future__ import annotations
 
-import contextlib
-import csv
 import html
-import io
-import json
-import os
-import re
 import time
-from collections.abc import Callable, Iterator
-from datetime import datetime
-from typing import IO, Any, TextIO
+from collections.abc import Callable
+from typing import IO
 
 from neardup_core import diff as _diff
-from neardup_core.errors import ReportError
 from neardup_core.models import Document, Group
-from neardup_core.output import atomic_open
+from neardup_core.report.common import Destination, display, local_time, open_destination
 from neardup_core.report.wording import percent, weakest_label
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
-REPORT_FORMAT = "neardup-report"
-REPORT_VERSION = 1
-CSV_COLUMNS = ("group", "reference", "path", "name", "folder", "size", "modified", "format",
-               "encoding", "similarity (%)", "distance", "jaccard")
-PROBLEM_COLUMNS = ("path", "name", "folder", "kind", "message")
-
-Destination = str | os.PathLike[str] | TextIO
 TextOf = Callable[[str], str | None]
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def display(s: str) -> str:
-    """``s`` safe to encode as UTF-8: surrogates (undecodable bytes of a name) become U+FFFD."""
-    return _SURROGATE.sub("\ufffd", s)
-
-
-def _clean(obj: Any) -> Any:
-    if isinstance(obj, str):
-        return display(obj)
-    if isinstance(obj, dict):
-        return {display(str(k)): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_clean(v) for v in obj]
-    return obj
-
-
-def _iso(mtime: float) -> str | None:
-    try:
-        return datetime.fromtimestamp(mtime).astimezone().isoformat(timespec="seconds")
-    except (OverflowError, OSError, ValueError):
-        return None
-
-
-def _local(mtime: float) -> str:
-    try:
-        return datetime.fromtimestamp(mtime).strftime("%Y-%m-%d %H:%M:%S")
-    except (OverflowError, OSError, ValueError):
-        return ""
-
-
-def _share3(x: float) -> str:
-    """Three decimals, where only 1 itself is 1.000."""
-    text = f"{x:.3f}"
-    return "0.999" if text == "1.000" and x < 1.0 else text
-
-
-def _r(x: float) -> float:
-    """Four decimals; a score under 1 stays under 1 (1.0 means the same text)."""
-    r = round(float(x), 4)
-    return 0.9999 if r >= 1.0 and x < 1.0 else r
-
-
-# -- JSON ------------------------------------------------------------------------------------
-
-def report_dict(result: ScanResult) -> dict[str, Any]:
-    """The JSON report as plain Python values (see the module docstring for the schema)."""
-    docs = result.documents
-    settings = result.options.to_dict()
-    settings["threshold"] = result.threshold
-    settings["group_mode"] = str(result.group_mode)
-    groups = []
-    for g in result.groups:
-        members = []
-        for k, m in enumerate(g.members):
-            d = docs[m.doc]
-            members.append({
-                "path": display(d.path), "size": d.size, "modified": _iso(d.mtime),
-                "format": d.format, "encoding": d.encoding, "similarity": _r(m.similarity),
-                "distance": m.distance, "jaccard": None if m.jaccard is None else _r(m.jaccard),
-                "reference": k == 0,
-            })
-        groups.append({"id": g.id, "reference": display(docs[g.reference].path),
-                       "weakest": _r(g.weakest), "exact": g.exact, "members": members})
-    return {
-        "format": REPORT_FORMAT,
-        "version": REPORT_VERSION,
-        "settings": _clean(settings),
-        "roots": [display(r) for r in result.roots],
-        "summary": {"files": len(docs), "groups": len(result.groups),
-                    "duplicates": result.duplicate_count, "problems": len(result.problems),
-                    "seconds": round(float(result.seconds), 3), "partial": result.partial},
-        "groups": groups,
-        "problems": [{"path": display(p.path), "kind": str(p.kind), "message": display(p.message)}
-                     for p in result.problems],
-        "notes": [display(n) for n in result.notes],
-    }
-
-
-def write_json(result: ScanResult, fp_or_path: Destination) -> None:
-    """Write the JSON report (UTF-8, indented, keys in schema order)."""
-    data = report_dict(result)
-    with _output(fp_or_path) as fp:
-        json.dump(data, fp, ensure_ascii=False, indent=2)
-        fp.write("\n")
-
-
-# -- CSV -------------------------------------------------------------------------------------
-
-def _cell(s: str | None) -> str:
-    if s is None:
-        return ""
-    s = display(s)
-    return "'" + s if s.startswith(_FORMULA_START) else s
-
-
-def write_csv(result: ScanResult, fp_or_path: Destination, *, bom: bool | None = None) -> None:
-    """One row per group member. ``bom`` defaults to True for paths, False for open streams."""
-    docs = result.documents
-    with _output(fp_or_path, newline="") as fp:
-        if _want_bom(bom, fp_or_path):
-            fp.write("\ufeff")
-        w = csv.writer(fp)
-        w.writerow(CSV_COLUMNS)
-        for g in result.groups:
-            for k, m in enumerate(g.members):
-                d = docs[m.doc]
-                w.writerow([g.id, "yes" if k == 0 else "no", _cell(d.path), _cell(d.name),
-                            _cell(d.folder), d.size, _local(d.mtime), _cell(d.format),
-                            _cell(d.encoding), percent(m.similarity)[:-1], m.distance,
-                            "" if m.jaccard is None else _share3(m.jaccard)])
-
-
-def write_problems_csv(result: ScanResult, fp_or_path: Destination, *,
-                       bom: bool | None = None) -> None:
-    """The files that could not be compared, one row each: path, name, folder, kind, message."""
-    with _output(fp_or_path, newline="") as fp:
-        if _want_bom(bom, fp_or_path):
-            fp.write("\ufeff")
-        w = csv.writer(fp)
-        w.writerow(PROBLEM_COLUMNS)
-        for p in result.problems:
-            w.writerow([_cell(p.path), _cell(os.path.basename(p.path)),
-                        _cell(os.path.dirname(p.path)), str(p.kind), _cell(p.message)])
-
-
-def _want_bom(bom: bool | None, dest: Destination) -> bool:
-    return isinstance(dest, str | os.PathLike) if bom is None else bom
-
-
-# -- HTML ------------------------------------------------------------------------------------
+"""A document's text by its path, or None when it cannot be read (the diffs' source)."""
 
 _CSS = """
 :root { --fg:#1d2330; --muted:#5b6475; --line:#d9dde5; --ref:#1c5fb8; --del:#ffe3e3;
@@ -259,8 +61,9 @@ tr.skip td { color: var(--muted); text-align: center; background: #f4f5f7; font-
 """
 
 
-def _default_text_of(max_bytes: int) -> TextOf:
-    """Re-extract a file's text for the diffs; any failure means "no text", never an error."""
+def default_text_of(max_bytes: int) -> TextOf:
+    """The ``text_of`` that :func:`write_html` uses when given none: re-extract a file's text
+    for the diffs (files up to ``max_bytes``); any failure means "no text", never an error."""
     try:
         from neardup_core.extract import extract  # type: ignore[attr-defined]
     except ImportError:
@@ -306,8 +109,8 @@ def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf |
     ``max_diffs`` members; each cut is said in the page.
     """
     if text_of is None:
-        text_of = _default_text_of(result.options.max_size)
-    with _output(fp_or_path) as fp:
+        text_of = default_text_of(result.options.max_size)
+    with open_destination(fp_or_path) as fp:
         _Html(result, fp, text_of, max_diff_chars, max_diffs, context).write()
 
 
@@ -396,7 +199,7 @@ class _Html:
             jac = "–" if m.jaccard is None else percent(m.jaccard)
             self.w(f'<tr class="{"ref" if k == 0 else "dup"}"><td class="name path">'
                    f'{_e(d.name)}{badge}</td><td class="path">{_e(d.folder)}</td>'
-                   f'<td class="num">{_e(_size(d.size))}</td><td>{_e(_local(d.mtime))}</td>'
+                   f'<td class="num">{_e(_size(d.size))}</td><td>{_e(local_time(d.mtime))}</td>'
                    f"<td>{_e(d.format)}</td><td>{_e(d.encoding or '–')}</td>"
                    f'<td class="num">{percent(m.similarity)}</td><td class="num">{m.distance}</td>'
                    f'<td class="num">{_e(jac)}</td></tr>\n')
@@ -499,35 +302,3 @@ def _marked(text: str | None, spans: tuple[_diff.Span, ...]) -> str:
         pos = s.end
     out.append(_t(text[pos:]))
     return "".join(out)
-
-
-# -- output ----------------------------------------------------------------------------------
-
-@contextlib.contextmanager
-def _output(dest: Destination, *, newline: str | None = None) -> Iterator[IO[str]]:
-    """A text stream for ``dest``: an open stream as it is, a path through :func:`atomic_open`.
-    Write failures become :class:`ReportError`."""
-    if not isinstance(dest, str | os.PathLike):
-        try:
-            yield dest
-        except (OSError, UnicodeError) as exc:
-            raise ReportError(f"could not write the report: {exc}") from exc
-        return
-    try:
-        with atomic_open(dest, "w", encoding="utf-8", newline=newline) as fp:
-            yield fp
-    except (OSError, UnicodeError) as exc:
-        why = getattr(exc, "strerror", None) or exc
-        raise ReportError(f"cannot write {display(os.fspath(dest))}: {why}") from exc
-
-
-def render(writer: Callable[..., None], result: ScanResult, **kw: Any) -> str:
-    """A report as a string (tests, previews): ``render(write_html, result)``."""
-    buf = io.StringIO()
-    writer(result, buf, **kw)
-    return buf.getvalue()
-
-
-__all__ = ["CSV_COLUMNS", "PROBLEM_COLUMNS", "REPORT_FORMAT", "REPORT_VERSION",
-           "display", "render", "report_dict", "write_csv", "write_html", "write_json",
-           "write_problems_csv"]

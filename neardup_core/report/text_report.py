@@ -1,0 +1,35 @@
+"""The plain-text report of the ``neardup`` command line: one block per group, then the problems
+and the notes.
+
+Each member's line shows ``*`` for the reference, its similarity, its SimHash distance, its
+encoding (or format) and its path. Paths and messages show control and direction characters
+as escapes (:mod:`neardup_core.visible`), so nothing in a file name can act on the terminal.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from neardup_core.report.wording import percent, weakest_label
+from neardup_core.result import ScanResult
+from neardup_core.visible import visible
+
+
+def write_text(result: ScanResult, out: TextIO) -> None:
+    """Write the text report to the open stream ``out`` (the caller opens and closes it)."""
+    docs = result.documents
+    for g in result.groups:
+        kind = "identical text" if g.exact else weakest_label(result.group_mode, g.weakest)
+        out.write(f"Group {g.id} ({len(g)} files, {kind})\n")
+        for m in g.members:
+            d = docs[m.doc]
+            mark = "*" if m.doc == g.reference else " "
+            enc = d.encoding or d.format
+            out.write(f"  {mark} {percent(m.similarity):>6s}  d={m.distance:<2d}  {enc:<10s} "
+                      f"{visible(d.path)}\n")
+    if result.problems:
+        out.write(f"\nProblems ({len(result.problems)}):\n")
+        for pr in result.problems:
+            out.write(f"  [{pr.kind}] {visible(pr.path)}: {visible(pr.message)}\n")
+    for note in result.notes:
+        out.write(f"\nNote: {visible(note)}\n")

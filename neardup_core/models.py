@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
 from itertools import starmap
+from typing import Any
 
 import numpy as np
 
@@ -266,6 +267,12 @@ class ScanOptions:
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: (tuple(v) if isinstance(v, list) else v)
                       for k, v in d.items() if k in names})
+
+
+def option_defaults() -> dict[str, Any]:
+    """Each :class:`ScanOptions` field's default, by name: the one place the CLI and the app's
+    settings read them from."""
+    return {f.name: f.default for f in dataclasses.fields(ScanOptions)}
 
 
 #: Bump when tokenising or hashing changes, so cached fingerprints are recomputed.

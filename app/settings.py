@@ -14,6 +14,8 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from neardup_core.models import GroupMode, Method, MiB, option_defaults
+
 T = TypeVar("T")
 
 ORGANIZATION = "neardup"
@@ -78,6 +80,8 @@ def _choice(*allowed: str) -> Callable[[Any], str]:
 
 
 # -- the declarations ------------------------------------------------------------------------
+#: Scan defaults and choices come from ScanOptions and its enums: changed there, changed here.
+_SCAN = option_defaults()
 WINDOW_GEOMETRY = Option("window/geometry", b"", _to_bytes)
 WINDOW_STATE = Option("window/state", b"", _to_bytes)
 MAIN_SPLITTER = Option("window/main_splitter", b"", _to_bytes)
@@ -86,12 +90,16 @@ TREE_HEADER = Option("window/tree_header", b"", _to_bytes)
 
 FOLDERS = Option("scan/folders", [], _to_str_list)
 REFERENCE_FOLDERS = Option("scan/reference_folders", [], _to_str_list)
-SUFFIXES = Option("scan/suffixes", [".txt", ".docx"], _to_str_list)
-RECURSIVE = Option("scan/recursive", True, _to_bool)
+SUFFIXES = Option("scan/suffixes", list(_SCAN["include"]), _to_str_list)
+RECURSIVE = Option("scan/recursive", _SCAN["recursive"], _to_bool)
 EXCLUDE = Option("scan/exclude", [], _to_str_list)
-METHOD = Option("scan/method", "both", _choice("simhash", "minhash", "both"))
-GROUP_MODE = Option("scan/group_mode", "cohesive", _choice("connected", "strict", "cohesive"))
-THRESHOLD = Option("scan/threshold", 0.6, float)
+METHOD = Option("scan/method", str(_SCAN["method"]), _choice(*(m.value for m in Method)))
+GROUP_MODE = Option("scan/group_mode", str(_SCAN["group_mode"]),
+                    _choice(*(m.value for m in GroupMode)))
+THRESHOLD = Option("scan/threshold", _SCAN["threshold"], float)
+#: The fingerprint cache's bounds (ScanOptions.cache_limit in MiB, cache_days); 0 = no bound.
+CACHE_LIMIT_MIB = Option("cache/limit_mib", _SCAN["cache_limit"] // MiB, int)
+CACHE_DAYS = Option("cache/days", _SCAN["cache_days"], int)
 #: "codec=path" for each text file the user reads in an encoding of their choice (a codec
 #: name never holds "=", a path may).
 ENCODINGS = Option("scan/encodings", [], _to_str_list)
@@ -104,7 +112,7 @@ LAST_EXPORT_DIR = Option("paths/last_export_dir", "", str)
 ALL: tuple[Option[Any], ...] = (
     WINDOW_GEOMETRY, WINDOW_STATE, MAIN_SPLITTER, RESULTS_SPLITTER, TREE_HEADER,
     FOLDERS, REFERENCE_FOLDERS, SUFFIXES, RECURSIVE, EXCLUDE, METHOD, GROUP_MODE, THRESHOLD,
-    ENCODINGS, HISTOGRAM_LOG, LANGUAGE, LAST_DIR, LAST_EXPORT_DIR,
+    ENCODINGS, CACHE_LIMIT_MIB, CACHE_DAYS, HISTOGRAM_LOG, LANGUAGE, LAST_DIR, LAST_EXPORT_DIR,
 )
 
 

@@ -12,8 +12,8 @@ Targets (each a function of bytes that raises only when a contract is broken):
   rest of the bytes, so mutations reach the XML, relationships and content types.
 * ``session``: the bytes as a saved results file through :func:`load_result`: a
   :class:`ReportError`, or a result whose groups, regrouping and JSON report all work.
-* ``session-parts``: a valid results file with one member (the manifest or an array, chosen by
-  the first byte) replaced by the rest of the bytes, re-zipped so checksums hold.
+* ``session-parts``: a valid results file with one part (the header or an array, chosen by
+  the first byte) replaced by the rest of the bytes, its digest made to match.
 
 With atheris (``pip install neardup[fuzz]``) each target runs in its own process under
 libFuzzer, instrumented, seeded with documents made here, for its share of ``--seconds``
@@ -216,23 +216,41 @@ def fuzz_session(data: bytes) -> None:
 
 
 _SESSION_MEMBERS: list[tuple[str, bytes]] | None = None
+_SESSION_BLOB = b""
+_HEADER = "header"
 
 
 def _session_members() -> list[tuple[str, bytes]]:
-    global _SESSION_MEMBERS
+    """The parts of a saved results file: its header's bytes, then each array's bytes."""
+    global _SESSION_MEMBERS, _SESSION_BLOB
     if _SESSION_MEMBERS is None:
-        with zipfile.ZipFile(io.BytesIO(_saved_results()[0])) as z:
-            _SESSION_MEMBERS = [(n, z.read(n)) for n in z.namelist()]
+        from neardup_core.store import payload
+
+        _SESSION_BLOB = _saved_results()[0]
+        header, arrays = payload.unpack(_SESSION_BLOB)
+        _SESSION_MEMBERS = [(_HEADER, json.dumps(header).encode("ascii")),
+                            *((n, a.tobytes()) for n, a in arrays.items())]
     return _SESSION_MEMBERS
 
 
 def fuzz_session_parts(data: bytes) -> None:
     if not data:
         return
-    members = dict(_session_members())
-    names = list(members)
-    members[names[data[0] % len(names)]] = data[1:]
-    fuzz_session(_zip(members))
+    import numpy as np
+
+    from neardup_core.store import payload
+
+    names = [n for n, _ in _session_members()]
+    name = names[data[0] % len(names)]
+    header, arrays = payload.unpack(_SESSION_BLOB)
+    if name == _HEADER:  # any header bytes, with a digest that holds
+        fuzz_session(payload.frame(data[1:], _SESSION_BLOB[len(_SESSION_BLOB) - header["body"]:]))
+        return
+    arrays = dict(arrays)
+    dtype = arrays[name].dtype
+    raw = data[1:]
+    arrays[name] = np.frombuffer(raw[:len(raw) - len(raw) % dtype.itemsize], dtype=dtype)
+    fuzz_session(payload.pack(header["format"], header["version"], arrays, header["meta"]))
 
 
 TARGETS: dict[str, Callable[[bytes], None]] = {

@@ -16,20 +16,15 @@ from typing import ClassVar, TextIO
 
 from neardup_core import __version__
 from neardup_core.errors import NeardupError, OptionsError, PathError
-from neardup_core.models import (
-    DEFAULT_FLOOR,
-    DEFAULT_SUFFIXES,
-    DEFAULT_THRESHOLD,
-    GroupMode,
-    Method,
-    ScanOptions,
-)
+from neardup_core.models import GroupMode, Method, ScanOptions, option_defaults
 from neardup_core.progress import CancelToken, ProgressEvent, Stage, Throttled
 from neardup_core.report.wording import percent
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
 FORMATS = ("text", "json", "csv", "html")
+#: Defaults come from ScanOptions, choices from its enums: declared once, in models.py.
+_D = option_defaults()
 
 
 def _size(text: str) -> int:
@@ -56,6 +51,17 @@ def _share(text: str) -> float | None:
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a share: {text!r} (e.g. 0.1, 10%, off)") from None
     return v
+
+
+def _days(text: str) -> int:
+    """A whole number of days, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of days: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("a number of days cannot be negative")
+    return value
 
 
 def _chosen_encoding(text: str) -> tuple[str, str]:
@@ -98,15 +104,15 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("scan", help="scan folders and report groups of near-duplicates",
                        description="Scan folders and report groups of near-duplicate documents.")
     s.add_argument("paths", nargs="+", metavar="PATH", help="folders to scan")
-    s.add_argument("--method", choices=[m.value for m in Method], default=Method.BOTH.value,
+    s.add_argument("--method", choices=[m.value for m in Method], default=str(_D["method"]),
                    help="how pairs are found: simhash (fast, close copies), minhash, or both "
-                        "(default)")
-    s.add_argument("--threshold", type=_threshold, default=DEFAULT_THRESHOLD,
+                        f"(default {_D['method']})")
+    s.add_argument("--threshold", type=_threshold, default=_D["threshold"],
                    help=f"similarity needed to group two documents, 0-1 or a percentage "
-                        f"(default {DEFAULT_THRESHOLD})")
-    s.add_argument("--floor", type=_threshold, default=DEFAULT_FLOOR, help=argparse.SUPPRESS)
+                        f"(default {_D['threshold']})")
+    s.add_argument("--floor", type=_threshold, default=_D["floor"], help=argparse.SUPPRESS)
     s.add_argument("--mode", choices=[m.value for m in GroupMode],
-                   default=GroupMode.COHESIVE.value,
+                   default=str(_D["group_mode"]),
                    help="cohesive (default): like connected, but no two members are clearly "
                         "less similar than the threshold; connected: chains of similar pairs "
                         "form a group; strict: every member is similar to the group's "
@@ -114,22 +120,29 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", choices=FORMATS, default=None,
                    help="report format (default: from the -o suffix, else text)")
     s.add_argument("-o", "--output", metavar="FILE", help="write the report here (default stdout)")
-    s.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: cores)")
+    s.add_argument("--jobs", "-j", type=int, default=_D["jobs"],
+                   help="worker processes (default: cores)")
     s.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     s.add_argument("--cache", metavar="FILE", help="fingerprint cache database to use")
+    s.add_argument("--cache-limit", type=_size, default=_D["cache_limit"], metavar="SIZE",
+                   help="trim the cache to this size after each scan, oldest entries first "
+                        f"(default {_D['cache_limit'] // 1024**3}G; 0 for no bound)")
+    s.add_argument("--cache-days", type=_days, default=_D["cache_days"], metavar="DAYS",
+                   help="drop cache entries stored longer ago than this "
+                        f"(default {_D['cache_days']}; 0 for no bound)")
     s.add_argument("--include", action="append", metavar="SUFFIX",
                    help="file types to read, e.g. --include .txt --include .md "
-                        f"(default {' '.join(DEFAULT_SUFFIXES)}; comma lists work too)")
+                        f"(default {' '.join(_D['include'])}; comma lists work too)")
     s.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                    help="skip files or folders matching this pattern (repeatable)")
     s.add_argument("--hidden", action="store_true", help="include hidden files and folders")
     s.add_argument("--follow-symlinks", action="store_true", help="follow symlinked folders")
     s.add_argument("--no-recursive", action="store_true", help="do not descend into subfolders")
-    s.add_argument("--min-size", type=_size, default=1, metavar="SIZE")
-    s.add_argument("--max-size", type=_size, default=64 * 1024 * 1024, metavar="SIZE")
-    s.add_argument("--boilerplate", type=_share, default=0.1, metavar="SHARE",
-                   help="ignore lines found in more than this share of documents (default 0.1; "
-                        "'off' to keep them)")
+    s.add_argument("--min-size", type=_size, default=_D["min_size"], metavar="SIZE")
+    s.add_argument("--max-size", type=_size, default=_D["max_size"], metavar="SIZE")
+    s.add_argument("--boilerplate", type=_share, default=_D["boilerplate"], metavar="SHARE",
+                   help="ignore lines found in more than this share of documents (default "
+                        f"{_D['boilerplate']}; 'off' to keep them)")
     s.add_argument("--user-dict", metavar="FILE", help="jieba user dictionary for Chinese words")
     s.add_argument("--encoding", action="append", default=[], type=_chosen_encoding,
                    metavar="FILE=ENCODING",
@@ -137,9 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "(e.g. notes.txt=gb18030); repeatable")
     s.add_argument("--reference-folder", action="append", default=[], metavar="DIR",
                    help="prefer files in this folder as the copy to keep")
-    s.add_argument("--num-perm", type=int, default=128, help=argparse.SUPPRESS)
-    s.add_argument("--shingle", type=int, default=3, help=argparse.SUPPRESS)
-    s.add_argument("--max-distance", type=int, default=12, help=argparse.SUPPRESS)
+    s.add_argument("--num-perm", type=int, default=_D["num_perm"], help=argparse.SUPPRESS)
+    s.add_argument("--shingle", type=int, default=_D["shingle"], help=argparse.SUPPRESS)
+    s.add_argument("--max-distance", type=int, default=_D["max_distance"],
+                   help=argparse.SUPPRESS)
     s.add_argument("--dask", metavar="ADDRESS",
                    help="run on a Dask cluster: a scheduler address, or local[:N] "
                         "(needs: pip install neardup[dask])")
@@ -156,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def options_from_args(args: argparse.Namespace) -> ScanOptions:
-    include: tuple[str, ...] = DEFAULT_SUFFIXES
+    include: tuple[str, ...] = _D["include"]
     if args.include:
         include = tuple(x for item in args.include for x in item.split(",") if x.strip())
     return ScanOptions(
@@ -166,7 +180,8 @@ def options_from_args(args: argparse.Namespace) -> ScanOptions:
         threshold=args.threshold, floor=min(args.floor, args.threshold), group_mode=args.mode,
         num_perm=args.num_perm, shingle=args.shingle, max_distance=args.max_distance,
         boilerplate=args.boilerplate, user_dict=args.user_dict, jobs=args.jobs,
-        use_cache=not args.no_cache, cache_path=args.cache,
+        use_cache=not args.no_cache, cache_path=args.cache, cache_limit=args.cache_limit,
+        cache_days=args.cache_days,
         reference_folders=tuple(os.path.abspath(f) for f in args.reference_folder),
         encodings=tuple(args.encoding),
     )

@@ -15,12 +15,22 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
 from itertools import starmap
+from typing import Any
 
 import numpy as np
 
 from neardup_core.errors import OptionsError
 
 MiB = 1024 * 1024
+#: The fingerprint cache's default bounds: the database is trimmed to this many bytes (oldest
+#: entries first) and entries stored longer ago than this many days are dropped, after each scan
+#: that wrote to it. 2 GiB holds fingerprints of well over a million documents; half a year keeps
+#: every folder a user rescans now and then.
+DEFAULT_CACHE_LIMIT = 2048 * MiB
+DEFAULT_CACHE_DAYS = 180
+#: ``dataclasses.field`` metadata of options that say how the cache is kept, not what a scan
+#: finds: they stay out of :meth:`ScanOptions.to_dict` (reports, saved results, snapshot keys).
+RUN_ONLY = {"run_only": True}
 
 #: Pairs whose score is at least this are grouped by default. Scores estimate the Jaccard
 #: similarity of normalised shingles; see README "How similarity is measured".
@@ -143,6 +153,9 @@ class ScanOptions:
     jobs: int = 0                          # worker processes; 0 = one per core
     use_cache: bool = True
     cache_path: str | None = None          # None = the user's cache folder
+    #: bytes the cache may use (0 = no bound) and days an entry is kept (0 = no bound)
+    cache_limit: int = dataclasses.field(default=DEFAULT_CACHE_LIMIT, metadata=RUN_ONLY)
+    cache_days: int = dataclasses.field(default=DEFAULT_CACHE_DAYS, metadata=RUN_ONLY)
     reference_folders: tuple[str, ...] = ()  # files here are preferred as group references
     #: (path, codec) pairs: text files read in the codec the user chose instead of the detected
     #: one (a short file the detector got wrong). Paths are made absolute; later pairs win.
@@ -187,6 +200,10 @@ class ScanOptions:
             raise OptionsError("max_distance", "must be between 0 and 24 bits")
         if self.boilerplate is not None and not 0.0 < self.boilerplate <= 1.0:
             raise OptionsError("boilerplate", "must be a share in (0, 1] or None to disable")
+        if not isinstance(self.cache_limit, int) or self.cache_limit < 0:
+            raise OptionsError("cache_limit", "must be 0 (no bound) or a number of bytes")
+        if not isinstance(self.cache_days, int) or self.cache_days < 0:
+            raise OptionsError("cache_days", "must be 0 (no bound) or a number of days")
         if self.jobs < 0:
             raise OptionsError("jobs", "must be 0 (all cores) or a positive number")
         if not isinstance(self.seed, int) or not 0 <= self.seed < 2**32:
@@ -235,6 +252,9 @@ class ScanOptions:
 
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
+        for f in dataclasses.fields(self):
+            if f.metadata.get("run_only"):
+                del d[f.name]
         d["method"] = str(self.method)
         d["group_mode"] = str(self.group_mode)
         for k in ("include", "exclude", "reference_folders"):
@@ -247,6 +267,12 @@ class ScanOptions:
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: (tuple(v) if isinstance(v, list) else v)
                       for k, v in d.items() if k in names})
+
+
+def option_defaults() -> dict[str, Any]:
+    """Each :class:`ScanOptions` field's default, by name: the one place the CLI and the app's
+    settings read them from."""
+    return {f.name: f.default for f in dataclasses.fields(ScanOptions)}
 
 
 #: Bump when tokenising or hashing changes, so cached fingerprints are recomputed.

@@ -15,10 +15,12 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
+from .. import settings as S
 from ..i18n import LANGUAGES
 from ..settings import Settings
 
@@ -81,6 +83,20 @@ class PreferencesDialog(QDialog):
         form.addRow(self.tr("Language:"), self.language)
         form.addRow("", restart)
         form.addRow(self.tr("Encodings chosen:"), chosen_area)
+        # the fingerprint cache's bounds, applied after each scan (0 = no bound)
+        self.cache_limit = QSpinBox()
+        self.cache_limit.setRange(0, 1 << 20)
+        self.cache_limit.setSingleStep(256)
+        self.cache_limit.setSuffix(" MiB")
+        self.cache_limit.setSpecialValueText(self.tr("No limit"))
+        self.cache_limit.setValue(settings.get(S.CACHE_LIMIT_MIB))
+        self.cache_days = QSpinBox()
+        self.cache_days.setRange(0, 100_000)
+        self.cache_days.setSuffix(self.tr(" days"))
+        self.cache_days.setSpecialValueText(self.tr("No limit"))
+        self.cache_days.setValue(settings.get(S.CACHE_DAYS))
+        form.addRow(self.tr("Cache size limit:"), self.cache_limit)
+        form.addRow(self.tr("Keep cache entries for:"), self.cache_days)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
@@ -100,5 +116,7 @@ class PreferencesDialog(QDialog):
     def accept(self) -> None:
         self.settings.language = self.language.currentData()
         self.settings.encodings = self.chosen
+        self.settings.set(S.CACHE_LIMIT_MIB, self.cache_limit.value())
+        self.settings.set(S.CACHE_DAYS, self.cache_days.value())
         self.settings.sync()
         super().accept()

@@ -448,6 +448,9 @@ class _Run(RunStages):
             self.stats["workers"] = {"start_method": self.workers.method,
                                      "pools": self.workers.pools}
             self._join_cache()  # when the walk failed: the cache it was opening is closed too
+            if self.cache is not None and not self.partial:  # keep the cache within its bounds
+                with contextlib.suppress(CacheError):  # housekeeping never fails a scan
+                    self.cache.trim(self.opt.cache_limit, self.opt.cache_days)
             if self._own_cache and self.cache is not None:
                 self.cache.close()
 

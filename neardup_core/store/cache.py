@@ -56,6 +56,7 @@ TRANSIENT_PROBLEMS = frozenset({"unreadable", "vanished", "lost"})
 RESULTS_KEPT = 8
 #: Paths per ``IN (...)`` query; well under SQLite's variable limit on every build.
 _CHUNK = 500
+_DAY = 86400.0
 _U64 = 1 << 64
 _I64_MAX = (1 << 63) - 1
 
@@ -310,6 +311,41 @@ class FingerprintCache:
                                    [(_pkey(p),) for p in gone])
         return int(cur.rowcount)
 
+    def trim(self, max_bytes: int, max_days: float, *, now: float | None = None) -> int:
+        """Keep the cache within ``max_bytes`` and ``max_days`` (0 = no bound); returns how
+        many entries were dropped, the oldest first (by when they were stored).
+
+        Cheap enough to run after every scan: the size test reads two pragmas, and the age test
+        (a walk of the table, ``stored`` has no index) runs at most once a day, as recorded in
+        ``meta``. Freed pages are reused by later writes; the file is not vacuumed (that
+        rewrites it whole), so it stays at the size it reached, which the bound caps.
+        """
+        now = time.time() if now is None else now
+        dropped = 0
+        with self._guard("write") as conn:
+            if max_days > 0:
+                row = conn.execute("SELECT value FROM meta WHERE key = 'trimmed'").fetchone()
+                last = float(row[0]) if row and _is_number(row[0]) else 0.0
+                if not last <= now < last + _DAY:
+                    with _transaction(conn):
+                        dropped += conn.execute("DELETE FROM entries WHERE stored < ?",
+                                                (now - max_days * _DAY,)).rowcount
+                        conn.execute("INSERT OR REPLACE INTO meta (key, value) "
+                                     "VALUES ('trimmed', ?)", (repr(now),))
+            if max_bytes > 0:
+                used = _used_bytes(conn)
+                if used > max_bytes:
+                    rows = conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+                    # down to 90 % of the bound, so the next scans do not trim again at once
+                    excess = used - int(max_bytes * 0.9)
+                    drop = min(rows, -(-excess * rows // max(used, 1)))
+                    if drop:
+                        with _transaction(conn):
+                            dropped += conn.execute(
+                                "DELETE FROM entries WHERE rowid IN (SELECT rowid FROM entries "
+                                "ORDER BY stored LIMIT ?)", (drop,)).rowcount
+        return int(dropped)
+
     def clear(self) -> None:
         """Forget every entry and kept result (the schema stays)."""
         with self._guard("write") as conn, _transaction(conn):
@@ -394,6 +430,22 @@ def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
                     conn.execute(statement)
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                          (str(SCHEMA_VERSION),))
+
+
+def _used_bytes(conn: sqlite3.Connection) -> int:
+    """Bytes of the database in use (its pages less the free ones)."""
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    return int((pages - free) * size)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _has_results(conn: sqlite3.Connection) -> bool:

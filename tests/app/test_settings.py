@@ -58,3 +58,25 @@ def test_reset_forgets_a_value(settings):
 def test_keys_are_unique():
     keys = [o.key for o in S.ALL]
     assert len(keys) == len(set(keys))
+
+
+def test_scan_defaults_and_choices_are_scan_options_own(tmp_path):
+    """Declared once: the settings read ScanOptions' defaults and the enums' choices."""
+    import pytest
+
+    from app import settings as S
+    from neardup_core.models import GroupMode, Method, MiB, ScanOptions
+
+    o = ScanOptions()
+    assert S.SUFFIXES.default == list(o.include)
+    assert S.RECURSIVE.default == o.recursive
+    assert S.METHOD.default == str(o.method) and S.GROUP_MODE.default == str(o.group_mode)
+    assert S.THRESHOLD.default == o.threshold
+    assert S.CACHE_LIMIT_MIB.default * MiB == o.cache_limit
+    assert S.CACHE_DAYS.default == o.cache_days
+    for m in Method:
+        assert S.METHOD.convert(m.value) == m.value
+    for g in GroupMode:
+        assert S.GROUP_MODE.convert(g.value) == g.value
+    with pytest.raises(ValueError):
+        S.METHOD.convert("neither")

@@ -421,3 +421,84 @@ def test_an_older_cache_gets_the_size_index_when_opened(db):
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     conn.close()
     assert "entries_size" in names
+
+
+# -- the cache's bounds ----------------------------------------------------------------------------
+
+def _age(db: str, days_by_name: dict[str, float], now: float) -> None:
+    """Mark entries as stored ``days`` before ``now`` (by their file name)."""
+    conn = sqlite3.connect(db)
+    for name, days in days_by_name.items():
+        conn.execute("UPDATE entries SET stored = ? WHERE path = ?",
+                     (now - days * 86400, f"/{name}.txt".encode()))
+    conn.commit()
+    conn.close()
+
+
+def test_trim_by_age_drops_old_entries_once_a_day(db):
+    now = 1_800_000_000.0
+    with FingerprintCache.open(db) as c:
+        c.put_many([entry(f"/{n}.txt") for n in ("old", "older", "new")])
+    _age(db, {"old": 200, "older": 400, "new": 1}, now)
+    with FingerprintCache.open(db) as c:
+        assert c.trim(0, 180, now=now) == 2
+        assert len(c) == 1
+        c.put_many([entry("/again.txt")])
+    _age(db, {"again": 300}, now)
+    with FingerprintCache.open(db) as c:
+        assert c.trim(0, 180, now=now + 3600) == 0   # the age walk ran less than a day ago
+        assert c.trim(0, 180, now=now + 86400 + 1) == 1
+        assert c.trim(0, 0, now=now + 10 * 86400) == 0  # 0 = no bound
+
+
+def test_trim_by_size_keeps_the_newest_entries(db):
+    now = 1_800_000_000.0
+    big = np.arange(4096, dtype=np.uint32)
+    with FingerprintCache.open(db) as c:
+        c.put_many([entry(f"/f{i}.txt", minhash=big, line_hashes=np.zeros(4, np.uint64))
+                    for i in range(60)])
+    _age(db, {f"f{i}": 60 - i for i in range(60)}, now)  # f59 is the newest
+    with FingerprintCache.open(db) as c:
+        before = len(c)
+        assert c.trim(1 << 40, 0, now=now) == 0          # under the bound: nothing goes
+        limit = 30 * big.nbytes
+        dropped = c.trim(limit, 0, now=now)
+        assert 0 < dropped < before and len(c) == before - dropped
+        conn = sqlite3.connect(db)
+        kept = sorted(int(p.decode()[2:-4]) for (p,) in conn.execute("SELECT path FROM entries"))
+        conn.close()
+        assert kept == list(range(60 - len(kept), 60))  # the newest are kept
+        assert cache_mod._used_bytes(c._conn) <= limit
+
+
+def test_trim_is_cheap_on_a_large_cache(db):
+    """After every scan: two pragmas when the cache is within its bounds, the age walk at most
+    once a day (10,000 rows)."""
+    import time
+
+    with FingerprintCache.open(db) as c:
+        c.put_many([entry(f"/f{i}.txt") for i in range(10_000)])
+        c.trim(0, 180)
+        t = time.perf_counter()
+        for _ in range(10):
+            assert c.trim(1 << 40, 180) == 0
+        assert (time.perf_counter() - t) / 10 < 0.05
+
+
+def test_a_scan_trims_the_cache_it_wrote_to(tmp_path, monkeypatch):
+    from neardup_core import ScanOptions, ScanSession
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "a.txt").write_text("some words to read " * 20, encoding="utf-8")
+    calls: list[tuple[int, int]] = []
+    real = FingerprintCache.trim
+
+    def spy(self, max_bytes, max_days, **kw):
+        calls.append((max_bytes, max_days))
+        return real(self, max_bytes, max_days, **kw)
+
+    monkeypatch.setattr(FingerprintCache, "trim", spy)
+    ScanSession(ScanOptions(use_cache=True, cache_path=str(tmp_path / "c.sqlite"), jobs=1,
+                            cache_limit=5 << 20, cache_days=7)).run([str(root)])
+    assert calls == [(5 << 20, 7)]

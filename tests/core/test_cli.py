@@ -166,3 +166,42 @@ def test_encoding_option_reads_a_file_in_the_chosen_codec(tmp_path: Path) -> Non
     assert code == 0 and "identical text: False" in out, err
     code, out, err = run_cli("compare", *pair, "--encoding", f"{pair[1]}=gb18030")
     assert code == 0 and "identical text: True" in out, err
+
+
+def test_parser_defaults_and_choices_are_scan_options_own():
+    """Declared once: the parser reads ScanOptions' defaults and the enums' choices."""
+    import dataclasses
+
+    from neardup_core.cli import build_parser, options_from_args
+    from neardup_core.models import GroupMode, Method, ScanOptions
+
+    parser = build_parser()
+    args = parser.parse_args(["scan", "somewhere"])
+    assert options_from_args(args) == ScanOptions()
+    scan = next(a for a in parser._actions if a.dest == "command").choices["scan"]
+    choices = {a.dest: a.choices for a in scan._actions if a.choices}
+    assert choices["method"] == [m.value for m in Method]
+    assert choices["mode"] == [m.value for m in GroupMode]
+    defaults = {f.name: f.default for f in dataclasses.fields(ScanOptions)}
+    assert args.method == defaults["method"] and args.mode == defaults["group_mode"]
+    for name in ("threshold", "floor", "jobs", "min_size", "max_size", "boilerplate",
+                 "num_perm", "shingle", "max_distance", "cache_limit", "cache_days"):
+        assert getattr(args, name) == defaults[name], name
+
+
+def test_cache_limit_option_parses_and_validates(capsys):
+    import pytest
+
+    from neardup_core.cli import build_parser, options_from_args
+
+    parser = build_parser()
+    args = parser.parse_args(["scan", "x", "--cache-limit", "500M", "--cache-days", "30"])
+    opts = options_from_args(args)
+    assert (opts.cache_limit, opts.cache_days) == (500 * 1024 * 1024, 30)
+    assert options_from_args(parser.parse_args(["scan", "x", "--cache-limit", "0"])
+                             ).cache_limit == 0
+    for bad in (["--cache-limit", "lots"], ["--cache-limit", "-1G"], ["--cache-days", "-3"],
+                ["--cache-days", "soon"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["scan", "x", *bad])
+    assert "cache" in capsys.readouterr().err

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import zipfile
@@ -15,12 +14,8 @@ from _factories import D, make_result
 from neardup_core.errors import ReportError
 from neardup_core.models import GroupMode, Problem, ProblemKind
 from neardup_core.result import ScanResult
-from neardup_core.store.results_file import (
-    MANIFEST,
-    SESSION_VERSION,
-    load_result,
-    save_result,
-)
+from neardup_core.store import payload
+from neardup_core.store.results_file import SESSION_VERSION, load_result, save_result
 
 SPECS = [
     D("/data/报告/季度报告.txt", "第一季度的销售情况良好。", cluster=1),
@@ -110,7 +105,7 @@ def test_save_is_atomic_and_replaces(result, tmp_path):
     path = tmp_path / "scan.neardup"
     path.write_bytes(b"old contents")
     save_result(result, str(path))
-    assert zipfile.is_zipfile(path)
+    assert path.read_bytes().startswith(payload.MAGIC)
     assert sorted(os.listdir(tmp_path)) == ["scan.neardup"]  # no temporary file left
 
 
@@ -122,20 +117,28 @@ def test_save_failure_raises_report_error_and_keeps_nothing(result, tmp_path):
 
 # -- damaged and hostile files ---------------------------------------------------------------
 
-def _rewrite(src: str, dst: str, *, manifest=None, replace: dict[str, bytes] | None = None,
-             drop: tuple[str, ...] = ()) -> None:
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
-        for info in zin.infolist():
-            if info.filename in drop:
-                continue
-            data = zin.read(info)
-            if info.filename == MANIFEST and manifest is not None:
-                m = json.loads(data)
-                manifest(m)
-                data = json.dumps(m).encode()
-            if replace and info.filename in replace:
-                data = replace[info.filename]
-            zout.writestr(info.filename, data)
+def _split(data: bytes) -> tuple[dict, bytes]:
+    head = payload.read_head(data[:payload.PREFIX],
+                             lambda n: data[payload.PREFIX:payload.PREFIX + n], len(data))
+    return head.header, data[head.body_start:]
+
+
+def _rewrite(src: str, dst: str, *, manifest=None, replace: dict[str, np.ndarray] | None = None,
+             drop: tuple[str, ...] = (), header=None) -> None:
+    """Copy a results file with its meta edited by ``manifest``, arrays replaced or dropped,
+    or its header edited by ``header`` (declared sizes that lie), the digest made to match."""
+    header0, arrays = payload.unpack(Path(src).read_bytes())
+    arrays = {k: v for k, v in arrays.items() if k not in drop}
+    arrays.update(replace or {})
+    meta = json.loads(json.dumps(header0["meta"]))
+    if manifest is not None:
+        manifest(meta)
+    data = payload.pack(header0["format"], header0["version"], arrays, meta)
+    if header is not None:
+        h, body = _split(data)
+        header(h)
+        data = payload.assemble(h, body)
+    Path(dst).write_bytes(data)
 
 
 @pytest.fixture
@@ -159,7 +162,7 @@ def test_garbage_file(tmp_path):
 
 def test_truncated_file(saved, tmp_path):
     data = Path(saved).read_bytes()
-    for cut in (len(data) // 3, len(data) - 10):
+    for cut in (0, 5, payload.PREFIX + 3, len(data) // 3, len(data) - 10):
         p = tmp_path / f"cut{cut}.neardup"
         p.write_bytes(data[:cut])
         with pytest.raises(ReportError):
@@ -167,52 +170,75 @@ def test_truncated_file(saved, tmp_path):
 
 
 def test_flipped_bytes_are_caught(saved, tmp_path):
-    data = bytearray(Path(saved).read_bytes())
-    with zipfile.ZipFile(saved) as zf:
-        info = zf.getinfo("pairs_score.npy")
-    # corrupt the compressed data of one member: CRC or inflate fails
-    start = info.header_offset + 30 + len(info.filename) + len(info.extra) + 5
-    for k in range(start, start + 8):
-        data[k] ^= 0xFF
-    p = tmp_path / "flipped.neardup"
-    p.write_bytes(bytes(data))
-    with pytest.raises(ReportError):
-        load_result(str(p))
+    data = Path(saved).read_bytes()
+    _, body = _split(data)
+    # one flipped byte anywhere after the fixed part, header or body, fails the digest
+    for at in (payload.PREFIX + 20, len(data) - len(body) // 2, len(data) - 1):
+        flipped = bytearray(data)
+        flipped[at] ^= 0x01
+        p = tmp_path / "flipped.neardup"
+        p.write_bytes(bytes(flipped))
+        with pytest.raises(ReportError):
+            load_result(str(p))
 
 
-def test_other_zip_without_manifest(tmp_path):
+def test_other_zip_is_not_a_results_file(tmp_path):
     p = tmp_path / "other.zip"
     with zipfile.ZipFile(p, "w") as zf:
         zf.writestr("hello.txt", "hi")
-    with pytest.raises(ReportError, match="no manifest"):
+    with pytest.raises(ReportError, match="not a neardup results file"):
+        load_result(str(p))
+
+
+def test_a_file_of_the_first_format_is_refused_clearly(tmp_path):
+    """Results files of the first format (a zip of manifest.json and .npy members) are not
+    read by a second deserialiser: the user is told to scan again."""
+    p = tmp_path / "old.neardup"
+    with zipfile.ZipFile(p, "w") as zf:
+        zf.writestr("manifest.json", json.dumps({"format": "neardup-results", "version": 1}))
+        zf.writestr("simhash.npy", b"")
+    with pytest.raises(ReportError, match="earlier version of neardup: scan the folders again"):
         load_result(str(p))
 
 
 def test_newer_version_is_refused_clearly(saved, tmp_path):
     p = str(tmp_path / "newer.neardup")
-    _rewrite(saved, p, manifest=lambda m: m.update(version=SESSION_VERSION + 1))
+    _rewrite(saved, p, header=lambda h: h.update(version=SESSION_VERSION + 1))
     with pytest.raises(ReportError, match="newer neardup"):
         load_result(p)
 
 
 def test_wrong_format_name(saved, tmp_path):
     p = str(tmp_path / "wrong.neardup")
-    _rewrite(saved, p, manifest=lambda m: m.update(format="something-else"))
+    _rewrite(saved, p, header=lambda h: h.update(format="something-else"))
     with pytest.raises(ReportError, match="not a neardup results file"):
         load_result(p)
 
 
+def test_a_snapshot_is_not_a_results_file(result, tmp_path):
+    from neardup_core.store.snapshot import Snapshot, pack
+
+    p = tmp_path / "snap.neardup"
+    p.write_bytes(pack(Snapshot(documents=result.documents, problems=result.problems,
+                                simhash=result.simhash, minhash=result.minhash,
+                                pairs=result.pairs)))
+    with pytest.raises(ReportError, match="not a neardup results file"):
+        load_result(str(p))
+
+
 @pytest.mark.parametrize("edit, message", [
-    (lambda m: m.pop("documents"), "documents is missing"),
+    (lambda m: m.pop("options"), "options is missing"),
     (lambda m: m.update(threshold="high"), "number"),
     (lambda m: m.update(threshold=7.0), "out of range"),
     (lambda m: m.update(group_mode="clique"), "group mode"),
-    (lambda m: m["documents"]["rows"].pop(), "does not match"),
-    (lambda m: m["documents"]["rows"][0].__setitem__(1, "big"), "whole number"),
+    (lambda m: m.update(documents=m["documents"] - 1), "does not match"),
+    (lambda m: m.update(documents="big"), "whole number"),
     (lambda m: m.update(references=[[99]]), "not among"),
     (lambda m: m.update(problems=[["/x", "exploded", "?"]]), "problem kind"),
     (lambda m: m["options"].update(num_perm=3), "settings are invalid"),
     (lambda m: m.update(pairs=10**9), "does not match"),
+    (lambda m: m.update(formats=[]), "does not list"),
+    (lambda m: m.update(roots=[1]), "expected text"),
 ])
 def test_inconsistent_manifest(saved, tmp_path, edit, message):
     p = str(tmp_path / "edited.neardup")
@@ -222,53 +248,39 @@ def test_inconsistent_manifest(saved, tmp_path, edit, message):
 
 
 def test_pairs_pointing_outside_the_documents(saved, tmp_path):
-    with zipfile.ZipFile(saved) as zf:
-        n_pairs = json.loads(zf.read(MANIFEST))["pairs"]
-    buf = io.BytesIO()
-    np.lib.format.write_array(buf, np.full(n_pairs, 999, "<i4"))
+    n_pairs = payload.unpack(Path(saved).read_bytes())[0]["meta"]["pairs"]
     p = str(tmp_path / "outside.neardup")
-    _rewrite(saved, p, replace={"pairs_b.npy": buf.getvalue()})
+    _rewrite(saved, p, replace={"pairs_b": np.full(n_pairs, 999, "<i4")})
     with pytest.raises(ReportError, match="not in the file"):
         load_result(p)
 
 
 def test_missing_array(saved, tmp_path):
     p = str(tmp_path / "missing.neardup")
-    _rewrite(saved, p, drop=("minhash.npy",))
+    _rewrite(saved, p, drop=("minhash",))
     with pytest.raises(ReportError, match="minhash is missing"):
         load_result(p)
 
 
-class _Boom:
-    """Unpickling this would create a file: the loader must never get that far."""
-
-    def __init__(self, marker: str) -> None:
-        self.marker = marker
-
-    def __reduce__(self):
-        return (open, (self.marker, "w"))
-
-
-def test_pickled_arrays_are_never_unpickled(saved, tmp_path):
-    marker = tmp_path / "pwned"
-    evil = np.empty(1, dtype=object)
-    evil[0] = _Boom(str(marker))
-    buf = io.BytesIO()
-    np.lib.format.write_array(buf, evil, allow_pickle=True)
-    p = str(tmp_path / "evil.neardup")
-    _rewrite(saved, p, replace={"simhash.npy": buf.getvalue()})
-    with pytest.raises(ReportError, match="simhash"):
+def test_an_array_declared_past_the_file_is_refused_before_reading(saved, tmp_path):
+    p = str(tmp_path / "past.neardup")
+    _rewrite(saved, p, header=lambda h: h["arrays"]["simhash"].__setitem__(2, 10**12))
+    with pytest.raises(ReportError, match="simhash is truncated"):
         load_result(p)
-    assert not marker.exists()
+
+
+def test_object_arrays_are_never_declared(saved, tmp_path):
+    """No pickle: a header declaring an object dtype is refused before any byte is read."""
+    p = str(tmp_path / "evil.neardup")
+    _rewrite(saved, p, header=lambda h: h["arrays"]["simhash"].__setitem__(0, "|O"))
+    with pytest.raises(ReportError, match="simhash has a type that is never stored"):
+        load_result(p)
 
 
 def test_wrong_dtype_is_refused(saved, tmp_path):
-    with zipfile.ZipFile(saved) as zf:
-        n = len(json.loads(zf.read(MANIFEST))["documents"]["rows"])
-    buf = io.BytesIO()
-    np.lib.format.write_array(buf, np.zeros(n, "<f8"))
+    n = payload.unpack(Path(saved).read_bytes())[0]["meta"]["documents"]
     p = str(tmp_path / "dtype.neardup")
-    _rewrite(saved, p, replace={"simhash.npy": buf.getvalue()})
+    _rewrite(saved, p, replace={"simhash": np.zeros(n, "<f8")})
     with pytest.raises(ReportError, match="does not match"):
         load_result(p)
 
@@ -283,14 +295,7 @@ def test_chosen_encodings_round_trip_and_older_files_have_none(result, tmp_path)
     back = load_result(path)
     assert back.options.encodings == (("/data/报告/季度报告.txt", "gb18030"),)
     assert_same_result(chosen, back)
-    # a results file from before the option existed
-    old = tmp_path / "old.neardup"
-    with zipfile.ZipFile(path) as src, zipfile.ZipFile(old, "w") as dst:
-        for info in src.infolist():
-            data = src.read(info)
-            if info.filename == MANIFEST:
-                manifest = json.loads(data)
-                del manifest["options"]["encodings"]
-                data = json.dumps(manifest).encode()
-            dst.writestr(info, data)
-    assert load_result(str(old)).options.encodings == ()
+    # options saved before the option existed
+    old = str(tmp_path / "old.neardup")
+    _rewrite(path, old, manifest=lambda m: m["options"].pop("encodings"))
+    assert load_result(old).options.encodings == ()

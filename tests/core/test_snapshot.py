@@ -14,6 +14,7 @@ from neardup_core import CancelToken, ProblemKind, ScanOptions, ScanSession, Sta
 from neardup_core.extract import FileEntry
 from neardup_core.models import Document, PairTable, Problem
 from neardup_core.store import cache as cache_mod
+from neardup_core.store import payload
 from neardup_core.store.cache import FingerprintCache
 from neardup_core.store.snapshot import Snapshot, folder_state, pack, snapshot_key, unpack
 
@@ -269,19 +270,22 @@ def test_pack_round_trips_every_field(n, num_perm):
     assert back.rank is not None and np.array_equal(back.rank, snap.rank)
 
 
+def _repack(blob: bytes, **arrays: np.ndarray) -> bytes:
+    """``blob`` with some arrays replaced, the digest made to match."""
+    header, got = payload.unpack(blob)
+    return payload.pack(header["format"], header["version"], {**got, **arrays}, header["meta"])
+
+
 def test_damaged_payloads_raise_value_error():
     good = pack(_snapshot(3))
     for bad in (b"", b"garbage", good[: len(good) // 2], good[:-40] + b"\0" * 40):
         with pytest.raises(ValueError):
             unpack(bad)
-    from neardup_core.store.snapshot import _load_arrays, _save_arrays
-
-    arrays = dict(_load_arrays(good))
-    arrays["pair_b"] = np.array([1, 7], np.int32)  # points past the documents
-    with pytest.raises(ValueError, match="past the documents"):
-        unpack(_save_arrays(arrays))
-    # one flipped byte anywhere in the arrays is caught by the digest
-    for at in (len(good) - 1, len(good) - len(good) // 3):
+    # points past the documents
+    with pytest.raises(ValueError, match="not in the file"):
+        unpack(_repack(good, pairs_b=np.array([1, 7], np.int32)))
+    # one flipped byte anywhere in the header or the arrays is caught by the digest
+    for at in (payload.PREFIX + 5, len(good) - 1, len(good) - len(good) // 3):
         flipped = bytearray(good)
         flipped[at] ^= 0x01
         with pytest.raises(ValueError):
@@ -289,32 +293,22 @@ def test_damaged_payloads_raise_value_error():
 
 
 def test_loaded_columns_are_read_only_views_in_bounds():
-    from neardup_core.store.snapshot import _load_arrays, _save_arrays
-
-    blob = _save_arrays({"x": np.arange(5, dtype=np.int64), "e": np.empty((0, 3), np.uint32),
-                         "f": np.array([0.5], np.float32)})
-    got = _load_arrays(blob)
+    blob = payload.pack("t", 1, {"x": np.arange(5, dtype=np.int64),
+                                 "e": np.empty((0, 3), np.uint32),
+                                 "f": np.array([0.5], np.float32)}, {})
+    _, got = payload.unpack(blob)
     assert got["x"].tolist() == [0, 1, 2, 3, 4] and got["e"].shape == (0, 3)
     assert not got["x"].flags.writeable
     with pytest.raises(TypeError):
-        _save_arrays({"o": np.array([object()])})
+        payload.pack("t", 1, {"o": np.array([object()])}, {})
     # a header that points outside the payload is refused, digest or not
-    import json
-    import struct
-
-    import xxhash
-
-    size = struct.unpack_from("<I", blob, 8)[0]
-    header = json.loads(blob[12:12 + size])
-    header["arrays"]["x"][3] = 10_000
-    start = 12 + size
-    body = blob[start + (-start % 64):]
-    header["digest"] = xxhash.xxh3_64_hexdigest(body)
-    raw = json.dumps(header).encode("ascii")
-    head = blob[:8] + struct.pack("<I", len(raw)) + raw
-    forged = head + b"\0" * (-len(head) % 64) + body
-    with pytest.raises(ValueError, match="out of bounds"):
-        _load_arrays(forged)
+    head = payload.read_head(blob[:payload.PREFIX],
+                             lambda n: blob[payload.PREFIX:payload.PREFIX + n], len(blob))
+    header = dict(head.header)
+    header["arrays"]["x"][2] = 10_000
+    forged = payload.assemble(header, blob[head.body_start:])
+    with pytest.raises(ValueError, match="truncated"):
+        payload.unpack(forged)
 
 
 def test_folder_state_sees_every_change():
@@ -405,7 +399,6 @@ def test_groups_made_otherwise_are_made_again(folder, tmp_path, monkeypatch, cha
 
 def test_kept_groups_round_trip_and_are_checked():
     from neardup_core.models import GroupTable
-    from neardup_core.store.snapshot import _load_arrays, _save_arrays
 
     table = GroupTable(offsets=np.array([0, 2, 5]), members=np.array([0, 1, 2, 0, 1]),
                        similarity=np.array([1, 0.7, 1, 0.8, 0.9], np.float32),
@@ -417,14 +410,12 @@ def test_kept_groups_round_trip_and_are_checked():
     back = unpack(pack(snap))
     assert back.groups is not None and back.groups[:3] == (0.6, "cohesive", "code")
     _table_equal(back.groups[3], table)
-    good = _load_arrays(pack(snap))
+    good = pack(snap)
     for name, bad in (("group_members", np.array([0, 1, 2, 0, 9])),   # past the documents
                       ("group_offsets", np.array([0, 1, 5])),          # a group of one
                       ("group_weakest", np.array([0.7], np.float32))):  # a group short
-        arrays = dict(good)
-        arrays[name] = bad
         with pytest.raises(ValueError, match="group"):
-            unpack(_save_arrays(arrays))
+            unpack(_repack(good, **{name: bad}))
 
 
 # -- the cache is opened while the walk runs ---------------------------------------------------

@@ -1,27 +1,27 @@
 """Saved results files from someone else: damaged or hostile ones give a ReportError, nothing else.
 
-Regressions for neardup_core.store.results_file found by the robustness suite and its fuzzing: an
-array header claiming a huge shape made ``load_result`` allocate it (MemoryError); a deeply
-nested manifest hit the recursion limit (RecursionError); a zip of an unknown version escaped as
-NotImplementedError and a damaged array header as tokenize.TokenError; a ``floor`` that is not
-a number was accepted and broke ``ScanResult.floor`` later. A manifest declaring more than
-deflate can hold is now refused by its sizes, as the arrays are, before anything is inflated.
+Regressions for neardup_core.store.results_file found by the robustness suite and its fuzzing,
+kept against the current format: an array header claiming a huge shape made ``load_result``
+allocate it (MemoryError); a deeply nested header hit the recursion limit (RecursionError); a
+zip of an unknown version escaped as NotImplementedError and a damaged array header as
+tokenize.TokenError; a ``floor`` that is not a number was accepted and broke
+``ScanResult.floor`` later. Declared sizes are compared with the file's size before anything is
+read or allocated.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import zipfile
 from pathlib import Path
 
-import numpy as np
 import pytest
 from _hostile import SAMPLE
 from _robust import scan
 
 from neardup_core.errors import ReportError
-from neardup_core.store.results_file import MANIFEST, load_result, save_result
+from neardup_core.store import payload
+from neardup_core.store.results_file import load_result, save_result
 
 
 @pytest.fixture(scope="module")
@@ -35,20 +35,23 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _rebuild(saved: Path, out: Path, manifest: dict | bytes | None = None,
-             members: dict[str, bytes] | None = None) -> str:
-    with zipfile.ZipFile(saved) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        for name in src.namelist():
-            data = src.read(name)
-            if name == MANIFEST and manifest is not None:
-                data = manifest if isinstance(manifest, bytes) else json.dumps(manifest).encode()
-            dst.writestr(name, (members or {}).get(name, data))
+def _split(data: bytes) -> tuple[dict, bytes]:
+    head = payload.read_head(data[:payload.PREFIX],
+                             lambda n: data[payload.PREFIX:payload.PREFIX + n], len(data))
+    return head.header, data[head.body_start:]
+
+
+def _rebuild(saved: Path, out: Path, header=None, raw_header: bytes | None = None) -> str:
+    """A copy of ``saved`` with its header edited by ``header`` or replaced by ``raw_header``,
+    the digest made to match, so only the loader's own checks can refuse it."""
+    h, body = _split(saved.read_bytes())
+    if header is not None:
+        header(h)
+    data = payload.assemble(h, body)
+    if raw_header is not None:
+        data = payload.frame(raw_header, body)
+    out.write_bytes(data)
     return str(out)
-
-
-def _manifest(saved: Path) -> dict:
-    with zipfile.ZipFile(saved) as z:
-        return json.loads(z.read(MANIFEST))
 
 
 def test_the_untouched_file_loads(saved: Path, tmp_path: Path) -> None:
@@ -56,63 +59,99 @@ def test_the_untouched_file_loads(saved: Path, tmp_path: Path) -> None:
 
 
 def test_an_array_claiming_a_huge_shape_is_not_allocated(saved: Path, tmp_path: Path) -> None:
-    m = _manifest(saved)
     k = 10**11  # 745 GiB of uint32 for two documents
-    m["num_perm"] = k
-    header = io.BytesIO()
-    np.lib.format.write_array_header_2_0(
-        header, {"descr": "<u4", "fortran_order": False, "shape": (2, k)})
-    path = _rebuild(saved, tmp_path / "huge.neardup", m, {"minhash.npy": header.getvalue()})
+
+    def huge(h: dict) -> None:
+        h["meta"]["num_perm"] = k
+        h["arrays"]["minhash"][1:] = [[2, k], h["arrays"]["minhash"][2], 2 * k * 4]
+
     with pytest.raises(ReportError, match="minhash is truncated"):
+        load_result(_rebuild(saved, tmp_path / "huge.neardup", huge))
+
+
+def test_a_body_declared_larger_than_the_file(saved: Path, tmp_path: Path) -> None:
+    path = _rebuild(saved, tmp_path / "body.neardup", lambda h: h.update(body=1 << 40))
+    with pytest.raises(ReportError, match="truncated"):
         load_result(path)
 
 
-def test_a_manifest_nested_too_deeply(saved: Path, tmp_path: Path) -> None:
-    path = _rebuild(saved, tmp_path / "deep.neardup", b"[" * 200_000 + b"]" * 200_000)
+def test_a_header_nested_too_deeply(saved: Path, tmp_path: Path) -> None:
+    path = _rebuild(saved, tmp_path / "deep.neardup",
+                    raw_header=b"[" * 200_000 + b"]" * 200_000)
     with pytest.raises(ReportError, match="nested too deeply"):
         load_result(path)
 
 
-def test_a_manifest_declaring_more_than_deflate_can_hold(saved: Path, tmp_path: Path) -> None:
+def test_a_header_declaring_more_than_the_cap(saved: Path, tmp_path: Path) -> None:
+    data = bytearray(saved.read_bytes())
+    data[len(payload.MAGIC): len(payload.MAGIC) + 4] = (0xFFFF_FFFF).to_bytes(4, "little")
     path = tmp_path / "lying.neardup"
-    _rebuild(saved, path)
-    data = bytearray(path.read_bytes())
-    with zipfile.ZipFile(path) as z:
-        info = z.getinfo(MANIFEST)
-    central = data.find(b"PK\x01\x02")
-    while data[central + 46: central + 46 + len(MANIFEST)] != MANIFEST.encode():
-        central = data.find(b"PK\x01\x02", central + 4)
-    # uncompressed size claimed: far beyond 1100 times the compressed size
-    data[central + 24: central + 28] = (info.compress_size * 5000).to_bytes(4, "little")
     path.write_bytes(bytes(data))
     with pytest.raises(ReportError, match="implausibly large"):
         load_result(str(path))
 
 
-@pytest.mark.parametrize("floor", ["low", -1, 2.5, None])
-def test_a_floor_that_is_not_a_share(saved: Path, tmp_path: Path, floor: object) -> None:
-    m = _manifest(saved)
-    m["stats"]["floor"] = floor
-    with pytest.raises(ReportError):
-        load_result(_rebuild(saved, tmp_path / "floor.neardup", m))
-
-
-def test_a_zip_asking_for_an_unknown_version_is_a_report_error(saved: Path, tmp_path: Path
-                                                               ) -> None:
-    """Found by fuzzing: zipfile raises NotImplementedError("zip file version 6.5")."""
+def test_a_header_declaring_more_than_the_file_holds(saved: Path, tmp_path: Path) -> None:
     data = bytearray(saved.read_bytes())
-    central = data.find(b"PK\x01\x02")
-    data[central + 6: central + 8] = (65).to_bytes(2, "little")  # version needed to extract
-    path = tmp_path / "future.neardup"
+    data[len(payload.MAGIC): len(payload.MAGIC) + 4] = (len(data)).to_bytes(4, "little")
+    path = tmp_path / "long.neardup"
     path.write_bytes(bytes(data))
-    with pytest.raises(ReportError, match=r"zip file version 6\.5"):
+    with pytest.raises(ReportError, match="truncated"):
         load_result(str(path))
 
 
-def test_an_array_header_that_numpy_cannot_tokenize(saved: Path, tmp_path: Path) -> None:
-    """Found by fuzzing: numpy's header parser raised tokenize.TokenError, not ValueError."""
-    text = b"{'descr': '<u8', 'fortran_order': False, 'shape': (2,\n"
-    header = b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text
-    path = _rebuild(saved, tmp_path / "header.neardup", members={"simhash.npy": header})
-    with pytest.raises(ReportError, match="simhash is damaged"):
+@pytest.mark.parametrize("floor", ["low", -1, 2.5, None])
+def test_a_floor_that_is_not_a_share(saved: Path, tmp_path: Path, floor: object) -> None:
+    path = _rebuild(saved, tmp_path / "floor.neardup",
+                    lambda h: h["meta"]["stats"].__setitem__("floor", floor))
+    with pytest.raises(ReportError):
         load_result(path)
+
+
+def test_a_zip_asking_for_an_unknown_version_is_a_report_error(tmp_path: Path) -> None:
+    """Found by fuzzing: zipfile raises NotImplementedError("zip file version 6.5"); a zip is
+    now only looked at to tell a file of the first format from something else."""
+    path = tmp_path / "future.neardup"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("manifest.json", json.dumps({"format": "neardup-results"}))
+    data = bytearray(path.read_bytes())
+    central = data.find(b"PK\x01\x02")
+    data[central + 6: central + 8] = (65).to_bytes(2, "little")  # version needed to extract
+    path.write_bytes(bytes(data))
+    with pytest.raises(ReportError, match="not a neardup results file"):
+        load_result(str(path))
+
+
+@pytest.mark.parametrize("dtype", ["{'descr': '<u8', 'fortran_order': False, 'shape': (2,\n",
+                                   "O", "V8", 7])
+def test_an_array_type_that_cannot_be_parsed_or_is_never_stored(saved: Path, tmp_path: Path,
+                                                                 dtype: object) -> None:
+    """Found by fuzzing (numpy's header parser raised tokenize.TokenError): a declared type is
+    either one the format stores or the file is refused, naming the array."""
+    path = _rebuild(saved, tmp_path / "dtype.neardup",
+                    lambda h: h["arrays"]["simhash"].__setitem__(0, dtype))
+    with pytest.raises(ReportError, match="simhash"):
+        load_result(path)
+
+
+@pytest.mark.parametrize("index", [-1, 2, 10**30, "0", 1.5])
+def test_a_reference_that_is_not_a_document(saved: Path, tmp_path: Path, index: object) -> None:
+    path = _rebuild(saved, tmp_path / "ref.neardup",
+                    lambda h: h["meta"].update(references=[[index]]))
+    with pytest.raises(ReportError, match="not among"):
+        load_result(path)
+
+
+def test_surrogate_paths_in_the_header_round_trip_and_bad_utf8_is_refused(
+        saved: Path, tmp_path: Path) -> None:
+    path = _rebuild(saved, tmp_path / "roots.neardup",
+                    lambda h: h["meta"].update(roots=["/data/caf\udce9"]))
+    assert load_result(path).roots == ("/data/caf\udce9",)
+    header0, arrays = payload.unpack(saved.read_bytes())
+    arrays = dict(arrays)
+    arrays["paths"] = payload.np.frombuffer(b"\xff\xfe\0/x", payload.np.uint8)
+    bad = tmp_path / "paths.neardup"
+    bad.write_bytes(payload.pack(header0["format"], header0["version"], arrays,
+                                 header0["meta"]))
+    with pytest.raises(ReportError, match="paths"):
+        load_result(str(bad))

@@ -290,27 +290,6 @@ class FingerprintCache:
             conn.executemany(_INSERT, rows)
         return len(rows)
 
-    def prune(self, existing_paths: Collection[str] | None = None) -> int:
-        """Drop entries of files that are gone; returns how many rows were deleted.
-
-        With ``existing_paths``, every entry whose path is not in it goes (callers pass the
-        complete set of files they care about). Without, each cached path is checked on disk.
-        """
-        with self._guard("read") as conn:
-            stored = [_unpkey(r[0]) for r in conn.execute("SELECT DISTINCT path FROM entries")]
-        if existing_paths is None:
-            gone = [p for p in stored if not os.path.lexists(p)]
-        else:
-            keep = existing_paths if isinstance(existing_paths, set | frozenset) \
-                else set(existing_paths)
-            gone = [p for p in stored if p not in keep]
-        if not gone:
-            return 0
-        with self._guard("write") as conn, _transaction(conn):
-            cur = conn.executemany("DELETE FROM entries WHERE path = ?",
-                                   [(_pkey(p),) for p in gone])
-        return int(cur.rowcount)
-
     def trim(self, max_bytes: int, max_days: float, *, now: float | None = None) -> int:
         """Keep the cache within ``max_bytes`` and ``max_days`` (0 = no bound); returns how
         many entries were dropped, the oldest first (by when they were stored).

@@ -13,7 +13,7 @@ import pytest
 from neardup_core import tables as table_cache
 from neardup_core.extract.encoding import accelerator as _chardet_fast
 from neardup_core.extract.encoding import detect as encoding
-from neardup_core.text import tokens
+from neardup_core.text import chinese, normalise
 
 
 @pytest.fixture
@@ -118,8 +118,8 @@ def _loaded(cached, kept: bool = True):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("kept", [False, True])
 def test_normalisation_tables_equal_a_fresh_build(cache: Path, kept: bool) -> None:
-    loaded = _loaded(tokens._tables, kept)
-    built = tokens._build_tables()
+    loaded = _loaded(normalise._tables, kept)
+    built = normalise._build_tables()
     for name in ("chars", "classes", "expansion", "expansion_len", "astral_format"):
         a, b = getattr(loaded, name), getattr(built, name)
         assert a.dtype == b.dtype and np.array_equal(a, b), name
@@ -127,14 +127,14 @@ def test_normalisation_tables_equal_a_fresh_build(cache: Path, kept: bool) -> No
 
 
 def test_idf_hash_from_the_cache_equals_a_fresh_build(cache: Path) -> None:
-    loaded = _loaded(tokens._idf_hash)
-    built = tokens._build_idf_hash()
+    loaded = _loaded(chinese._idf_hash)
+    built = chinese._build_idf_hash()
     assert np.array_equal(loaded.keys, built.keys) and np.array_equal(loaded.values,
                                                                       built.values)
     assert (loaded.mask, loaded.mask_int, loaded.longest) == (built.mask, built.mask_int,
                                                               built.longest)
     assert not loaded.keys.flags.writeable and not loaded.values.flags.writeable
-    if tokens._idf_path() is not None:
+    if chinese._idf_path() is not None:
         assert len(list(cache.glob("idf-hash-*.npz"))) == 1
 
 

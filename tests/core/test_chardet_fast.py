@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import neardup_core.extract.encoding.accelerator as fast
-import neardup_core.extract.encoding.detect as enc
+import neardup_core.extract.encoding.candidates as cand
 
 CHECKED = chardet.__version__ == fast.CHECKED_VERSION
 needs_checked_chardet = pytest.mark.skipif(
@@ -106,7 +106,7 @@ def _samples() -> list[tuple[str, bytes]]:
                 if size == 700:
                     text += _sentence(rng, WORDS["en"].split(), 400)
                 data = text.encode(codec, errors="ignore")
-                out.append((f"{lang}-{codec}-{size}", enc._safe_cut(data[:64 * 1024], len(data))))
+                out.append((f"{lang}-{codec}-{size}", cand.safe_cut(data[:64 * 1024], len(data))))
     for n in (3, 50, 400, 5000):
         out.append((f"random-{n}", random.Random(n).randbytes(n)))
     out.append(("markup", b'<meta charset="iso-8859-2"><p>' + "Zażółć gęślą".encode("cp1250")))

@@ -12,7 +12,7 @@ import pytest
 
 from neardup_core import tables as table_cache
 from neardup_core.extract.encoding import accelerator as _chardet_fast
-from neardup_core.extract.encoding import detect as encoding
+from neardup_core.extract.encoding import plausibility as plaus
 from neardup_core.text import chinese, normalise
 
 
@@ -139,8 +139,8 @@ def test_idf_hash_from_the_cache_equals_a_fresh_build(cache: Path) -> None:
 
 
 def test_plausibility_tables_from_the_cache_equal_a_fresh_build(cache: Path) -> None:
-    tenths, script = _loaded(encoding._tables)
-    fresh_tenths, fresh_script = encoding._build_tables()
+    tenths, script = _loaded(plaus._tables)
+    fresh_tenths, fresh_script = plaus._build_tables()
     assert np.array_equal(tenths, fresh_tenths) and np.array_equal(script, fresh_script)
     assert tenths.dtype == np.int8 and script.dtype == np.uint8
     assert not tenths.flags.writeable and not script.flags.writeable
@@ -171,14 +171,14 @@ def test_chardet_bytewise_tables_from_the_cache_equal_a_fresh_build(cache: Path)
 
 def test_tables_files_are_named_by_what_they_depend_on(cache: Path) -> None:
     table_cache.source_digest.cache_clear()
-    encoding._tables.cache_clear()
-    encoding._tables()
+    plaus._tables.cache_clear()
+    plaus._tables()
     (first,) = cache.glob("plausibility-*.npz")
     os.utime(first, (0, 0))  # the name, not the date, tells a table apart
-    encoding._tables.cache_clear()
-    encoding._tables()
+    plaus._tables.cache_clear()
+    plaus._tables()
     assert list(cache.glob("plausibility-*.npz")) == [first]
-    encoding._tables.cache_clear()
+    plaus._tables.cache_clear()
 
 
 def test_old_files_of_a_table_are_pruned_and_nothing_else(cache: Path, tmp_path: Path) -> None:

@@ -147,8 +147,6 @@ def test_plausibility_tables_from_the_cache_equal_a_fresh_build(cache: Path) -> 
     assert len(list(cache.glob("plausibility-*.npz"))) == 1
 
 
-@pytest.mark.skipif(not _chardet_fast.fast_path_available(),
-                    reason="another chardet than the one the fast path mirrors")
 def test_chardet_bytewise_tables_from_the_cache_equal_a_fresh_build(cache: Path) -> None:
     from chardet.enums import EncodingEra
     from chardet.registry import get_candidates

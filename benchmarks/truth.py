@@ -29,7 +29,7 @@ import xxhash
 if TYPE_CHECKING:   # imported where a matrix is built: the peers import shingles() from here
     from scipy import sparse  # in the process they are timed in, and never need SciPy
 
-#: neardup's CJK blocks (tokens.CJK_RANGES): inside them every letter or digit is one unit.
+#: neardup's CJK blocks (text.normalise.CJK_RANGES): inside them every letter or digit is one unit.
 _CJK = ("\u1100-\u11ff\u3000-\u303f\u3040-\u30ff\u3100-\u31ff\u3200-\u33ff\u3400-\u4dbf"
         "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff65-\uffdc"
         "\U0001aff0-\U0001b16f\U00020000-\U0003ffff")

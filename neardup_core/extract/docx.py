@@ -8,14 +8,15 @@ below parses them all). No part is ever inflated past its declared size (zipfile
 and reports a CRC error; the direct inflate asks zlib for no more), so declared sizes bound
 memory even when they lie.
 
-The parts the text comes from are read whole, CRC-checked and searched for DTD markers
-anywhere. The others (styles, theme, numbering, settings...: four times their bytes in real
-documents) are only checked, and only where XML allows a DTD: in the prolog, before the root
-element's start tag (XML 1.0, section 2.8; an entity is declared only inside a DTD). They are
-inflated a few KiB at a time up to that start tag and no further (:func:`_prolog`), so a
-damaged stream past it goes unnoticed: the text, which does not come from them, is still read.
-Whatever the quick scan is unsure of (another encoding than UTF-8, UTF-16, a prolog over
-:data:`PROLOG_LIMIT`, a zlib error, an odd header) is checked the old way, whole.
+The parts the text comes from are read whole, CRC-checked and searched for DTD markers anywhere.
+The others (styles, theme, numbering, settings...: four times their bytes in real documents) are
+only checked, and only where XML allows a DTD: in the prolog, before the root element's start
+tag (XML 1.0, section 2.8; an entity is declared only inside a DTD). They are inflated a few KiB
+at a time up to that start tag and no further
+(:func:`~neardup_core.extract.zip_package.prolog`), so a damaged stream past it goes unnoticed:
+the text, which does not come from them, is still read. Whatever the quick scan is unsure of
+(another encoding than UTF-8, UTF-16, a prolog over :data:`PROLOG_LIMIT`, a zlib error, an odd
+header) is checked the old way, whole.
 
 What the text is:
 
@@ -49,12 +50,9 @@ import io
 import lzma
 import os
 import posixpath
-import re
-import struct
-import threading
 import zipfile
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from types import MappingProxyType
@@ -70,25 +68,29 @@ from neardup_core.extract.common import (
     open_regular,
     read_bounded,
 )
+from neardup_core.extract.zip_package import (
+    PROLOG_DTD,
+    PROLOG_ROOT,
+    PROLOG_UNSURE,
+    PROLOG_WHOLE,
+    ArchiveLimits,
+    MiB,
+    check_archive,
+    dtd_refused,
+    inflate,
+    prolog,
+    refuse_dtd,
+    secure_parser,
+)
 
 __all__ = ["DocxLimits", "docx_text", "read_docx", "read_docx_bytes"]
 
-MiB = 1024 * 1024
-
 
 @dataclass(frozen=True)
-class DocxLimits:
-    """Limits that stop a hostile or absurd archive before it is unpacked."""
+class DocxLimits(ArchiveLimits):
+    """Limits that stop a hostile or absurd Word archive before it is unpacked (the defaults
+    of :class:`~neardup_core.extract.zip_package.ArchiveLimits`)."""
 
-    max_total_uncompressed: int = 256 * MiB
-    max_part: int = 64 * MiB
-    max_ratio: float = 200.0     # uncompressed / compressed, for parts of at least RATIO_FLOOR
-    max_entries: int = 10000
-
-
-#: Parts smaller than this are not judged by their compression ratio (tiny XML parts of
-#: repeated markup compress very well and can do no harm).
-RATIO_FLOOR = 1 * MiB
 
 OLE_SIGNATURE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 W_TRANSITIONAL = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -111,8 +113,6 @@ _OVERRIDE_TAG = f"{{{CONTENT_TYPES}}}Override"
 _RELATIONSHIP_TAG = f"{{{PACKAGE_RELS}}}Relationship"
 
 _ENCRYPTION_MARKERS = ("EncryptionInfo".encode("utf-16-le"), b"EncryptionInfo")
-_DTD_MARKERS = tuple(marker.encode(codec) for marker in ("<!DOCTYPE", "<!ENTITY")
-                     for codec in ("ascii", "utf-16-le", "utf-16-be"))
 
 
 def read_docx(path: str, *, limits: DocxLimits = DocxLimits()) -> str:
@@ -200,7 +200,7 @@ class _Package:
         self._data = data
         self._limits = limits
         infos = archive.infolist()
-        _check_archive(infos, limits)
+        check_archive(infos, limits, "Word documents")
         self._infos = {i.filename: i for i in infos}
         self._folded = {name.lower(): name for name in self._infos}
         self._kept: dict[str, bytes] = {}
@@ -218,16 +218,16 @@ class _Package:
                 continue
             if ctype in _TEXT_TYPES or lowered.endswith(".rels"):
                 part = self.read(name)
-                _refuse_dtd(name, part)
+                refuse_dtd(name, part)
                 self._kept[name] = part
                 continue
             # Checked only: its prolog is enough, when the part is big enough for that to pay.
             info = self._infos[name]
-            verdict = _prolog(data, info) if info.file_size > PROLOG_WHOLE else _UNSURE
-            if verdict == _DTD:
-                raise _dtd_refused(name)
-            if verdict != _ROOT:  # unsure or small: checked whole, as the parts read are
-                _refuse_dtd(name, self.read(name))
+            verdict = prolog(data, info) if info.file_size > PROLOG_WHOLE else PROLOG_UNSURE
+            if verdict == PROLOG_DTD:
+                raise dtd_refused(name)
+            if verdict != PROLOG_ROOT:  # unsure or small: checked whole, as the parts read are
+                refuse_dtd(name, self.read(name))
 
     def find(self, name: str) -> str | None:
         """The archive's own spelling of part ``name`` (part names are case-insensitive)."""
@@ -239,7 +239,7 @@ class _Package:
         if kept is not None:
             return kept
         info = self._infos[name]
-        data = _inflate(self._data, info)
+        data = inflate(self._data, info)
         if data is not None:
             return data
         limit = self._limits.max_part
@@ -259,12 +259,12 @@ class _Package:
 
     def xml(self, name: str) -> etree._Element:
         data = self.read(name)
-        _refuse_dtd(name, data)
+        refuse_dtd(name, data)
         return _parse(name, data)
 
     def _content_types(self, name: str) -> tuple[Mapping[str, str], Mapping[str, str]]:
         data = self._kept[name] = self.read(name)
-        _refuse_dtd(name, data)
+        refuse_dtd(name, data)
         if len(data) > _PARSED_PART_MAX:
             return _content_types_of(_parse(name, data))
         return _parsed_content_types(name, data)
@@ -283,7 +283,7 @@ class _Package:
         if rels_name is None:
             return {}
         data = self.read(rels_name)
-        _refuse_dtd(rels_name, data)
+        refuse_dtd(rels_name, data)
         if len(data) > _PARSED_PART_MAX:
             return _rels_of(_parse(rels_name, data), folder)
         return dict(_parsed_rels(rels_name, data, folder))
@@ -343,9 +343,9 @@ _PARSED_PART_MAX = 16 * 1024
 
 def _parse(name: str, data: bytes) -> etree._Element:
     """Part ``name``, whose bytes are ``data``, parsed; the caller has refused a DTD in it
-    (:func:`_refuse_dtd`)."""
+    (:func:`refuse_dtd`)."""
     try:
-        return etree.fromstring(data, _secure_parser())
+        return etree.fromstring(data, secure_parser())
     except etree.XMLSyntaxError as exc:
         raise CorruptDocx(f"the document is damaged: the XML of its part {name} is broken "
                           f"({exc.msg})") from exc
@@ -395,255 +395,6 @@ def _rels_of(root: etree._Element, folder: str) -> dict[str, tuple[str, str]]:
     return out
 
 
-_LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")  # zipfile's structFileHeader
-
-
-def _inflate(data: bytes, info: zipfile.ZipInfo) -> bytes | None:
-    """Part ``info`` straight out of the archive bytes, or None if anything about it is unusual.
-
-    zipfile's reader costs tens of microseconds per part in objects and seeks, which is most of
-    the time on a small document. This does what it does for a plain stored or deflated part,
-    with the same checks (local header, name, size, CRC); on any doubt zipfile reads the part
-    instead, and says what is wrong in its own words.
-    """
-    span = _local_data(data, info)
-    if span is None:
-        return None
-    start, end = span
-    size = info.file_size
-    if info.compress_type == zipfile.ZIP_STORED and info.compress_size == size:
-        out = data[start:end]
-    elif info.compress_type == zipfile.ZIP_DEFLATED and size:
-        inflater = zlib.decompressobj(-15)
-        try:
-            out = inflater.decompress(memoryview(data)[start:end], size + 1)
-        except zlib.error:
-            return None
-        if len(out) != size or not inflater.eof:
-            return None
-    else:
-        return None
-    return out if zlib.crc32(out) == info.CRC else None
-
-
-def _local_data(data: bytes, info: zipfile.ZipInfo) -> tuple[int, int] | None:
-    """Where part ``info``'s stored (compressed) bytes lie in ``data``, or None if its local
-    header does not match what the central directory says of it (zipfile then judges)."""
-    at = info.header_offset
-    if info.flag_bits & 0x61 or at < 0 or len(data) < at + _LOCAL_HEADER.size:
-        return None  # encrypted, patched or strongly encrypted; a bad offset
-    header = _LOCAL_HEADER.unpack_from(data, at)
-    if header[0] != b"PK\x03\x04":
-        return None
-    start = at + _LOCAL_HEADER.size
-    raw_name = data[start:start + header[10]]
-    try:
-        name = raw_name.decode("utf-8" if header[3] & 0x800 else "cp437")
-    except UnicodeDecodeError:
-        return None
-    if name != info.orig_filename:
-        return None
-    start += header[10] + header[11]
-    end = start + info.compress_size
-    # Newer zipfiles (3.13) refuse data that runs into the next part ("Overlapped entries", a
-    # zip bomb's trick); _end_offset is where they see that next part begin.
-    next_part = getattr(info, "_end_offset", None)
-    if end > len(data) or (next_part is not None and end > next_part):
-        return None
-    return start, end
-
-
-def _check_archive(infos: list[zipfile.ZipInfo], limits: DocxLimits) -> None:
-    if len(infos) > limits.max_entries:
-        raise TooLarge(f"its zip archive has {len(infos):,} parts, over the limit of "
-                       f"{limits.max_entries:,}")
-    total = 0
-    for info in infos:
-        if info.flag_bits & 0x1:
-            raise EncryptedDocx("its zip archive is password-protected")
-        size = info.file_size
-        if size >= RATIO_FLOOR and size > limits.max_ratio * max(1, info.compress_size):
-            ratio = size / max(1, info.compress_size)
-            raise TooLarge(f"its part {info.filename} would unpack {ratio:,.0f} times larger "
-                           f"(to {human_size(size)}), which only a zip bomb does")
-        if size > limits.max_part:
-            raise TooLarge(f"its part {info.filename} would unpack to {human_size(size)}, over "
-                           f"the {human_size(limits.max_part)} limit for one part")
-        total += size
-    if total > limits.max_total_uncompressed:
-        raise TooLarge(f"it would unpack to {human_size(total)}, over the "
-                       f"{human_size(limits.max_total_uncompressed)} limit for Word documents")
-
-
-def _refuse_dtd(name: str, data: bytes) -> None:
-    # Every marker holds a "!" byte in every encoding; most parts have none, and one search
-    # for a single byte is far cheaper than six for the markers.
-    if b"!" in data and any(marker in data for marker in _DTD_MARKERS):
-        raise _dtd_refused(name)
-
-
-def _dtd_refused(name: str) -> CorruptDocx:
-    return CorruptDocx(f"XML part {name} declares a DTD/entities; refused")
-
-
-# -- the prolog of a part that is only checked ---------------------------------------------
-
-#: Inflated bytes of a checked-only part scanned for its root element at most; a longer prolog
-#: (never seen in a real document: Word writes the XML declaration, then the root) is checked
-#: whole.
-PROLOG_LIMIT = 64 * 1024
-#: Checked-only parts up to this size are inflated and checked whole, as before: setting up an
-#: inflater costs as much as inflating a few KiB, so the prolog scan would save nothing.
-PROLOG_WHOLE = 4096
-_PROLOG_FIRST = 512  # inflated bytes asked of zlib first: Word's prologs are about 60 bytes
-_PROLOG_STEP = 4096  # inflated bytes asked of zlib at a time after that
-_PROLOG_FEED = 1024  # compressed bytes given to zlib at a time (what it keeps is copied)
-
-#: What :func:`_scan_prolog` found: the prolog goes on past the bytes given, the root element
-#: starts (the part is clean), a DTD is declared, or something the scan does not vouch for.
-_MORE, _ROOT, _DTD, _UNSURE = range(4)
-
-_XML_SPACE = frozenset(b" \t\r\n")
-#: First bytes of a name the scan accepts (XML allows more; anything else is "unsure").
-_NAME_START = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_:")
-_UTF8_BOM = b"\xef\xbb\xbf"
-#: Encodings in which every "<", "!", "?", "-" and ">" byte is that character (so the scan of
-#: bytes is the parser's scan of characters). In ISO-2022-JP, say, the bytes "?>" can be a
-#: kanji: a processing instruction would end there for the scan, and not for the parser.
-_PLAIN_ENCODINGS = frozenset({b"utf-8", b"utf8", b"us-ascii", b"ascii"})
-_ENCODING = re.compile(rb"""\bencoding\s*=\s*(?:"([^"]*)"|'([^']*)')""")
-
-
-def _prolog(data: bytes, info: zipfile.ZipInfo) -> int:
-    """:data:`_ROOT` if part ``info`` reaches its root element with no DTD before it,
-    :data:`_DTD` if it declares one there, :data:`_UNSURE` if the quick scan cannot tell (the
-    caller then checks the whole part).
-
-    Only the prolog is inflated, a step at a time, so a part of megabytes costs a few KiB;
-    its CRC is never checked (the part is not used, and a damaged tail cannot hold a DTD).
-    """
-    buf = bytearray()
-    at = 0
-    for chunk in _prolog_chunks(data, info):
-        buf += chunk
-        verdict, at = _scan_prolog(buf, at)
-        if verdict != _MORE:
-            return verdict
-    return _UNSURE  # the part ends, is damaged, or the prolog runs past PROLOG_LIMIT
-
-
-def _prolog_chunks(data: bytes, info: zipfile.ZipInfo) -> Iterator[bytes]:
-    """The start of part ``info`` (up to :data:`PROLOG_LIMIT` and never past its declared
-    size), in steps; nothing more once the header is odd or the stream damaged."""
-    span = _local_data(data, info)
-    if span is None:
-        return
-    start, end = span
-    limit = min(info.file_size, PROLOG_LIMIT)
-    if info.compress_type == zipfile.ZIP_STORED and info.compress_size == info.file_size:
-        yield data[start:start + limit]
-        return
-    if info.compress_type != zipfile.ZIP_DEFLATED:
-        return
-    inflater = zlib.decompressobj(-15)
-    compressed = memoryview(data)[start:end]
-    fed = produced = 0
-    while produced < limit and not inflater.eof:
-        feed = inflater.unconsumed_tail
-        if not feed:
-            feed = compressed[fed:fed + _PROLOG_FEED]
-            fed += len(feed)
-        try:
-            out = inflater.decompress(
-                feed, min(_PROLOG_STEP if produced else _PROLOG_FIRST, limit - produced))
-        except zlib.error:
-            return
-        if out:
-            produced += len(out)
-            yield out
-        elif not feed:  # all given, nothing more comes out: the stream is cut short
-            return
-
-
-def _scan_prolog(buf: bytes | bytearray, at: int) -> tuple[int, int]:
-    """What the prolog in ``buf`` is, scanned from ``at`` (0, or where the last scan of a
-    shorter ``buf`` said :data:`_MORE`), and where to go on from when more bytes come.
-
-    Whitespace, a UTF-8 BOM, processing instructions and comments may come before the root;
-    "<!DOCTYPE" is a DTD. Anything else, or any doubt about where a comment or PI ends, is
-    :data:`_UNSURE` rather than a guess: the scan is strict, the whole check is the fallback.
-    """
-    n = len(buf)
-    if at == 0 and buf[:1] == _UTF8_BOM[:1]:
-        if n < len(_UTF8_BOM):
-            return _MORE, 0
-        if buf[:3] != _UTF8_BOM:
-            return _UNSURE, 0
-        at = 3
-    while at < n:
-        byte = buf[at]
-        if byte in _XML_SPACE:
-            at += 1
-            continue
-        if byte != 0x3C or at + 1 == n:  # not "<", or "<" and no more yet
-            return (_UNSURE if byte != 0x3C else _MORE), at
-        byte = buf[at + 1]
-        if byte in _NAME_START:
-            return _ROOT, at
-        if byte == 0x3F:  # "<?": a processing instruction, the XML declaration among them
-            end = buf.find(b"?>", at + 2)
-            if end < 0:
-                return _MORE, at
-            if not _plain_pi(bytes(buf[at + 2:end])):
-                return _UNSURE, at
-            at = end + 2
-        elif buf.startswith(b"<!--", at):
-            end = buf.find(b"-->", at + 4)
-            if end < 0:
-                return _MORE, at
-            text = buf[at + 4:end]
-            if b"--" in text or text.endswith(b"-"):  # not well-formed: parsers differ
-                return _UNSURE, at
-            at = end + 3
-        elif buf.startswith(b"<!DOCTYPE", at):
-            return _DTD, at
-        elif n - at < 9 and (b"<!DOCTYPE".startswith(buf[at:]) or b"<!--".startswith(buf[at:])):
-            return _MORE, at
-        else:
-            return _UNSURE, at
-    return _MORE, at
-
-
-@lru_cache(maxsize=64)  # parts of a package, and packages, share their XML declaration
-def _plain_pi(pi: bytes) -> bool:
-    """Whether processing instruction ``pi`` (between "<?" and "?>") is one the scan can step
-    over: a target, and if it is the XML declaration, an encoding the bytes can be read in."""
-    if not pi or pi[0] not in _NAME_START:
-        return False
-    target = pi.split(None, 1)[0]
-    if target.lower() != b"xml":
-        return True
-    lowered = pi.lower()
-    if b"encoding" not in lowered:
-        return True  # UTF-8, XML's default
-    found = _ENCODING.search(lowered)
-    return found is not None and (found.group(1) or found.group(2) or b"") in _PLAIN_ENCODINGS
-
-
-_PARSERS = threading.local()
-
-
-def _secure_parser() -> etree.XMLParser:
-    # lxml parsers must not be shared between threads: one per thread, reused (setting up a
-    # new one costs about as much as parsing a small part).
-    parser: etree.XMLParser | None = getattr(_PARSERS, "parser", None)
-    if parser is None:
-        parser = _PARSERS.parser = etree.XMLParser(
-            resolve_entities=False, no_network=True, huge_tree=False, load_dtd=False,
-            dtd_validation=False)
-    return parser
-
-
 # -- reading text ------------------------------------------------------------------------
 
 def _read_python_docx(data: bytes) -> str:
@@ -668,8 +419,8 @@ def _read_python_docx(data: bytes) -> str:
     for rel in document.part.rels.values():
         if not rel.is_external and rel.reltype.rsplit("/", 1)[-1] in ("footnotes", "endnotes"):
             blob = rel.target_part.blob
-            _refuse_dtd(str(rel.target_part.partname), blob)
-            _notes(etree.fromstring(blob, _secure_parser()), tags, out)
+            refuse_dtd(str(rel.target_part.partname), blob)
+            _notes(etree.fromstring(blob, secure_parser()), tags, out)
     return "\n".join(out)
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from neardup_core.extract import extract
 from neardup_core.hashing import hash64_lines
 from neardup_core.models import Problem, ScanOptions
-from neardup_core.text.tokens import normalize
+from neardup_core.text.normalise import normalize
 
 __all__ = ["LEARN_MAX_CHARS", "LEARN_READS", "NEGLIGIBLE_SHARE", "candidates", "dropped_chars",
            "line_lengths", "note", "read_text", "to_reread"]

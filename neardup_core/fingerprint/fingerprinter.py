@@ -31,23 +31,16 @@ from neardup_core.arrays import unique_sorted
 from neardup_core.fingerprint.minhash import MinHasher, hash32
 from neardup_core.fingerprint.simhash import simhash_grouped, simhash_grouped_unchecked
 from neardup_core.hashing import combine_windows, hash64_lines, hash128_hex, splitmix64
-from neardup_core.text.tokens import (
+from neardup_core.text.chinese import Segmenter
+from neardup_core.text.features import (
     FEATURE_KINDS,
-    SEPARATOR,
-    Analysis,
-    Segmenter,
-    analyse_codes,
     count_features,
     feature_weights,
-    lines,
-    normalize,
-    normalize_joined,
-    shingle_keys_many,
-    shingle_set,
-    to_codes,
     word_features_many,
     word_streams,
 )
+from neardup_core.text.normalise import SEPARATOR, lines, normalize, normalize_joined, to_codes
+from neardup_core.text.shingles import Analysis, analyse_codes, shingle_keys_many, shingle_set
 
 if TYPE_CHECKING:
     from neardup_core.models import ScanOptions

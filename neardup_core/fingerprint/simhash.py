@@ -68,7 +68,7 @@ def simhash_grouped(hashes: np.ndarray, weights: np.ndarray, groups: np.ndarray,
 
     A batch of documents costs 8 ``bincount`` calls in all, not 8 per document; they are
     fastest when each group's features are together (the tallies of one group stay in
-    cache), as :func:`~neardup_core.text.tokens.word_features_many` gives them. Groups without
+    cache), as :func:`~neardup_core.text.features.word_features_many` gives them. Groups without
     features (or with zero weights only) get 0.
     """
     h, w = _check(hashes, weights)

@@ -12,7 +12,7 @@ import textgen as tg
 from neardup_core import ScanOptions, ScanSession
 from neardup_core.fingerprint import boilerplate as bp
 from neardup_core.hashing import hash64_lines
-from neardup_core.text.tokens import normalize
+from neardup_core.text.normalise import normalize
 
 FOOTER = "This memo is confidential and meant only for the people it was sent to."
 MARK = "<!-- 本文件由档案室统一归档 -->"

@@ -1,16 +1,18 @@
 """chardet's verdict computed faster (neardup_core.extract.encoding.accelerator): the same
-encoding and
-the same confidence, to the last bit, as chardet.detect itself.
+encoding and the same confidence, to the last bit, as chardet.detect itself.
 
-Every sample is compared with chardet.detect on the spot, so the tests hold whatever chardet is
-installed: with the version the shortcut was checked against they exercise it (and check that
-it is taken), with any other they check that chardet is simply called.
+The accelerator mirrors chardet's private internals, so it is checked against the chardet
+versions it declares (``SUPPORTED_VERSIONS``, pinned in pyproject.toml). Any other installed
+chardet fails these tests rather than skipping them: the speed-up would otherwise be lost
+without anyone noticing. Every sample is compared with chardet.detect on the spot.
 """
 
 from __future__ import annotations
 
 import random
 import threading
+import tomllib
+from pathlib import Path
 
 import chardet
 import pytest
@@ -18,12 +20,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import neardup_core.extract.encoding.accelerator as fast
-import neardup_core.extract.encoding.detect as enc
+import neardup_core.extract.encoding.candidates as cand
 
-CHECKED = chardet.__version__ == fast.CHECKED_VERSION
-needs_checked_chardet = pytest.mark.skipif(
-    not CHECKED, reason=f"chardet {chardet.__version__} is not the checked "
-                        f"{fast.CHECKED_VERSION}: detect() is chardet itself")
+
+def test_the_installed_chardet_is_a_supported_version() -> None:
+    """The version pyproject.toml pins: another one needs the accelerator checked against it
+    (and SUPPORTED_VERSIONS and the pin updated), or the accelerator silently does nothing."""
+    assert chardet.__version__ in fast.SUPPORTED_VERSIONS
+    assert fast.fast_path_available()
+
+
+def test_pyproject_pins_chardet_to_the_supported_versions() -> None:
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text("utf-8"))
+    pins = [dep for dep in project["project"]["dependencies"] if dep.startswith("chardet")]
+    # one checked version, pinned exactly (a range of checked versions would change this test)
+    assert pins == [f"chardet=={v}" for v in fast.SUPPORTED_VERSIONS]
 
 # Made-up sentences' building blocks, a few dozen everyday words per language.
 WORDS: dict[str, str] = {
@@ -106,7 +117,7 @@ def _samples() -> list[tuple[str, bytes]]:
                 if size == 700:
                     text += _sentence(rng, WORDS["en"].split(), 400)
                 data = text.encode(codec, errors="ignore")
-                out.append((f"{lang}-{codec}-{size}", enc._safe_cut(data[:64 * 1024], len(data))))
+                out.append((f"{lang}-{codec}-{size}", cand.safe_cut(data[:64 * 1024], len(data))))
     for n in (3, 50, 400, 5000):
         out.append((f"random-{n}", random.Random(n).randbytes(n)))
     out.append(("markup", b'<meta charset="iso-8859-2"><p>' + "Zażółć gęślą".encode("cp1250")))
@@ -142,7 +153,6 @@ def test_same_verdict_as_chardet_on_cut_and_damaged_text(sample: tuple[str, byte
     assert fast.detect(bytes(data)) == _chardet(bytes(data))
 
 
-@needs_checked_chardet
 def test_the_shortcut_answers_legacy_text_and_every_branch_is_taken(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """With the checked chardet, legacy text is answered without chardet: the unpruned ranking
@@ -182,7 +192,6 @@ def test_the_shortcut_answers_legacy_text_and_every_branch_is_taken(
     assert seen >= {"_structural", "_pruned", "forced", "short"}
 
 
-@needs_checked_chardet
 @pytest.mark.parametrize("sample", [
     "\ufeffcafé".encode(),                                        # a BOM
     b'<?xml version="1.0" encoding="iso-8859-1"?><a>caf\xe9</a>',   # a declared charset

@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from neardup_core.extract import CorruptDocx, read_docx
+from neardup_core.extract import CorruptDocx, read_docx, zip_package
 from neardup_core.extract import docx as docx_module
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -259,8 +259,8 @@ def test_each_part_is_inflated_and_parsed_once(sections_doc: str,
     inflated: collections.Counter[str] = collections.Counter()
     parsed: collections.Counter[str] = collections.Counter()
     prolog: collections.Counter[str] = collections.Counter()  # inflated bytes of checked parts
-    inflate, xml = docx_module._inflate, docx_module._Package.xml
-    chunks = docx_module._prolog_chunks
+    inflate, xml = docx_module.inflate, docx_module._Package.xml
+    chunks = zip_package._prolog_chunks
 
     def counting_inflate(data: bytes, info: zipfile.ZipInfo) -> bytes | None:
         inflated[info.filename] += 1
@@ -278,8 +278,8 @@ def test_each_part_is_inflated_and_parsed_once(sections_doc: str,
     def no_zipfile_read(*args: object, **kwargs: object) -> None:
         raise AssertionError("zipfile read a part the direct inflate should have read")
 
-    monkeypatch.setattr(docx_module, "_inflate", counting_inflate)
-    monkeypatch.setattr(docx_module, "_prolog_chunks", counting_chunks)
+    monkeypatch.setattr(docx_module, "inflate", counting_inflate)
+    monkeypatch.setattr(zip_package, "_prolog_chunks", counting_chunks)
     monkeypatch.setattr(docx_module._Package, "xml", counting_xml)
     monkeypatch.setattr(zipfile.ZipFile, "open", no_zipfile_read)
     monkeypatch.setattr(docx_module, "_read_python_docx", no_zipfile_read)
@@ -291,7 +291,7 @@ def test_each_part_is_inflated_and_parsed_once(sections_doc: str,
     with zipfile.ZipFile(sections_doc) as z:
         styles_size = z.getinfo("word/styles.xml").file_size
     assert "word/styles.xml" not in inflated and "word/styles.xml" not in parsed
-    assert 0 < prolog["word/styles.xml"] <= docx_module._PROLOG_FIRST < styles_size
+    assert 0 < prolog["word/styles.xml"] <= zip_package._PROLOG_FIRST < styles_size
     assert not set(prolog) & set(inflated)
 
 

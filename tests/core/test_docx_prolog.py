@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from neardup_core.extract import CorruptDocx, read_docx
+from neardup_core.extract import CorruptDocx, read_docx, zip_package
 from neardup_core.extract import docx as docx_module
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -91,7 +91,7 @@ def inflated(monkeypatch: pytest.MonkeyPatch) -> dict[str, collections.Counter[s
     """Bytes the prolog scan inflated ("prolog") and parts inflated whole ("whole"), by name."""
     counts: dict[str, collections.Counter[str]] = {
         "prolog": collections.Counter(), "whole": collections.Counter()}
-    chunks, inflate = docx_module._prolog_chunks, docx_module._inflate
+    chunks, inflate = zip_package._prolog_chunks, docx_module.inflate
 
     def counting_chunks(data: bytes, info: zipfile.ZipInfo) -> Iterator[bytes]:
         for chunk in chunks(data, info):
@@ -102,8 +102,8 @@ def inflated(monkeypatch: pytest.MonkeyPatch) -> dict[str, collections.Counter[s
         counts["whole"][info.filename] += 1
         return inflate(data, info)
 
-    monkeypatch.setattr(docx_module, "_prolog_chunks", counting_chunks)
-    monkeypatch.setattr(docx_module, "_inflate", counting_inflate)
+    monkeypatch.setattr(zip_package, "_prolog_chunks", counting_chunks)
+    monkeypatch.setattr(docx_module, "inflate", counting_inflate)
     return counts
 
 
@@ -116,7 +116,7 @@ def _refused(path: str) -> None:
 def _compressed_span(path: str, name: str) -> tuple[int, int]:
     data = Path(path).read_bytes()
     with zipfile.ZipFile(path) as z:
-        span = docx_module._local_data(data, z.getinfo(name))
+        span = zip_package._local_data(data, z.getinfo(name))
     assert span is not None
     return span
 
@@ -128,7 +128,7 @@ def test_a_big_clean_styles_part_is_inflated_only_up_to_its_root(
     styles = _styles()
     assert len(styles) > 300_000
     assert read_docx(_docx(tmp_path / "clean.docx", styles)) == TEXT
-    assert 0 < inflated["prolog"]["word/styles.xml"] <= docx_module._PROLOG_FIRST
+    assert 0 < inflated["prolog"]["word/styles.xml"] <= zip_package._PROLOG_FIRST
     assert "word/styles.xml" not in inflated["whole"]
     assert inflated["whole"]["word/document.xml"] == 1  # the text parts are read whole
 
@@ -137,7 +137,7 @@ def test_a_small_checked_part_is_checked_whole(
         tmp_path: Path, inflated: dict[str, collections.Counter[str]]) -> None:
     # Setting up an inflater costs what inflating a few KiB does: small parts are read whole.
     styles = _styles(size=1000)
-    assert len(styles) <= docx_module.PROLOG_WHOLE
+    assert len(styles) <= zip_package.PROLOG_WHOLE
     assert read_docx(_docx(tmp_path / "small.docx", styles)) == TEXT
     assert inflated["whole"]["word/styles.xml"] == 1 and not inflated["prolog"]
 
@@ -148,7 +148,7 @@ def test_a_long_prolog_is_scanned_in_steps_and_read_past(
     styles = _styles(DECLARATION + comment + b'<?mso-application progid="Word.Document"?>\n')
     assert read_docx(_docx(tmp_path / "long.docx", styles)) == TEXT
     prolog = inflated["prolog"]["word/styles.xml"]
-    assert len(comment) < prolog < len(comment) + 2 * docx_module._PROLOG_STEP
+    assert len(comment) < prolog < len(comment) + 2 * zip_package._PROLOG_STEP
     assert "word/styles.xml" not in inflated["whole"]
 
 
@@ -160,7 +160,7 @@ def test_a_doctype_after_a_long_comment_and_a_pi_is_refused(
     prolog = (DECLARATION + comment + b'\n<?mso-application progid="Word.Document"?>\n'
               + b'<!DOCTYPE w:styles [<!ENTITY e SYSTEM "file:///etc/passwd">]>\n')
     _refused(_docx(tmp_path / "late.docx", _styles(prolog, inside=b"<w:x>&e;</w:x>")))
-    assert inflated["prolog"]["word/styles.xml"] < len(prolog) + 2 * docx_module._PROLOG_STEP
+    assert inflated["prolog"]["word/styles.xml"] < len(prolog) + 2 * zip_package._PROLOG_STEP
 
 
 @pytest.mark.parametrize("dtd", [
@@ -172,7 +172,7 @@ def test_a_dtd_in_the_prolog_of_a_big_styles_part_is_refused(
         tmp_path: Path, dtd: bytes, inflated: dict[str, collections.Counter[str]]) -> None:
     styles = _styles(DECLARATION + dtd + b"\n", inside=b"<w:x>&lol2;</w:x>")
     _refused(_docx(tmp_path / "dtd.docx", styles))
-    assert inflated["prolog"]["word/styles.xml"] <= docx_module._PROLOG_FIRST
+    assert inflated["prolog"]["word/styles.xml"] <= zip_package._PROLOG_FIRST
 
 
 @pytest.mark.parametrize("inside", [
@@ -184,7 +184,7 @@ def test_markers_after_the_root_declare_nothing_and_are_not_refused(
     # The whole check refuses any "<!DOCTYPE" or "<!ENTITY" bytes; after the root's start tag
     # they can only be text, comments or broken XML: the parser declares nothing from them.
     styles = _styles(inside=inside)
-    tree = etree.fromstring(styles, docx_module._secure_parser()).getroottree()
+    tree = etree.fromstring(styles, zip_package.secure_parser()).getroottree()
     assert tree.docinfo.internalDTD is None and not tree.docinfo.doctype
     assert read_docx(_docx(tmp_path / "inside.docx", styles)) == TEXT
 
@@ -208,15 +208,15 @@ def test_a_clean_stored_styles_part_is_read_past(
     path = _docx(tmp_path / "stored.docx", _styles(), styles_compress=zipfile.ZIP_STORED)
     assert read_docx(path) == TEXT
     assert "word/styles.xml" not in inflated["whole"]
-    assert inflated["prolog"]["word/styles.xml"] <= docx_module.PROLOG_LIMIT
+    assert inflated["prolog"]["word/styles.xml"] <= zip_package.PROLOG_LIMIT
 
 
 def test_a_doctype_after_a_prolog_over_the_limit_is_refused(
         tmp_path: Path, inflated: dict[str, collections.Counter[str]]) -> None:
-    spaces = b" " * (docx_module.PROLOG_LIMIT + 10)
+    spaces = b" " * (zip_package.PROLOG_LIMIT + 10)
     _refused(_docx(tmp_path / "far.docx",
                    _styles(DECLARATION + spaces + b'<!DOCTYPE w:styles [<!ENTITY e "x">]>')))
-    assert inflated["prolog"]["word/styles.xml"] == docx_module.PROLOG_LIMIT
+    assert inflated["prolog"]["word/styles.xml"] == zip_package.PROLOG_LIMIT
     assert inflated["whole"]["word/styles.xml"] == 1
 
 
@@ -227,11 +227,12 @@ def test_a_declared_encoding_whose_bytes_can_hide_markup_is_checked_whole(
     prolog = (b'<?xml version="1.0" encoding="ISO-2022-JP"?>\n<?pi \x1b$B?><a\x1b(B ?>'
               b'<!DOCTYPE w:styles [<!ENTITY e "x">]>')
     styles = _styles(prolog, inside=b"<w:x>&e;</w:x>").decode().encode("ascii", "ignore")
-    tree = etree.fromstring(styles, docx_module._secure_parser()).getroottree()
+    tree = etree.fromstring(styles, zip_package.secure_parser()).getroottree()
     assert tree.docinfo.internalDTD is not None  # what the parser sees
     relabelled = styles.replace(b"ISO-2022-JP", b"UTF-8")
-    assert docx_module._scan_prolog(relabelled, 0)[0] == docx_module._ROOT  # bytes alone: fooled
-    assert docx_module._scan_prolog(styles, 0)[0] == docx_module._UNSURE
+    # bytes alone: fooled
+    assert zip_package._scan_prolog(relabelled, 0)[0] == zip_package.PROLOG_ROOT
+    assert zip_package._scan_prolog(styles, 0)[0] == zip_package.PROLOG_UNSURE
     _refused(_docx(tmp_path / "jis.docx", styles))
 
 
@@ -246,9 +247,9 @@ def test_what_looks_like_a_root_inside_a_comment_or_pi_is_not_one(tmp_path: Path
                                                                   prolog: bytes) -> None:
     styles = _styles(DECLARATION + prolog + b'<!DOCTYPE w:styles [<!ENTITY e "x">]>',
                      inside=b"<w:x>&e;</w:x>")
-    tree = etree.fromstring(styles, docx_module._secure_parser()).getroottree()
+    tree = etree.fromstring(styles, zip_package.secure_parser()).getroottree()
     assert tree.docinfo.internalDTD is not None  # what the parser sees
-    assert docx_module._scan_prolog(styles, 0)[0] == docx_module._DTD
+    assert zip_package._scan_prolog(styles, 0)[0] == zip_package.PROLOG_DTD
     _refused(_docx(tmp_path / "tricky.docx", styles))
 
 
@@ -325,24 +326,24 @@ def _documents(draw: st.DrawFn) -> bytes:
 @settings(max_examples=400, deadline=None)
 @given(_documents())
 def test_the_scan_never_passes_what_the_parser_reads_a_dtd_in(data: bytes) -> None:
-    verdict, _ = docx_module._scan_prolog(data, 0)
-    if verdict == docx_module._ROOT:
+    verdict, _ = zip_package._scan_prolog(data, 0)
+    if verdict == zip_package.PROLOG_ROOT:
         try:
-            tree = etree.fromstring(data, docx_module._secure_parser()).getroottree()
+            tree = etree.fromstring(data, zip_package.secure_parser()).getroottree()
         except etree.XMLSyntaxError:
             return  # no parser of ours reads it at all
         assert tree.docinfo.internalDTD is None and not tree.docinfo.doctype
-    elif verdict == docx_module._DTD:
+    elif verdict == zip_package.PROLOG_DTD:
         with pytest.raises(CorruptDocx):
-            docx_module._refuse_dtd("x", data)  # the whole check agrees
+            zip_package.refuse_dtd("x", data)  # the whole check agrees
 
 
 @settings(max_examples=200, deadline=None)
 @given(_documents())
 def test_the_scan_in_steps_says_what_the_scan_at_once_says(data: bytes) -> None:
-    whole = docx_module._scan_prolog(data, 0)[0]
+    whole = zip_package._scan_prolog(data, 0)[0]
     for cut in range(len(data) + 1):
-        verdict, at = docx_module._scan_prolog(data[:cut], 0)
-        if verdict == docx_module._MORE:
-            verdict = docx_module._scan_prolog(data, at)[0]
+        verdict, at = zip_package._scan_prolog(data[:cut], 0)
+        if verdict == zip_package.PROLOG_MORE:
+            verdict = zip_package._scan_prolog(data, at)[0]
         assert verdict == whole, cut

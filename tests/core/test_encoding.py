@@ -11,7 +11,8 @@ import textgen as tg
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from neardup_core.extract.encoding.detect import BinaryContent, Decoded, decode_bytes, plausibility
+from neardup_core.extract.encoding.detect import BinaryContent, Decoded, decode_bytes
+from neardup_core.extract.encoding.plausibility import plausibility
 
 ZH = (
     "春天来了，城市里的公园开满了花。每天早上，许多老人在湖边散步、打太极拳，孩子们在草地上放风筝。\n"

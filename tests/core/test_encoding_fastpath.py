@@ -19,8 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import neardup_core.extract.encoding.candidates as cand
 import neardup_core.extract.encoding.detect as enc
-from neardup_core.extract.encoding.detect import decode_bytes, plausibility
+import neardup_core.extract.encoding.plausibility as plaus
+from neardup_core.extract.encoding.detect import decode_bytes
+from neardup_core.extract.encoding.plausibility import plausibility
 
 ZH = ("我们的团队今年完成了三个重要的项目，客户对结果非常满意。下个月公司会组织一次培训，"
       "帮助新同事了解工作流程。如果你有任何问题，可以随时联系办公室的张老师。\n"
@@ -63,13 +66,13 @@ def chardet_calls(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
 
 
 def _sample(data: bytes) -> bytes:
-    return enc._safe_cut(data[: 64 * 1024], len(data))
+    return cand.safe_cut(data[: 64 * 1024], len(data))
 
 
 # -- exact speed-ups -------------------------------------------------------------------------
 
-_REF_CJK = re.compile(f"[{enc._CJK_CLASS}]")
-_REF_GLUED = re.compile(f"(?=[A-Za-z][{enc._CJK_CLASS}]|[{enc._CJK_CLASS}][A-Za-z])")
+_REF_CJK = re.compile(f"[{plaus._CJK_CLASS}]")
+_REF_GLUED = re.compile(f"(?=[A-Za-z][{plaus._CJK_CLASS}]|[{plaus._CJK_CLASS}][A-Za-z])")
 #: Runs of three or more characters from U+0080-U+00FF other than the no-break space: each
 #: character after the second costs a point.
 _REF_LATIN1_RUN = re.compile("[\u0080-\u009f\u00a1-\u00ff]{3,}")
@@ -83,7 +86,7 @@ def _reference_plausibility(text: str) -> float:
         if ch.isspace():
             continue
         total += n
-        score += n * enc._char_weight(ch)
+        score += n * plaus.char_weight(ch)
     if not total:
         return 1.0
     glued = sum(1 for _ in _REF_GLUED.finditer(text))
@@ -92,14 +95,14 @@ def _reference_plausibility(text: str) -> float:
 
 
 def test_tables_match_char_weight_and_cjk_class() -> None:
-    tenths, script = enc._tables()
+    tenths, script = plaus._tables()
     for o in range(0x10000):
         c = chr(o)
         if c.isspace():
-            assert tenths[o] == enc._SPACE, hex(o)
+            assert tenths[o] == plaus._SPACE, hex(o)
         else:
-            assert tenths[o] / 10 == enc._char_weight(c), hex(o)
-        cjk = script[o] in (enc._IDEOGRAPH, enc._KANA_HANGUL)
+            assert tenths[o] / 10 == plaus.char_weight(c), hex(o)
+        cjk = script[o] in (plaus._IDEOGRAPH, plaus._KANA_HANGUL)
         assert cjk == bool(_REF_CJK.match(c)), hex(o)
     assert not any(chr(o).isspace() for o in range(0x10000, 0x110000, 97))
 
@@ -124,8 +127,8 @@ def _texts() -> list[str]:
 def test_plausibility_is_bit_identical_to_the_counter_loop(text: str) -> None:
     expected = _reference_plausibility(text)
     assert plausibility(text) == expected
-    quick, exact = enc._quick_plausibility(text)
-    assert abs(quick - expected) <= enc.QUICK_ERROR
+    quick, exact = plaus.quick_plausibility(text)
+    assert abs(quick - expected) <= plaus.QUICK_ERROR
     if exact:
         assert quick == expected
 
@@ -135,8 +138,8 @@ def test_plausibility_is_bit_identical_to_the_counter_loop(text: str) -> None:
 def test_plausibility_matches_the_reference_on_any_text(text: str, repeat: int) -> None:
     text *= repeat   # repeated text crosses the length at which numpy takes over
     assert plausibility(text) == _reference_plausibility(text)
-    quick, exact = enc._quick_plausibility(text)
-    assert abs(quick - plausibility(text)) <= enc.QUICK_ERROR
+    quick, exact = plaus.quick_plausibility(text)
+    assert abs(quick - plausibility(text)) <= plaus.QUICK_ERROR
     assert not exact or quick == plausibility(text)
 
 
@@ -147,7 +150,7 @@ def test_cp1252_ceiling_is_an_upper_bound(data: bytes) -> None:
         text = data.decode("cp1252")
     except UnicodeDecodeError:
         return
-    assert plausibility(text) <= enc._cp1252_ceiling(data)
+    assert plausibility(text) <= plaus.cp1252_ceiling(data)
 
 
 def _reference_almost_utf8(sample: bytes) -> bool:
@@ -178,13 +181,13 @@ def _reference_scores(head: bytes, order: list[str],
                       trusted: tuple[str, ...]) -> list[tuple[float, int, str, bool]]:
     scored = []
     for rank, codec in enumerate(order):
-        strict = enc._strict(head, codec)
+        strict = cand.strict_decode(head, codec)
         text = strict[0] if strict is not None else head.decode(codec, errors="replace")
-        score = _reference_plausibility(text[: enc.SCORE_SAMPLE])
+        score = _reference_plausibility(text[: cand.SCORE_SAMPLE])
         if codec in trusted:
             score += 0.05
         if strict is None:
-            score -= enc.NOT_STRICT
+            score -= cand.NOT_STRICT
         scored.append((score, -rank, codec, strict is not None))
     return scored
 
@@ -209,7 +212,7 @@ _HEADS = [ZH.encode("gbk"), TW.encode("big5"), JA.encode("shift_jis"), KO.encode
 def test_left_out_candidates_cannot_change_the_outcome(head: bytes,
                                                        trusted: tuple[str, ...]) -> None:
     order = list(dict.fromkeys([*trusted, *enc._CANDIDATES, *trusted]))
-    pruned = enc._score_candidates(head, order, trusted)
+    pruned = cand.score_candidates(head, order, trusted)
     full = _reference_scores(head, order, trusted)
     assert set(pruned) <= set(full)
     assert _deciding(pruned) == _deciding(full)
@@ -220,7 +223,7 @@ def test_left_out_candidates_cannot_change_the_outcome(head: bytes,
 def test_left_out_candidates_cannot_change_the_outcome_on_any_bytes(
         head: bytes, trusted: tuple[str, ...]) -> None:
     order = list(dict.fromkeys([*trusted, *enc._CANDIDATES]))
-    assert _deciding(enc._score_candidates(head, order, trusted)) == _deciding(
+    assert _deciding(cand.score_candidates(head, order, trusted)) == _deciding(
         _reference_scores(head, order, trusted))
 
 
@@ -236,7 +239,7 @@ def test_the_top_candidate_is_the_full_rankings_first(head: bytes,
     # _detect reads the first of the ranking, and only when it does not decode the whole file
     # the rest: the top found by scoring as few as possible must be that very entry.
     order = list(dict.fromkeys([*trusted, *enc._CANDIDATES, *trusted]))
-    assert enc._top_candidate(head, order, trusted) == max(_reference_scores(head, order, trusted))
+    assert cand.top_candidate(head, order, trusted) == max(_reference_scores(head, order, trusted))
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -245,7 +248,7 @@ def test_the_top_candidate_is_the_full_rankings_first(head: bytes,
 def test_the_top_candidate_is_the_full_rankings_first_on_any_bytes(
         head: bytes, trusted: tuple[str, ...]) -> None:
     order = list(dict.fromkeys([*trusted, *enc._CANDIDATES]))
-    assert enc._top_candidate(head, order, trusted) == max(_reference_scores(head, order, trusted))
+    assert cand.top_candidate(head, order, trusted) == max(_reference_scores(head, order, trusted))
 
 
 def test_a_clean_trusted_reading_is_the_only_one_scored(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -253,15 +256,15 @@ def test_a_clean_trusted_reading_is_the_only_one_scored(monkeypatch: pytest.Monk
     # reach, so no other candidate is decoded or scored.
     head = (EN.replace("“", '"').replace("”", '"') + "Café crème, déjà vu.").encode("cp1252")
     decoded: list[str] = []
-    real = enc._strict
+    real = cand.strict_decode
 
     def spy(data: bytes, codec: str) -> tuple[str, int] | None:
         decoded.append(codec)
         return real(data, codec)
 
-    monkeypatch.setattr(enc, "_strict", spy)
+    monkeypatch.setattr(cand, "strict_decode", spy)
     order = list(dict.fromkeys(["cp1252", *enc._CANDIDATES]))
-    top = enc._top_candidate(head, order, ("cp1252",))
+    top = cand.top_candidate(head, order, ("cp1252",))
     assert top[2] == "cp1252" and decoded == ["cp1252"]
 
 
@@ -395,22 +398,22 @@ def test_the_penalty_is_counted_only_where_the_text_can_have_it(text: str) -> No
     """The quick score looks for the penalty's ingredients in its histogram first; where it
     finds them it counts as the penalty does, and where not the penalty is nil."""
     expected = _reference_plausibility(text)
-    quick, exact = enc._quick_plausibility(text)
-    assert abs(quick - expected) <= enc.QUICK_ERROR
+    quick, exact = plaus.quick_plausibility(text)
+    assert abs(quick - expected) <= plaus.QUICK_ERROR
     assert not exact or quick == expected
-    codes = enc._code_points(text)
-    assert enc._penalty(codes, int(codes.max())) == \
-        enc._glued(codes) + enc._latin1_runs(codes)
+    codes = plaus._code_points(text)
+    assert plaus._penalty(codes, int(codes.max())) == \
+        plaus._glued(codes) + plaus._latin1_runs(codes)
 
 
 def test_quick_table_holds_the_tenths_and_what_the_penalty_looks_at() -> None:
-    tenths = enc._tables()[0]
-    table = enc._quick_table()
+    tenths = plaus._tables()[0]
+    table = plaus._quick_table()
     assert (table & 0xFF).astype(np.uint8).view(np.int8).tolist() == tenths.tolist()
     flags = (table >> 8).tolist()
     for o in range(0x10000):
         c = chr(o)
-        want = (enc._LETTER if c.isascii() and c.isalpha() else 0) \
-            + (enc._GLUE if _REF_CJK.match(c) else 0) \
-            + (enc._HIGH_LATIN1 if 0x80 <= o <= 0xFF and o != 0xA0 else 0)
+        want = (plaus._LETTER if c.isascii() and c.isalpha() else 0) \
+            + (plaus._GLUE if _REF_CJK.match(c) else 0) \
+            + (plaus._HIGH_LATIN1 if 0x80 <= o <= 0xFF and o != 0xA0 else 0)
         assert flags[o] == want, hex(o)

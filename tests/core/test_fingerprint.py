@@ -26,7 +26,9 @@ from neardup_core.fingerprint.simhash import hamming_distance
 from neardup_core.hashing import hash64, hash128_hex
 from neardup_core.models import Method, ScanOptions
 from neardup_core.pairs.scoring import simhash_similarity
-from neardup_core.text.tokens import Segmenter, normalize, units
+from neardup_core.text.chinese import Segmenter
+from neardup_core.text.normalise import normalize
+from neardup_core.text.shingles import units
 
 REPO = Path(__file__).resolve().parents[2]
 

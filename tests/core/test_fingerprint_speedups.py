@@ -24,13 +24,12 @@ from neardup_core.fingerprint.fingerprinter import (
 from neardup_core.fingerprint.minhash import hash32
 from neardup_core.fingerprint.simhash import WEIGHT_SCALE, simhash_grouped
 from neardup_core.hashing import hash_segments, hash_sorted_segments, segment_hash
-from neardup_core.text.tokens import (
+from neardup_core.text.chinese import idf_of_ids, idf_table
+from neardup_core.text.features import _sublinear_tf
+from neardup_core.text.normalise import (
     SEPARATOR,
     _collapse_spaces,
     _map_text,
-    _sublinear_tf,
-    idf_of_ids,
-    idf_table,
     normalize,
     normalize_joined,
     normalize_many,

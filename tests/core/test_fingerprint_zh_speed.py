@@ -21,20 +21,14 @@ from neardup_core.fingerprint.fingerprinter import Fingerprinter, FingerprintSet
 from neardup_core.fingerprint.minhash import MinHasher
 from neardup_core.fingerprint.simhash import simhash
 from neardup_core.hashing import combine_hashes, segment_hash, splitmix64
-from neardup_core.text import tokens as tk
-from neardup_core.text.tokens import (
-    CJK,
-    ENGLISH_STOP_WORDS,
-    FEATURE_KINDS,
-    WORD,
-    Segmenter,
+from neardup_core.text import chinese
+from neardup_core.text import features as tk
+from neardup_core.text.chinese import Segmenter, chinese_tokens, chinese_words
+from neardup_core.text.features import ENGLISH_STOP_WORDS, FEATURE_KINDS, feature_weights
+from neardup_core.text.normalise import CJK, WORD, char_class, normalize, normalize_many
+from neardup_core.text.shingles import (
+    Analysis,
     analyse_codes,
-    char_class,
-    chinese_tokens,
-    chinese_words,
-    feature_weights,
-    normalize,
-    normalize_many,
     shingle_hash,
     shingle_hashes_many,
     shingle_keys_many,
@@ -110,7 +104,7 @@ def plain_chinese_tokens(docs: list[str], seg: Segmenter) -> tuple[list[int], li
     return hashes, lengths, where, positions
 
 
-def batch_analysis(texts: list[str]) -> tuple[list[str], tk.Analysis]:
+def batch_analysis(texts: list[str]) -> tuple[list[str], Analysis]:
     docs, codes = normalize_many(texts)
     return docs, analyse_codes(codes, len(docs))
 
@@ -154,7 +148,7 @@ def test_segmenter_pieces_change_nothing(seg: Segmenter, monkeypatch: pytest.Mon
             calls.append(text)
             return super().cut(text)
 
-    monkeypatch.setattr(tk, "SEGMENT_PIECE", piece)
+    monkeypatch.setattr(chinese, "SEGMENT_PIECE", piece)
     got = chinese_tokens(a, Counting())
     assert len(calls) > 1
     assert all(c.endswith(" ") for c in calls[:-1])  # pieces end at the gap after a run
@@ -183,7 +177,7 @@ def test_tokens_of_256_characters_or_more(monkeypatch: pytest.MonkeyPatch) -> No
     assert max(length) == 1000
     got_h, got_len, got_doc = chinese_tokens(a, seg)
     assert (got_h.tolist(), got_len.tolist(), got_doc.tolist()) == (h, length, where)
-    monkeypatch.setattr(tk, "SEGMENT_PIECE", 10)  # one piece with long tokens, others without
+    monkeypatch.setattr(chinese, "SEGMENT_PIECE", 10)  # one piece with long tokens, others without
     got_h, got_len, got_doc = chinese_tokens(a, seg)
     assert (got_h.tolist(), got_len.tolist(), got_doc.tolist()) == (h, length, where)
 

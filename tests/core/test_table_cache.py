@@ -12,8 +12,8 @@ import pytest
 
 from neardup_core import tables as table_cache
 from neardup_core.extract.encoding import accelerator as _chardet_fast
-from neardup_core.extract.encoding import detect as encoding
-from neardup_core.text import tokens
+from neardup_core.extract.encoding import plausibility as plaus
+from neardup_core.text import chinese, normalise
 
 
 @pytest.fixture
@@ -118,8 +118,8 @@ def _loaded(cached, kept: bool = True):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("kept", [False, True])
 def test_normalisation_tables_equal_a_fresh_build(cache: Path, kept: bool) -> None:
-    loaded = _loaded(tokens._tables, kept)
-    built = tokens._build_tables()
+    loaded = _loaded(normalise._tables, kept)
+    built = normalise._build_tables()
     for name in ("chars", "classes", "expansion", "expansion_len", "astral_format"):
         a, b = getattr(loaded, name), getattr(built, name)
         assert a.dtype == b.dtype and np.array_equal(a, b), name
@@ -127,28 +127,26 @@ def test_normalisation_tables_equal_a_fresh_build(cache: Path, kept: bool) -> No
 
 
 def test_idf_hash_from_the_cache_equals_a_fresh_build(cache: Path) -> None:
-    loaded = _loaded(tokens._idf_hash)
-    built = tokens._build_idf_hash()
+    loaded = _loaded(chinese._idf_hash)
+    built = chinese._build_idf_hash()
     assert np.array_equal(loaded.keys, built.keys) and np.array_equal(loaded.values,
                                                                       built.values)
     assert (loaded.mask, loaded.mask_int, loaded.longest) == (built.mask, built.mask_int,
                                                               built.longest)
     assert not loaded.keys.flags.writeable and not loaded.values.flags.writeable
-    if tokens._idf_path() is not None:
+    if chinese._idf_path() is not None:
         assert len(list(cache.glob("idf-hash-*.npz"))) == 1
 
 
 def test_plausibility_tables_from_the_cache_equal_a_fresh_build(cache: Path) -> None:
-    tenths, script = _loaded(encoding._tables)
-    fresh_tenths, fresh_script = encoding._build_tables()
+    tenths, script = _loaded(plaus._tables)
+    fresh_tenths, fresh_script = plaus._build_tables()
     assert np.array_equal(tenths, fresh_tenths) and np.array_equal(script, fresh_script)
     assert tenths.dtype == np.int8 and script.dtype == np.uint8
     assert not tenths.flags.writeable and not script.flags.writeable
     assert len(list(cache.glob("plausibility-*.npz"))) == 1
 
 
-@pytest.mark.skipif(not _chardet_fast.fast_path_available(),
-                    reason="another chardet than the one the fast path mirrors")
 def test_chardet_bytewise_tables_from_the_cache_equal_a_fresh_build(cache: Path) -> None:
     from chardet.enums import EncodingEra
     from chardet.registry import get_candidates
@@ -171,14 +169,14 @@ def test_chardet_bytewise_tables_from_the_cache_equal_a_fresh_build(cache: Path)
 
 def test_tables_files_are_named_by_what_they_depend_on(cache: Path) -> None:
     table_cache.source_digest.cache_clear()
-    encoding._tables.cache_clear()
-    encoding._tables()
+    plaus._tables.cache_clear()
+    plaus._tables()
     (first,) = cache.glob("plausibility-*.npz")
     os.utime(first, (0, 0))  # the name, not the date, tells a table apart
-    encoding._tables.cache_clear()
-    encoding._tables()
+    plaus._tables.cache_clear()
+    plaus._tables()
     assert list(cache.glob("plausibility-*.npz")) == [first]
-    encoding._tables.cache_clear()
+    plaus._tables.cache_clear()
 
 
 def test_old_files_of_a_table_are_pruned_and_nothing_else(cache: Path, tmp_path: Path) -> None:

@@ -15,26 +15,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup_core.hashing import segment_hash
-from neardup_core.text.tokens import (
+from neardup_core.text.chinese import Segmenter, idf_of, idf_table
+from neardup_core.text.features import word_features, word_features_many
+from neardup_core.text.normalise import (
     LINE_BREAKS,
     PUNCTUATION,
-    Segmenter,
-    analyse,
-    analyse_codes,
-    idf_of,
-    idf_table,
     lines,
     normalize,
     normalize_codes,
     normalize_many,
+)
+from neardup_core.text.shingles import (
+    analyse,
+    analyse_codes,
     shingle_hash,
     shingle_hashes,
     shingle_hashes_many,
     shingle_set,
     unit_hashes,
     units,
-    word_features,
-    word_features_many,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -270,7 +269,7 @@ def test_jieba_loads_quietly_with_read_only_home(tmp_path: Path) -> None:
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     code = textwrap.dedent("""
-        from neardup_core.text.tokens import Segmenter
+        from neardup_core.text.chinese import Segmenter
         print("/".join(Segmenter(backend="jieba").cut("我们明天一起去图书馆")))
     """)
     env = {**os.environ, "HOME": str(home), "TMPDIR": str(tmp), "PYTHONPATH": str(REPO)}
@@ -349,48 +348,48 @@ def test_batch_features_equal_per_document(texts: list[str]) -> None:
 
 
 def test_idf_table_is_kept_in_the_cache_folder_and_reread(tmp_path, monkeypatch):
-    from neardup_core.text import tokens
+    from neardup_core.text import chinese
 
-    if tokens._idf_path() is None:
+    if chinese._idf_path() is None:
         pytest.skip("jieba's idf file is not installed")
-    monkeypatch.setattr(tokens, "_idf_cache_dir", lambda: tmp_path)
-    tokens.idf_table.cache_clear()
+    monkeypatch.setattr(chinese, "_idf_cache_dir", lambda: tmp_path)
+    chinese.idf_table.cache_clear()
     try:
-        first = tokens.idf_table()
+        first = chinese.idf_table()
         [stored] = list(tmp_path.glob("idf-*.npz"))
 
         def no_parse(path):
             raise AssertionError("parsed again although the cache file is there")
 
-        monkeypatch.setattr(tokens, "_parse_idf", no_parse)
-        tokens.idf_table.cache_clear()
-        again = tokens.idf_table()
+        monkeypatch.setattr(chinese, "_parse_idf", no_parse)
+        chinese.idf_table.cache_clear()
+        again = chinese.idf_table()
         assert np.array_equal(first[0], again[0]) and np.array_equal(first[1], again[1])
         assert first[2] == again[2] and again[0].dtype == np.uint64
         # a damaged cache file is parsed again (and replaced), never trusted
         stored.write_bytes(b"not an npz file")
         monkeypatch.undo()
-        monkeypatch.setattr(tokens, "_idf_cache_dir", lambda: tmp_path)
-        tokens.idf_table.cache_clear()
-        third = tokens.idf_table()
+        monkeypatch.setattr(chinese, "_idf_cache_dir", lambda: tmp_path)
+        chinese.idf_table.cache_clear()
+        third = chinese.idf_table()
         assert np.array_equal(first[0], third[0])
         with np.load(stored) as z:
             assert np.array_equal(z["ids"], first[0])
     finally:
-        tokens.idf_table.cache_clear()
+        chinese.idf_table.cache_clear()
 
 
 def test_an_unwritable_cache_folder_only_costs_the_parse(tmp_path, monkeypatch):
-    from neardup_core.text import tokens
+    from neardup_core.text import chinese
 
-    if tokens._idf_path() is None:
+    if chinese._idf_path() is None:
         pytest.skip("jieba's idf file is not installed")
     blocker = tmp_path / "file"
     blocker.write_bytes(b"x")
-    monkeypatch.setattr(tokens, "_idf_cache_dir", lambda: blocker / "sub")
-    tokens.idf_table.cache_clear()
+    monkeypatch.setattr(chinese, "_idf_cache_dir", lambda: blocker / "sub")
+    chinese.idf_table.cache_clear()
     try:
-        ids, values, median = tokens.idf_table()
+        ids, values, median = chinese.idf_table()
         assert ids.size == values.size > 100_000 and median > 0
     finally:
-        tokens.idf_table.cache_clear()
+        chinese.idf_table.cache_clear()

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from neardup_core.extract import BinaryContent, Extracted, decode_bytes, extract
 from neardup_core.fingerprint.fingerprinter import fingerprint_text, normalized_jaccard
 from neardup_core.models import Problem, ProblemKind
-from neardup_core.text.tokens import normalize
+from neardup_core.text.normalise import normalize
 
 FAST = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=60)
 

@@ -15,7 +15,8 @@ come before scoring, the validity decoders, the CJK gate, the rank corrections. 
 scored candidates is rebuilt exactly as chardet's pruning builds it, because the corrections
 look at that list. Input that leaves the common path (a BOM, a charset declaration, UTF-8,
 binary data...) is answered by chardet itself, and so is everything when the installed chardet
-is not the version this was checked against.
+is not a version this was checked against (:data:`SUPPORTED_VERSIONS`, which ``pyproject.toml``
+pins; ``tests/core/test_chardet_fast.py`` fails on any other).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import codecs
 import functools
 import math
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import chardet
@@ -31,10 +34,11 @@ import numpy as np
 
 from neardup_core.tables import cached_arrays
 
-__all__ = ["detect", "fast_path_available"]
+__all__ = ["SUPPORTED_VERSIONS", "detect", "fast_path_available"]
 
-#: The chardet release whose internals this mirrors. Any other: chardet.detect, unchanged.
-CHECKED_VERSION = "7.7.0"
+#: The chardet releases whose internals this was checked to mirror (pinned in pyproject.toml).
+#: Any other: chardet.detect, unchanged.
+SUPPORTED_VERSIONS: tuple[str, ...] = ("7.7.0",)
 
 
 def detect(sample: bytes) -> tuple[str | None, float]:
@@ -49,7 +53,7 @@ def detect(sample: bytes) -> tuple[str | None, float]:
 
 
 def fast_path_available() -> bool:
-    """Whether the installed chardet is the checked one (otherwise :func:`detect` is chardet)."""
+    """Whether the installed chardet is a checked one (otherwise :func:`detect` is chardet)."""
     return _engine() is not None
 
 
@@ -70,18 +74,63 @@ def _engine() -> _Engine | None:
     return _BUILT[0]
 
 
+@dataclass(eq=False, kw_only=True)
 class _Engine:
-    """chardet's internals and the tables built from its models, for one process."""
+    """chardet's internals and the tables built from its models, for one process.
 
-    def __init__(self, internals: dict[str, Any]) -> None:
-        self.__dict__.update(internals)
+    Every name the pipeline below reads is a declared field, filled by :func:`_load_internals`
+    (chardet's functions and constants) and :func:`_bytewise_tables` and :func:`_model_tables`
+    (the tables): a name chardet no longer has fails the build, and the engine is then None.
+    """
+
+    # chardet's early stages, each answering for input that leaves the common path
+    detect_bom: Callable[..., Any]
+    detect_utf1632_patterns: Callable[..., Any]
+    detect_escape_encoding: Callable[..., Any]
+    detect_magic: Callable[..., Any]
+    scan_utf8: Callable[..., Any]
+    detect_ascii: Callable[..., Any]
+    is_binary: Callable[..., Any]
+    detect_markup_charset: Callable[..., Any]
+    # validity, the CJK gate, the rank corrections and their constants
+    decodes_without_error: Callable[..., Any]
+    evidence_cap: int
+    gate_cjk: Callable[..., Any]
+    structural_threshold: float
+    stat_max_bytes: int
+    prescreen_from: int
+    postprocess_results: Callable[..., Any]
+    scoring_floor: Callable[..., Any]
+    forced_encodings: Callable[..., Any]
+    DetectionResult: Any
+    PipelineContext: Any
+    candidates: tuple[Any, ...]
+    multibyte: tuple[Any, ...]
+    no_match: tuple[str, float]
+    # _bytewise_tables: the code pages judged from the bytes present, and their undefined bytes
+    bytewise: list[str]
+    undefined: np.ndarray
+    # _model_tables: the bigram models by bigram, filled on demand, and what scoring reads
+    table: np.ndarray
+    loaded: np.ndarray
+    lock: Any
+    models: list[bytes]
+    norms: np.ndarray
+    idf: np.ndarray
+    rowmax: np.ndarray
+    variants: dict[str, tuple[tuple[str, int], ...]]
+    whitespace_runs: np.ndarray
+    grid: np.ndarray
+    grid_row: dict[str, int]
+    columns_of: dict[str, list[int]]
+    langs: dict[str, list[str]]
 
     @classmethod
     def build(cls) -> _Engine | None:
-        if getattr(chardet, "__version__", None) != CHECKED_VERSION:
+        if getattr(chardet, "__version__", None) not in SUPPORTED_VERSIONS:
             return None
         try:
-            return cls(_load_internals())
+            return cls(**_load_internals())
         except (ImportError, AttributeError, KeyError, ValueError, LookupError):
             return None
 

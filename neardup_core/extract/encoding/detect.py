@@ -26,7 +26,7 @@ Decisions, first match wins:
    letters are left to chardet: there CP1250, ISO-8859-15 or a DOS code page may win.
 8. chardet on a sample cut where no multi-byte character can be split. If it is sure (>= 0.7)
    and its codec decodes the whole file strictly, that is the answer. chardet's verdict is
-   computed by :mod:`._chardet_fast`: the same encoding and confidence, several times sooner.
+   computed by :mod:`.accelerator`: the same encoding and confidence, several times sooner.
 9. Otherwise a set of candidates (chardet's pick, UTF-8, GB18030, CP950, Big5-HKSCS, CP932,
    EUC-JP, CP949, CP1252, UTF-16 LE/BE) is decoded strictly and scored by
    :func:`plausibility`: the share of characters that real text is made of (frequent CJK
@@ -65,21 +65,28 @@ Windows writes: all of Big5 plus the euro sign and the ETEN extensions), falling
 from __future__ import annotations
 
 import codecs
-import functools
 import re
-import unicodedata
-from collections import Counter
 from dataclasses import dataclass
 
-import numpy as np
-
 from neardup_core.extract.common import BinaryContent
-from neardup_core.extract.encoding import frequent as _frequent
 from neardup_core.extract.encoding.accelerator import detect as detect_like_chardet
-from neardup_core.extract.encoding.frequent import FREQUENT
-from neardup_core.tables import cached_arrays
+from neardup_core.extract.encoding.candidates import (
+    SCORE_SAMPLE,
+    safe_cut,
+    score_candidates,
+    score_head,
+    strict_decode,
+    top_candidate,
+)
+from neardup_core.extract.encoding.plausibility import (
+    CJK_CHAR,
+    cp1252_ceiling,
+    plausibility,
+    quick_plausibility,
+    script_counts,
+)
 
-__all__ = ["BinaryContent", "Decoded", "decode_bytes", "plausibility"]
+__all__ = ["BinaryContent", "Decoded", "decode_bytes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,13 +110,8 @@ SURE = 0.7
 #: chardet at or above this breaks ties between candidates that score alike (single-byte code
 #: pages decode each other's letters into letters; only its language model tells them apart).
 TIE_BREAK = 0.15
-#: What failing to decode strictly costs a candidate's score: a decoding with a few U+FFFD beats
-#: a strict one only when the strict one reads like mojibake.
-NOT_STRICT = 0.2
 #: Text with more control bytes than this share of the sample is taken for binary.
 MAX_CONTROL_SHARE = 0.10
-#: Characters of a candidate decoding that are scored (enough for a stable share, and fast).
-SCORE_SAMPLE = 16 * 1024
 
 #: Legacy data with at least this many bytes >= 0x80, making up at least CJK_MIN_SHARE of the
 #: sample, is first read as Chinese, Japanese or Korean without asking chardet...
@@ -173,8 +175,8 @@ def decode_bytes(data: bytes, *, encoding: str | None = None,
             continue
         if codec == "utf-32":
             # FF FE 00 00 may also be a UTF-16 LE BOM and a NUL character.
-            strict = _strict(data, codec) if len(data) % 4 == 0 else None
-            if strict is None and _strict(data, "utf-16") is not None:
+            strict = strict_decode(data, codec) if len(data) % 4 == 0 else None
+            if strict is None and strict_decode(data, "utf-16") is not None:
                 continue
             text, replaced = strict or _decode_tolerant(data, codec)
             return Decoded(text, codec, 1.0, replaced)
@@ -191,14 +193,14 @@ def decode_bytes(data: bytes, *, encoding: str | None = None,
         if wide is not None:
             return wide
         raise BinaryContent("it is mostly control characters, so it is binary data, not text")
-    utf8 = _strict(data, "utf-8")
+    utf8 = strict_decode(data, "utf-8")
     if utf8 is not None:
         if data.isascii() and (b"\x1b" in sample or b"~{" in sample):
             escaped = _escape_encoding(data, sample)
             if escaped is not None:
                 return escaped
         return Decoded(utf8[0], "utf-8", 1.0 if data.isascii() else 0.99, utf8[1])
-    sample = _safe_cut(sample, len(data))
+    sample = safe_cut(sample, len(data))
     if _almost_utf8(sample):
         text, replaced = _decode_tolerant(data, "utf-8")
         return Decoded(text, "utf-8", 0.5, replaced)
@@ -235,28 +237,9 @@ def _decode_override(data: bytes, encoding: str) -> Decoded:
     return Decoded(text, codec, 1.0, replaced)
 
 
-def _strict(data: bytes, codec: str) -> tuple[str, int] | None:
-    """Strict decoding that forgives only an incomplete last character (counted as replaced).
-
-    Returns None when the codec does not fit the data.
-    """
-    decoder = codecs.getincrementaldecoder(codec)(errors="strict")
-    try:
-        text = decoder.decode(data, final=False)
-        pending = decoder.getstate()[0]
-        if pending:
-            try:
-                return text + decoder.decode(b"", final=True), 0
-            except UnicodeDecodeError:
-                return text + "\ufffd", 1
-        return text, 0
-    except (UnicodeDecodeError, UnicodeError):
-        return None
-
-
 def _decode_tolerant(data: bytes, codec: str) -> tuple[str, int]:
     """Strict if possible; otherwise replacement characters, counting only the new ones."""
-    strict = _strict(data, codec)
+    strict = strict_decode(data, codec)
     if strict is not None:
         return strict
     text = data.decode(codec, errors="replace")
@@ -284,7 +267,7 @@ def _decode_wide(data: bytes, sample: bytes) -> Decoded | None:
     guesses += ["utf-16-le", "utf-16-be"]
     best: tuple[float, str] | None = None
     for codec in guesses:
-        head = _strict(sample[: n - n % (4 if codec.startswith("utf-32") else 2)], codec)
+        head = strict_decode(sample[: n - n % (4 if codec.startswith("utf-32") else 2)], codec)
         if head is None or not head[0].strip():
             continue
         text = head[0][:SCORE_SAMPLE]
@@ -309,7 +292,7 @@ WIDE_CJK_TEXT = 0.4
 
 def _wide_text_floor(text: str) -> float:
     letters = "".join(text.split())
-    cjk = len(_CJK_CHAR.findall(letters))
+    cjk = len(CJK_CHAR.findall(letters))
     return WIDE_CJK_TEXT if letters and cjk >= CJK_SHARE * len(letters) else WIDE_TEXT
 
 #: BOM-less UTF-16 without NUL bytes is taken for CJK text only from this many characters on,
@@ -331,16 +314,16 @@ def _cjk_utf16(data: bytes, sample: bytes) -> Decoded | None:
     2D 4E) and are judged as before."""
     if len(data) % 2 or len(data) < 2 * CJK_UTF16_MIN_CHARS:
         return None
-    if not data.isascii() and _strict(data, "utf-8") is not None:
+    if not data.isascii() and strict_decode(data, "utf-8") is not None:
         return None
     head = sample[: len(sample) - len(sample) % 2]
     best: tuple[float, str] | None = None
     for codec in ("utf-16-le", "utf-16-be"):
-        got = _strict(head, codec)
+        got = strict_decode(head, codec)
         if got is None:
             continue
         text = "".join(got[0].split())
-        if not text or len(_CJK_CHAR.findall(text)) < CJK_SHARE * len(text):
+        if not text or len(CJK_CHAR.findall(text)) < CJK_SHARE * len(text):
             continue
         score = plausibility(text[:SCORE_SAMPLE])
         if score >= WIDE_CJK_TEXT and (best is None or score > best[0]):
@@ -356,20 +339,10 @@ def _escape_encoding(data: bytes, sample: bytes) -> Decoded | None:
     found, confidence = detect_like_chardet(sample)
     name = _canonical(found)
     if name in _ESCAPE_CODECS:
-        strict = _strict(data, name)
+        strict = strict_decode(data, name)
         if strict is not None:
             return Decoded(strict[0], name, confidence, strict[1])
     return None
-
-
-def _safe_cut(sample: bytes, total: int) -> bytes:
-    """Cut a sample after a byte below 0x40: never a trail byte of GBK, Big5, Shift_JIS..."""
-    if len(sample) >= total:
-        return sample
-    for i in range(len(sample) - 1, max(-1, len(sample) - 1024), -1):
-        if sample[i] < 0x40:
-            return sample[: i + 1]
-    return sample
 
 
 def _canonical(name: str | None) -> str | None:
@@ -392,7 +365,7 @@ def _detect(data: bytes, sample: bytes) -> Decoded:
     chain = _SUPERSETS.get(detected, (detected,)) if detected else ()
     if confidence >= SURE:
         for codec in chain:
-            strict = _strict(data, codec)
+            strict = strict_decode(data, codec)
             if strict is not None:
                 return Decoded(strict[0], codec, round(confidence, 3), strict[1])
 
@@ -401,138 +374,27 @@ def _detect(data: bytes, sample: bytes) -> Decoded:
     # A wild guess at an EBCDIC code page turns any bytes into Latin letters: never a candidate.
     late = () if detected in _EBCDIC else chain
     order = list(dict.fromkeys([*trusted, *_CANDIDATES, *late]))
-    head = _score_head(sample)
-    top, _, best, best_strict = _top_candidate(head, order, trusted)
+    head = score_head(sample)
+    top, _, best, best_strict = top_candidate(head, order, trusted)
     if detected is None and not best_strict:
         raise BinaryContent("it does not decode as text in any known encoding")
-    full = _strict(data, best) if best_strict else None
+    full = strict_decode(data, best) if best_strict else None
     if full is not None:   # the usual case, and the first the loop below would try
         conf = max(confidence if best in chain else 0.0, min(0.9, max(0.05, top)))
         return Decoded(full[0], best, round(conf, 3), full[1])
-    scored = _score_candidates(head, order, trusted)
+    scored = score_candidates(head, order, trusted)
     scored.sort(reverse=True)
     # The best-scoring codec wins if it decodes the whole file; a close runner-up that does may
     # stand in for it. A far worse one would be mojibake: better a few U+FFFD.
     for score, _, codec, ok in scored:
         if score < top - 0.1:
             break
-        full = _strict(data, codec) if ok else None
+        full = strict_decode(data, codec) if ok else None
         if full is not None:
             conf = max(confidence if codec in chain else 0.0, min(0.9, max(0.05, score)))
             return Decoded(full[0], codec, round(conf, 3), full[1])
     text, replaced = _decode_tolerant(data, best)
     return Decoded(text, best, round(min(0.5, max(0.01, top / 2)), 3), replaced)
-
-
-def _score_head(sample: bytes) -> bytes:
-    """What candidates are scored on: enough bytes for SCORE_SAMPLE characters, cut safely."""
-    head = sample[: SCORE_SAMPLE * 2]
-    if len(head) < len(sample):
-        head = _safe_cut(head, len(sample))
-    return head
-
-
-def _top_candidate(head: bytes, order: list[str],
-                   trusted: tuple[str, ...]) -> tuple[float, int, str, bool]:
-    """What :func:`_score_candidates` ranks first (its best ``(score, -rank, codec, strict)``),
-    scoring as few candidates as that takes.
-
-    Usually the best candidate decodes the whole file and nothing else is needed. Candidates
-    are taken by falling upper bound: plausibility is at most 1.0, so a candidate can reach at
-    most 1.0 plus its adjustments (0.05 for chardet's pick, -NOT_STRICT when ``head`` needs
-    replacements), and once the best exact score beats every remaining bound, no remaining
-    candidate can rank first. A chardet pick that reads as clean text (plausibility above
-    0.95) is therefore the only candidate decoded. Scores are computed as there, to the bit.
-    """
-    def adjusted(p: float, i: int, strict: bool) -> float:
-        if order[i] in trusted:
-            p += 0.05
-        if not strict:
-            p -= NOT_STRICT
-        return p
-
-    by_bound = sorted(range(len(order)), key=lambda i: -adjusted(1.0, i, True))
-    best: tuple[float, int, str, bool] | None = None
-    for i in by_bound:
-        if best is not None and adjusted(1.0, i, True) < best[0]:
-            break   # bounds only fall from here
-        decoded = _strict(head, order[i])
-        ok = decoded is not None
-        if decoded is None:
-            if best is not None and adjusted(1.0, i, False) < best[0]:
-                continue
-            text = head.decode(order[i], errors="replace")[:SCORE_SAMPLE]
-        else:
-            text = decoded[0][:SCORE_SAMPLE]
-        quick, exact = _quick_plausibility(text)
-        if best is not None and adjusted(quick + QUICK_ERROR, i, ok) < best[0]:
-            continue
-        candidate = (adjusted(quick if exact else plausibility(text), i, ok), -i, order[i], ok)
-        if best is None or candidate > best:
-            best = candidate
-    assert best is not None  # order is never empty
-    return best
-
-
-def _score_candidates(head: bytes, order: list[str],
-                      trusted: tuple[str, ...]) -> list[tuple[float, int, str, bool]]:
-    """``(score, -rank, codec, strict)`` of the candidates that can decide the outcome.
-
-    The score is :func:`plausibility` of the candidate's decoding of ``head``, plus 0.05 for
-    chardet's pick, minus NOT_STRICT when ``head`` needs ``errors="replace"``. The caller
-    takes the best and any strict runner-up within 0.1 of it, so a candidate that scores
-    below the best minus 0.1 cannot change its answer. Rather than computing plausibility for
-    every candidate (the costly part), each gets bounds first: :func:`_quick_plausibility`
-    (exact, or within QUICK_ERROR) for a strict decoding, and the score plausibility 1.0 would
-    give for one that is not strict (decoded only if that bound is in reach). Only candidates
-    whose upper bound reaches the best lower bound minus 0.1 get the exact score; the others
-    are left out, and the outcome is the one scoring them all would give.
-    """
-    n = len(order)
-    texts: list[str | None] = [None] * n
-    known: list[float | None] = [None] * n   # plausibility, when the quick score is exact
-    low = [-np.inf] * n
-    high = [0.0] * n
-    strict_ok = [False] * n
-
-    def adjusted(p: float, i: int) -> float:
-        # The same float operations as the exact score: monotone, so bounds stay bounds.
-        if order[i] in trusted:
-            p += 0.05
-        if not strict_ok[i]:
-            p -= NOT_STRICT
-        return p
-
-    def bound(i: int, text: str) -> None:
-        texts[i] = text
-        quick, exact = _quick_plausibility(text)
-        known[i] = quick if exact else None
-        error = 0.0 if exact else QUICK_ERROR
-        low[i] = adjusted(quick - error, i)
-        high[i] = adjusted(quick + error, i)
-
-    for i, codec in enumerate(order):
-        strict = _strict(head, codec)
-        strict_ok[i] = strict is not None
-        if strict is not None:
-            bound(i, strict[0][:SCORE_SAMPLE])
-        else:
-            high[i] = adjusted(1.0, i)   # plausibility never exceeds 1.0
-    while True:
-        floor = max(low) - 0.1
-        todo = [i for i in range(n) if texts[i] is None and high[i] >= floor]
-        if not todo:
-            break
-        for i in todo:
-            bound(i, head.decode(order[i], errors="replace")[:SCORE_SAMPLE])
-    scored: list[tuple[float, int, str, bool]] = []
-    for i, text in enumerate(texts):
-        if text is None or high[i] < floor:
-            continue
-        exact = known[i]
-        score = adjusted(plausibility(text) if exact is None else exact, i)
-        scored.append((score, -i, order[i], strict_ok[i]))
-    return scored
 
 
 # -- shortcuts that decide without chardet ---------------------------------------------------
@@ -561,13 +423,13 @@ def _cjk_shortcut(data: bytes, sample: bytes) -> Decoded | None:
     high = len(sample) - len(sample.translate(None, _HIGH))
     if high < CJK_MIN_HIGH or high < CJK_MIN_SHARE * len(sample):
         return None
-    head = _score_head(sample)
+    head = score_head(sample)
     readings: list[tuple[float, str, tuple[str, int]]] = []   # (quick score, codec, decoding)
     for family in _CJK_FAMILIES:
         for codec in family:
-            strict = _strict(head, codec)
+            strict = strict_decode(head, codec)
             if strict is not None:
-                readings.append((_quick_plausibility(strict[0][:SCORE_SAMPLE])[0], codec, strict))
+                readings.append((quick_plausibility(strict[0][:SCORE_SAMPLE])[0], codec, strict))
                 break
     if not readings:
         return None
@@ -577,56 +439,32 @@ def _cjk_shortcut(data: bytes, sample: bytes) -> Decoded | None:
         return None
     others = [reading[0] for reading in readings[1:]]
     for rival in _CJK_RIVALS:
-        decoding = _strict(head, rival)
+        decoding = strict_decode(head, rival)
         if decoding is None:
             continue
-        if rival == "cp1252" and best - _cp1252_ceiling(head[:SCORE_SAMPLE]) >= CJK_MARGIN:
+        if rival == "cp1252" and best - cp1252_ceiling(head[:SCORE_SAMPLE]) >= CJK_MARGIN:
             continue   # cannot come close: no need to score it
-        others.append(_quick_plausibility(decoding[0][:SCORE_SAMPLE])[0])
+        others.append(quick_plausibility(decoding[0][:SCORE_SAMPLE])[0])
     if any(best - other < CJK_MARGIN for other in others):
         return None
     if not _reads_as_cjk(strict[0][:SCORE_SAMPLE], chinese=codec in _CHINESE):
         return None
     if codec == "cp950":
-        hkscs = _strict(head, "big5hkscs")
+        hkscs = strict_decode(head, "big5hkscs")
         if hkscs is None or hkscs[0] != strict[0]:
             return None
     family = next(family for family in _CJK_FAMILIES if codec in family)
     for fit in family[family.index(codec):]:   # as when chardet's pick does not fit
-        full = strict if fit == codec and len(head) == len(data) else _strict(data, fit)
+        full = strict if fit == codec and len(head) == len(data) else strict_decode(data, fit)
         if full is not None:
             return Decoded(full[0], fit, round(min(0.9, best), 3), full[1])
     return None
 
 
-_ASCII_ALNUM = bytes(range(0x30, 0x3A)) + bytes(range(0x41, 0x5B)) + bytes(range(0x61, 0x7B))
-_CP1252_SPACE = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \xa0"
-
-
-def _cp1252_ceiling(data: bytes) -> float:
-    """An upper bound of plausibility(data.decode("cp1252")), from byte counts alone.
-
-    One character per byte; ASCII letters and digits weigh 1.0, every other character at most
-    the heaviest of the rest (0.5: punctuation, Latin-1 letters), and glued pairs only lower it.
-    """
-    total = len(data.translate(None, _CP1252_SPACE))
-    if not total:
-        return 1.0
-    alnum = len(data) - len(data.translate(None, _ASCII_ALNUM))
-    return (alnum + _cp1252_heaviest_other() * (total - alnum)) / total
-
-
-@functools.cache
-def _cp1252_heaviest_other() -> float:
-    others = bytes(b for b in range(256) if b not in _ASCII_ALNUM and b not in _CP1252_SPACE)
-    return max(_char_weight(c) for c in others.decode("cp1252", errors="ignore"))
-
-
 def _reads_as_cjk(text: str, *, chinese: bool) -> bool:
     """Mostly CJK characters (and CJK punctuation); for a Chinese code page, hardly any kana or
     Hangul."""
-    ascii_, _, ideographs, kana_hangul, punctuation = np.bincount(
-        _script_of(_code_points(text)), minlength=5).tolist()
+    ascii_, _, ideographs, kana_hangul, punctuation = script_counts(text)
     cjk = ideographs + kana_hangul
     if cjk + punctuation < CJK_SCRIPT_SHARE * (len(text) - ascii_):
         return False
@@ -672,297 +510,3 @@ def _western_shortcut(data: bytes, sample: bytes) -> Decoded | None:
         return None
     text = data.decode("cp1252")  # cannot fail: every byte is ASCII or in the table
     return Decoded(text, "cp1252", round(min(0.9, plausibility(text[:SCORE_SAMPLE])), 3), 0)
-
-
-# -- the plausibility score ----------------------------------------------------------------
-
-#: Ideographs, kana and Hangul, as [start, end) code point ranges.
-_CJK_RANGES = ((0x3040, 0x3100), (0x3400, 0xA000), (0xAC00, 0xD7A4), (0xF900, 0xFB00),
-               (0x20000, 0x110000))
-_CJK_CLASS = "".join(f"{chr(lo)}-{chr(hi - 1)}" for lo, hi in _CJK_RANGES)
-_CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
-
-
-def _char_weight(c: str) -> float:
-    if c in FREQUENT:
-        return 1.0
-    o = ord(c)
-    if o < 0x80:
-        if c.isalnum():
-            return 1.0
-        if c.isprintable():
-            return 0.5
-        return 0.0 if c in "\x1a\x1b\x0e\x0f" else -2.0
-    if o < 0xA0 or 0xE000 <= o <= 0xF8FF or o == 0xFFFD or 0xD800 <= o <= 0xDFFF:
-        return -2.0
-    if 0x3040 <= o <= 0x30FF:              # hiragana, katakana
-        return 0.6
-    if 0x4E00 <= o <= 0x9FFF or 0xAC00 <= o <= 0xD7A3:
-        return 0.0                         # valid but not frequent ideograph / Hangul
-    if 0x3000 <= o <= 0x303F or 0xFF01 <= o <= 0xFF5E:
-        return 0.8                         # CJK punctuation, full-width ASCII
-    if 0xFF61 <= o <= 0xFF9F:
-        return -0.5                        # half-width katakana: Shift_JIS misreadings
-    if 0x3400 <= o <= 0x4DBF or 0xF900 <= o <= 0xFAFF or o >= 0x20000:
-        return -0.5                        # rare or compatibility ideographs
-    cat = unicodedata.category(c)
-    if cat in ("Cn", "Co", "Cs", "Cc"):
-        return -2.0
-    if cat[0] in "LNPM":
-        return 0.5
-    return 0.0
-
-
-#: Whitespace in the weight table: neither scored nor counted. No weight is -12.5, and -125 is
-#: divisible by 5 like the tenths of the multiples of 0.5, so the check for 0.6 and 0.8 weights
-#: (tenths % 5) needs no mask.
-_SPACE = -125
-# Blocks of the BMP where _char_weight is one value (FREQUENT aside), filled without calling it.
-_UNIFORM = ((0x3400, 0x4DC0, -5), (0x4E00, 0xA000, 0), (0xAC00, 0xD7A4, 0), (0xD800, 0xF900, -20),
-            (0xF900, 0xFB00, -5))
-# Script classes of the second table.
-_ASCII, _OTHER, _IDEOGRAPH, _KANA_HANGUL, _CJK_PUNCTUATION = range(5)
-_KANA_HANGUL_RANGES = ((0x3040, 0x3100), (0xAC00, 0xD7A4))
-_CJK_PUNCTUATION_RANGES = ((0x3000, 0x3040), (0xFF00, 0xFFF0))
-
-
-@functools.cache
-def _tables() -> tuple[np.ndarray, np.ndarray]:
-    """Per BMP code point: ten times :func:`_char_weight` (or _SPACE), and its script class.
-
-    Every weight is a multiple of 0.1, so tenths are exact small integers, and ``tenths / 10``
-    gives back the very float _char_weight returns. Once per process: from the cache folder
-    (see :mod:`neardup_core.tables`), or built (about 80 ms).
-    """
-    def check(a: dict[str, np.ndarray]) -> bool:
-        tenths, script = a.get("tenths"), a.get("script")
-        return (tenths is not None and script is not None and tenths.dtype == np.int8
-                and script.dtype == np.uint8 and tenths.shape == script.shape == (0x10000,))
-
-    def build() -> dict[str, np.ndarray]:
-        tenths, script = _build_tables()
-        return {"tenths": tenths, "script": script}
-
-    got = cached_arrays("plausibility", [__file__, _frequent.__file__], "", build, check)
-    tenths, script = got["tenths"], got["script"]
-    tenths.flags.writeable = False
-    script.flags.writeable = False
-    return tenths, script
-
-
-def _build_tables() -> tuple[np.ndarray, np.ndarray]:
-    tenths = np.empty(0x10000, dtype=np.int8)
-    todo = np.ones(0x10000, dtype=bool)
-    for lo, hi, value in _UNIFORM:
-        tenths[lo:hi] = value
-        todo[lo:hi] = False
-    for o in np.flatnonzero(todo).tolist():
-        c = chr(o)
-        tenths[o] = _SPACE if c.isspace() else round(_char_weight(c) * 10)
-    tenths[[ord(c) for c in FREQUENT if not todo[ord(c)]]] = 10
-    script = np.full(0x10000, _OTHER, dtype=np.uint8)
-    script[:0x80] = _ASCII
-    for classes, ranges in ((_IDEOGRAPH, _CJK_RANGES), (_KANA_HANGUL, _KANA_HANGUL_RANGES),
-                            (_CJK_PUNCTUATION, _CJK_PUNCTUATION_RANGES)):
-        for lo, hi in ranges:
-            script[lo:min(hi, 0x10000)] = classes
-    tenths.flags.writeable = False
-    script.flags.writeable = False
-    return tenths, script
-
-
-@functools.lru_cache(maxsize=4096)
-def _astral_tenths(o: int) -> int:
-    return round(_char_weight(chr(o)) * 10)  # no whitespace beyond the BMP
-
-
-def _code_points(text: str) -> np.ndarray:
-    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
-
-
-def _tenths_of(codes: np.ndarray) -> np.ndarray:
-    tenths, _ = _tables()
-    if not codes.size or codes.max() < 0x10000:
-        return tenths[codes]
-    astral = codes >= 0x10000
-    out = tenths[np.where(astral, 0, codes)].astype(np.int16)
-    distinct, where = np.unique(codes[astral], return_inverse=True)
-    out[astral] = np.array([_astral_tenths(int(o)) for o in distinct], dtype=np.int16)[where]
-    return out
-
-
-def _script_of(codes: np.ndarray) -> np.ndarray:
-    _, script = _tables()
-    if not codes.size or codes.max() < 0x10000:
-        return script[codes]
-    return np.where(codes >= 0x20000, _IDEOGRAPH,
-                    np.where(codes >= 0x10000, _OTHER, script[np.minimum(codes, 0xFFFF)]))
-
-
-def _penalty(codes: np.ndarray, top: int) -> int:
-    """Points off a text's score: :func:`_glued` and :func:`_latin1_runs` (``top``: the largest
-    code point, which rules either out cheaply)."""
-    points = _glued(codes) if top >= _CJK_RANGES[0][0] else 0
-    return points + _latin1_runs(codes) if top >= 0x80 else points
-
-
-def _latin1_runs(codes: np.ndarray) -> int:
-    """Characters that continue a run of three or more from U+0080-U+00FF (the no-break space
-    aside).
-
-    That is the shape of double-byte text (GBK, Big5, Shift_JIS...) read in a Western code page:
-    every byte of every character becomes one of them, and their symbols and letters weigh
-    as much as real accented letters, so on a short text the mojibake outscored the true
-    reading ("夏季引援" in GBK read as "ÏÄ¼¾ÒýÔ®"). Western text puts its accented letters
-    between ASCII ones; two in a row are common ("ção"), three rare. Cyrillic, Greek, Hebrew
-    or Thai text read as CP1252 has the same shape, and its true reading lies elsewhere.
-    """
-    if codes.shape[0] < 3:
-        return 0
-    latin1 = ((codes - 0x80) < 0x80) & (codes != 0xA0)   # unsigned wrap-around below 0x80
-    return int(np.count_nonzero(latin1[2:] & latin1[1:-1] & latin1[:-2]))
-
-
-def _glued(codes: np.ndarray) -> int:
-    """Latin letters next to an ideograph, kana or Hangul syllable, either way round."""
-    latin = ((codes | 0x20) - 0x61) < 26   # A-Z, a-z (unsigned wrap-around does the rest)
-    if not latin.any():
-        return 0
-    script = _script_of(codes)
-    cjk = (script == _IDEOGRAPH) | (script == _KANA_HANGUL)
-    if not cjk.any():
-        return 0
-    return int(np.count_nonzero(latin[:-1] & cjk[1:]) + np.count_nonzero(cjk[:-1] & latin[1:]))
-
-
-#: |_quick_plausibility(t) - plausibility(t)| stays below this for texts of up to SCORE_SAMPLE
-#: characters. plausibility sums k <= N float products n*w (|n*w| <= 2n, so at most 2N in all)
-#: in one order; rounding moves that sum by at most k * 2**-53 * 2N < 6e-8 for N = 16384, and
-#: the doubles 0.6 and 0.8 differ from 6/10 and 8/10 by under N * 2**-54 in all. The quick
-#: score adds exact integers. Dividing by the count (>= 1) only shrinks the difference.
-QUICK_ERROR = 1e-6
-
-
-def _quick_plausibility(text: str) -> tuple[float, bool]:
-    """:func:`plausibility` to within QUICK_ERROR, several times faster on long texts, and
-    whether it is exactly plausibility's float.
-
-    The weights are summed as integer tenths, in no particular order, with no per-character
-    Python work: one histogram of :func:`_quick_table` gives their sum, the whitespace to leave
-    out, whether any weight is not a multiple of 0.5, and whether the text holds what
-    :func:`_penalty` counts at all (a Latin letter and an ideograph to glue it to; three
-    characters of U+0080-U+00FF): a Chinese text read in its own code page has none of the
-    latter, and its mojibake no ideograph, so the penalty's own passes mostly never run. When
-    every weight is a multiple of 0.5 (no kana, no CJK punctuation) each partial float sum of
-    plausibility is exact, so its result is this very value.
-    """
-    codes = _code_points(text)
-    if not codes.size:
-        return 1.0, True
-    try:
-        packed = _quick_table()[codes]
-    except IndexError:   # beyond the BMP
-        return _quick_plausibility_astral(codes)
-    rows = np.bincount(packed, minlength=_QUICK_BINS).reshape(-1, 256)
-    hist = rows.sum(axis=0)    # by tenths byte
-    spaces = int(hist[_SPACE_BIN])
-    total = len(codes) - spaces
-    if not total:
-        return 1.0, True
-    score = (int(hist @ _BIN_TENTHS) - _SPACE * spaces) / 10
-    exact = not hist[_BIN_INEXACT].any()
-    kinds = rows.sum(axis=1).tolist()   # by the flags above the tenths byte
-    points = 0
-    if kinds[_LETTER] and kinds[_GLUE]:
-        points += _glued(codes)
-    if kinds[_HIGH_LATIN1] >= 3:
-        points += _latin1_runs(codes)
-    return (score - points) / total, exact
-
-
-#: The flags :func:`_quick_table` keeps above each code point's tenths byte (one at most is set:
-#: the three sets are disjoint), as row numbers of its 256-bin histogram.
-_LETTER, _GLUE, _HIGH_LATIN1 = 1, 2, 4
-_QUICK_BINS = 8 * 256
-
-
-@functools.cache
-def _quick_table() -> np.ndarray:
-    """Per BMP code point: its tenths byte (:func:`_tables`), plus 256 times a flag for what
-    :func:`_penalty` looks at: an ASCII letter (_glued's Latin side), an ideograph, kana or
-    Hangul syllable (its other side), a character of U+0080-U+00FF but the no-break space
-    (what _latin1_runs counts runs of). Built from the tables in a few milliseconds."""
-    tenths, script = _tables()
-    codes = np.arange(0x10000, dtype=np.int64)
-    folded = codes | 0x20
-    letter = (folded >= 0x61) & (folded <= 0x7A)
-    glue = (script == _IDEOGRAPH) | (script == _KANA_HANGUL)
-    high = (codes >= 0x80) & (codes <= 0xFF) & (codes != 0xA0)
-    flags = letter * _LETTER + glue * _GLUE + high * _HIGH_LATIN1
-    table = (tenths.view(np.uint8).astype(np.int64) + 256 * flags).astype(np.uint16)
-    table.flags.writeable = False
-    return table
-
-
-#: The tenths each bin of a histogram of the int8 weight table's bytes stands for.
-_BIN_TENTHS = np.arange(256, dtype=np.int64) - np.where(np.arange(256) >= 128, 256, 0)
-_BIN_INEXACT = _BIN_TENTHS % 5 != 0
-_SPACE_BIN = _SPACE & 0xFF
-
-
-def _quick_plausibility_astral(codes: np.ndarray) -> tuple[float, bool]:
-    tenths = _tenths_of(codes)
-    spaces = int(np.count_nonzero(tenths == _SPACE))
-    total = len(codes) - spaces
-    if not total:
-        return 1.0, True
-    score = (int(tenths.sum(dtype=np.int64)) - _SPACE * spaces) / 10
-    exact = not (tenths % 5).any()
-    return (score - _penalty(codes, int(codes.max()))) / total, exact
-
-
-#: Below this many characters plausibility counts in Python; numpy's fixed costs dominate.
-_NUMPY_FROM = 200
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _scored_weight(c: str) -> float | None:
-    return None if c.isspace() else _char_weight(c)
-
-
-def plausibility(text: str) -> float:
-    """How much ``text`` looks like human writing: about 0.6-1.0 for real text, below 0.3 for
-    mojibake. Whitespace is not counted; an ideograph next to a Latin letter costs a point, and
-    so does each character that continues a run of three from U+0080-U+00FF.
-
-    The score is a float sum over distinct characters in order of first appearance (as a
-    ``Counter`` lists them), and the faster paths give the same float to the last bit: the
-    integer sum of tenths when that float is exact (see :func:`_quick_plausibility`), else
-    numpy keeping the order.
-    """
-    if len(text) < _NUMPY_FROM:
-        total = 0
-        score = 0.0
-        for ch, n in Counter(text).items():
-            w = _scored_weight(ch)
-            if w is not None:
-                total += n
-                score += n * w
-        if not total:
-            return 1.0
-        codes = _code_points(text)
-        return (score - _penalty(codes, int(codes.max()))) / total
-    quick, exact = _quick_plausibility(text)
-    if exact:
-        return quick
-    codes = _code_points(text)
-    tenths = _tenths_of(codes)
-    total = int(np.count_nonzero(tenths != _SPACE))
-    distinct, first, counts = np.unique(codes, return_index=True, return_counts=True)
-    order = np.argsort(first)
-    distinct, counts = distinct[order], counts[order]
-    tenths = _tenths_of(distinct)
-    weights = np.where(tenths != _SPACE, tenths, 0) / 10
-    # cumsum adds strictly left to right (sum() would add pairwise): the Counter loop's sum.
-    score = float(np.cumsum(counts * weights)[-1])
-    return (score - _penalty(codes, int(codes.max()))) / total

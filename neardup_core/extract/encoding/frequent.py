@@ -4,7 +4,7 @@ Legacy CJK encodings share byte ranges, so GBK bytes decoded as Big5 (or EUC-KR,
 *valid* characters, often even "common" ones by any dictionary's measure. What mojibake does not
 give is the steep frequency curve of real text: a few hundred characters make up most of any
 page. These short lists (written for neardup, grouped by topic, not in frequency order) are that
-curve's head; :mod:`.encoding` scores a candidate decoding by the share of its characters found
+curve's head; :mod:`.plausibility` scores a candidate decoding by the share of its characters found
 here. Order and exact membership do not matter, only that each list is a few hundred everyday
 characters of its script.
 """

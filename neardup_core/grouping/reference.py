@@ -59,7 +59,7 @@ _COPY_SUFFIXES = frozenset({".bak", ".backup", ".orig", ".old"})
 _MARKER_WORDS = ("副本", "複本", "复件", "複件", "拷贝", "拷貝", "备份", "備份", "复制", "複製",
                  "copy", "kopie", "copie", "copia", "backup", "bak", "コピー")
 _TAIL_CHARS = frozenset("0123456789)]）】")
-#: One search for any of them (seven times faster than a test per word, over 10,000 names),
+#: One search for any of them (much faster than a test per word),
 #: with the regex's own flags so that it matches wherever the regex's words do.
 _MARKER_WORDS_RE = re.compile("|".join(map(re.escape, _MARKER_WORDS)), re.IGNORECASE)
 #: The alternatives of COPY_MARKER_RE without a marker word: "(1)" and "_02" at the end, all

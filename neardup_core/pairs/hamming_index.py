@@ -40,6 +40,10 @@ row per table. :meth:`HammingIndex.all_pairs` still returns every pair between t
 give ``c * (c - 1) / 2`` pairs at distance 0): callers that can have many identical
 fingerprints should collapse identical texts first (the scan does), check
 :attr:`HammingIndex.duplicate_rows`, or pass ``max_pairs`` to fail early instead of allocating.
+
+One module (some 690 lines): the plan, the tables, the run search that the Dask scan shares
+(:func:`run_pairs`) and the expansion of identical copies all read one table layout
+(``_Plan``, ``_TableSpec``, ``_Table``), which a split would have to make public.
 """
 
 from __future__ import annotations

@@ -28,15 +28,9 @@ they fit in ``max_table_bytes``; past that, :meth:`HammingIndex.all_pairs` build
 time and drops each (memory stays O(m) however many tables k needs), and
 :meth:`HammingIndex.query` builds and keeps them all on first use.
 
-A single query costs microseconds, so numpy's per-call overhead would cost more than the work
-and interpreter steps and cache misses are what count. The first query adds to each table a
-*query directory* of ``2**(bits + 1)`` 64-bit words, one per key of one more prefix bit, and a
-directory from top bits to rows (k=3 over 10^6: ~175 MB more). Most keys have at most one row,
-so a word holds that row's fingerprint; its key bits are implied by the slot, so a few of them
-mark the other cases (no row, two rows, a bucket in the table). A query is one generated
-function unrolled over the tables: per table a key made of shares cut from the query once, one
-word read (one cache miss), a flag test and a popcount -- at 10^6 about 10 words and 1-2 short
-buckets, some 5-10 microseconds.
+A single query (:meth:`HammingIndex.query`) reads, in each table, the bucket of the query's
+key and checks its rows' fingerprints by popcount: plain numpy, a few numpy calls per table.
+The scan never queries one fingerprint at a time; it asks for all pairs at once.
 :meth:`HammingIndex.all_pairs` is vectorised per table: runs of equal keys are compared offset
 by offset (all runs at once), long runs as bounded dense blocks, and pairs found by several
 tables are merged by one sort.
@@ -46,14 +40,17 @@ row per table. :meth:`HammingIndex.all_pairs` still returns every pair between t
 give ``c * (c - 1) / 2`` pairs at distance 0): callers that can have many identical
 fingerprints should collapse identical texts first (the scan does), check
 :attr:`HammingIndex.duplicate_rows`, or pass ``max_pairs`` to fail early instead of allocating.
+
+One module (some 690 lines): the plan, the tables, the run search that the Dask scan shares
+(:func:`run_pairs`) and the expansion of identical copies all read one table layout
+(``_Plan``, ``_TableSpec``, ``_Table``), which a split would have to make public.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import combinations, pairwise
+from itertools import combinations
 from typing import Literal
 
 import numpy as np
@@ -64,9 +61,6 @@ from neardup_core.arrays import lowest_in_runs, run_positions, unique_sorted
 MAX_TABLES = 4096
 #: Tables are built up front while they fit in this many bytes (see the module docstring).
 DEFAULT_TABLE_BYTES = 256 * 1024 * 1024
-#: Query directories (see _query_directory) have 2**this times the slots of bucket directories
-#: (fewer keys with several rows, at 8 * 2**(bits + this) bytes per table); 0 or 1.
-QUERY_EXTRA_BITS = 1
 #: Equal-prefix runs longer than this are compared as dense blocks instead of offset by offset.
 DENSE_RUN = 192
 #: Cells (uint64) in one dense comparison block: bounds the memory of big runs (~32 MB).
@@ -79,9 +73,6 @@ _COST_DENSE = 4e-9
 _MASK64 = (1 << 64) - 1
 _BIG_ENDIAN = np.little_endian is False
 _EMPTY = np.empty(0, dtype=np.int64)
-_I64 = np.dtype(np.int64)
-#: Buckets of more rows than this are checked by numpy in a query, not by a Python loop.
-_LOOP_MAX = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,11 +100,7 @@ class _Plan:
 class _Table:
     perm: np.ndarray  # int32 distinct-row indices sorted by key (ties by row)
     fps: np.ndarray   # uint64 their fingerprints, in the same order (the permuted table)
-    offs: np.ndarray  # bucket directory, length 2**bits + 1: positions in the array perm is in
-    origin: int       # position of perm[0] in that array (0 for a standalone table)
-
-    def local_offs(self) -> np.ndarray:
-        return self.offs - self.origin if self.origin else self.offs
+    offs: np.ndarray  # bucket directory, length 2**bits + 1: positions in perm
 
 
 def _layout(b: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -133,7 +120,7 @@ def _dir_bits(m: int) -> int:
     return min(m.bit_length(), 31)
 
 
-def _plan(m: int, k: int, strategy: str = "auto") -> _Plan:
+def plan(m: int, k: int, strategy: str = "auto") -> _Plan:
     """The table layout for m distinct fingerprints searched up to radius k (module docstring)."""
     dir_bits = _dir_bits(m)
     pairs_all = m * (m - 1) / 2
@@ -217,28 +204,30 @@ def _table_keys(dfp: np.ndarray, plan: _Plan, spec: _TableSpec) -> np.ndarray:
     return key
 
 
-def _build_table(dfp: np.ndarray, plan: _Plan, spec: _TableSpec,
-                 out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-                 origin: int = 0) -> _Table:
-    """Sort the rows by their key in one table; written into ``out`` (perm, fps, offs) if given."""
+def _query_key(plan: _Plan, spec: _TableSpec, q: int) -> int:
+    """:func:`_table_keys` of one fingerprint, in Python integers (cheaper than numpy's calls)."""
+    key = 0
+    for blk in spec.blocks:
+        w = plan.widths[blk]
+        key = (key << w) | ((q >> plan.starts[blk]) & ((1 << w) - 1))
+    return key >> (spec.width - spec.bits)
+
+
+def _build_table(dfp: np.ndarray, plan: _Plan, spec: _TableSpec) -> _Table:
+    """Sort the rows by their key in one table."""
     m = dfp.shape[0]
     key = _table_keys(dfp, plan, spec)
     packed = np.sort((key << np.uint64(32)) | np.arange(m, dtype=np.uint64))
     halves = packed.view(np.uint32).reshape(m, 2)
     if _BIG_ENDIAN:
         halves = halves[:, ::-1]
-    if out is None:
-        out = (np.empty(m, dtype=np.int32), np.empty(m, dtype=np.uint64),
-               np.empty((1 << spec.bits) + 1, dtype=np.int32 if m < 2**31 else np.int64))
-    perm, fps, offs = out
-    perm[:] = halves[:, 0].view(np.int32)  # rows < 2**31
-    np.take(dfp, perm, out=fps)
+    perm = halves[:, 0].view(np.int32).copy()  # rows < 2**31
+    fps = np.take(dfp, perm)
     counts = np.bincount(halves[:, 1], minlength=1 << spec.bits)
-    offs[0] = origin
+    offs = np.empty((1 << spec.bits) + 1, dtype=np.int32 if m < 2**31 else np.int64)
+    offs[0] = 0
     np.cumsum(counts, out=offs[1:])
-    if origin:
-        offs[1:] += origin
-    return _Table(perm, fps, offs, origin)
+    return _Table(perm, fps, offs)
 
 
 class PairLimitExceeded(ValueError):
@@ -292,7 +281,7 @@ def _dense_pairs(fps: np.ndarray, rows: np.ndarray, k: int, window: int | None =
     return np.concatenate(out_a).astype(np.int64), np.concatenate(out_b).astype(np.int64)
 
 
-def _run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int,
+def run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int,
                window: int | None = None, hub: np.ndarray | None = None,
                limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Pairs within k inside the equal-key runs of one table (rows are distinct indices).
@@ -355,248 +344,6 @@ def _run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int,
     return np.concatenate(out_a), np.concatenate(out_b)
 
 
-def _spread(keys: np.ndarray, plan: _Plan, spec: _TableSpec, nbits: int) -> np.ndarray:
-    """Fingerprints whose top ``nbits`` prefix bits in this table are ``keys``, other bits 0."""
-    prefix = keys.astype(np.uint64) << np.uint64(spec.width - nbits)
-    out = np.zeros(keys.shape[0], dtype=np.uint64)
-    shift = spec.width
-    for blk in spec.blocks:  # most significant first, as in _table_keys
-        w = plan.widths[blk]
-        shift -= w
-        part = prefix >> np.uint64(shift) if shift else prefix
-        if w < 64:
-            part = part & np.uint64((1 << w) - 1)
-        out |= part << np.uint64(plan.starts[blk]) if plan.starts[blk] else part
-    return out
-
-
-def _query_bits(spec: _TableSpec) -> int:
-    """Key bits of a table's query directory: one more than its bucket directory when possible."""
-    return min(spec.bits + QUERY_EXTRA_BITS, spec.width)
-
-
-@dataclass(frozen=True, slots=True)
-class _QuerySlots:
-    words: np.ndarray  # uint64, one per key of the query directory (see _query_directory)
-    flag: int          # key bit (as a fingerprint bit) flipped in slots that are not one row
-    pair: int          # key bit telling a bucket from a pair (0: no pairs in this directory)
-    at: int            # lowest bit of the bucket's position and size in a bucket word
-    width: int         # their bits
-    crowded: bool      # most keys have rows: a bucket's rows are read as found, not looked up
-
-
-def _inline_positions(width: int, m: int) -> bool:
-    """Whether ``width`` bits hold a bucket's position in an m-row table and its size code."""
-    return width >= 6 + m.bit_length()
-
-
-def _query_directory(plan: _Plan, spec: _TableSpec, tab: _Table, max_k: int) -> _QuerySlots:
-    """One table's directory for single queries: one 64-bit word per key.
-
-    A key of the directory is the top ``_query_bits`` bits of the table's prefix, so the key
-    bits of a slot's fingerprint are implied by the slot and free to say what the slot holds;
-    a query then reads one word (one cache miss) where the bucket directory costs two reads,
-    a loop and a second miss. XORed with a query reaching the slot, the word reads:
-
-    * key bits 0: the key's one row (one popcount decides);
-    * all key bits but the *flag* set: an empty key, at distance ``>= bits - 1 > max_k``, so
-      no test of its own (with fewer key bits empty keys are buckets);
-    * the flag only: a *pair*, the key's two rows, one here (flag flipped back) and one in the
-      neighbouring slot, whose key has none -- a query there tests it like a row of its own
-      (by popcount, so it is only ever found within the radius);
-    * the flag and the pair bit: a bucket, ``lo << 6 | count`` at bit ``at`` (count 63 for
-      "look it up"), the table's bucket holding the key's rows (``lo`` within the table).
-    """
-    nbits = _query_bits(spec)
-    size = 1 << nbits
-    extra = nbits - spec.bits  # 0 or 1 (QUERY_EXTRA_BITS <= 1)
-    fps = tab.fps  # the table's rows in key order
-    keys = _table_keys(fps, plan, _TableSpec(spec.blocks, spec.width, nbits)).astype(np.intp)
-    counts = np.bincount(keys, minlength=size)
-    bit_of_key = _spread(np.uint64(1) << np.arange(nbits, dtype=np.uint64), plan, spec, nbits)
-    spots = [int(b).bit_length() - 1 for b in bit_of_key.tolist()]
-    pair_spot = spots[0] if nbits > 1 else None  # the neighbour differs in the lowest key bit
-
-    def gap(spot: int) -> tuple[int, int]:
-        """(length, start) of the widest run of bits clear of the flag and the pair bit."""
-        cuts = sorted({spot} | ({pair_spot} if pair_spot is not None else set()))
-        edges = [-1, *cuts, 64]
-        return max((b - a - 1, a + 1) for a, b in pairwise(edges))
-
-    spot = max(spots[1:] or spots, key=gap)
-    width, at = gap(spot)
-    flag = 1 << spot
-    pair = 0 if pair_spot is None else 1 << pair_spot
-    keymask = int(_spread(np.array([size - 1], dtype=np.uint64), plan, spec, nbits)[0])
-    half = nbits // 2  # each key's bits: spreading is bitwise, so an outer OR of two halves
-    top = _spread(np.arange(1 << (nbits - half), dtype=np.uint64) << np.uint64(half),
-                  plan, spec, nbits)
-    out = (top[:, None] | _spread(np.arange(1 << half, dtype=np.uint64), plan, spec,
-                                  nbits)[None, :]).ravel()
-    empty = counts == 0
-    sentinel = out[empty] ^ np.uint64(keymask ^ flag) if nbits - 1 > max_k else None
-    # a bucket word for every key, then the other kinds over them
-    offs = tab.local_offs().astype(np.int64)
-    lo, cnt = offs[:-1], np.diff(offs)  # each key's bucket in the table
-    if extra:
-        lo, cnt = np.repeat(lo, 2), np.repeat(cnt, 2)
-    size_code = np.minimum(cnt, 63)
-    size_code[cnt > _LOOP_MAX] = 63
-    marks = np.uint64(flag | pair)
-    out &= marks
-    out ^= marks
-    if _inline_positions(width, fps.shape[0]):
-        out |= ((lo.astype(np.uint64) << np.uint64(6)) | size_code.astype(np.uint64)) \
-            << np.uint64(at)
-    else:  # positions do not fit: every bucket is looked up in the bucket directory
-        out |= np.uint64(63 << at)
-    if sentinel is not None:
-        out[empty] = sentinel
-    single = counts[keys] == 1
-    out[keys[single]] = fps[single]
-    if pair:
-        two = np.flatnonzero((counts == 2) & (counts[np.arange(size) ^ 1] == 0))
-        if two.size:  # the key's bucket holds just its two rows
-            first = tab.local_offs()[two >> extra].astype(np.int64)
-            out[two] = fps[first] ^ np.uint64(flag)
-            out[two ^ 1] = fps[first + 1]
-    return _QuerySlots(out, flag, pair, at, width, fps.shape[0] >= size)
-
-
-def _row_bits(m: int) -> int:
-    """Top bits keying the rows of found fingerprints: 2 to 4 slots per row (2 of 3 rows alone
-    at 10^6: more slots help little for their memory)."""
-    return min(m.bit_length() + 1, 32)
-
-
-def _row_directory(dfp: np.ndarray) -> np.ndarray:
-    """The row of each value of a fingerprint's top ``_row_bits`` bits that only one row has.
-
-    A query finds fingerprints, not rows; this turns most found fingerprints into their row
-    with one read (a miss), the others are looked up in table 0's bucket.
-    """
-    bits = _row_bits(dfp.shape[0])
-    keys = (dfp >> np.uint64(64 - bits)).astype(np.intp)
-    counts = np.bincount(keys, minlength=1 << bits)
-    out = np.full(1 << bits, -1, dtype=np.int32)
-    single = counts[keys] == 1
-    out[keys[single]] = np.flatnonzero(single)
-    return out
-
-
-def _key_terms(plan: _Plan, spec: _TableSpec, nbits: int, var: str,
-               exprs: dict[str, str], prefix: str) -> str:
-    """Python source of the top ``nbits`` prefix bits of ``var`` in one table, as ORed terms.
-
-    Each term is one block's share cut and moved by one shift and one mask; terms are named
-    in ``exprs`` so tables sharing a block's share compute it once per query.
-    """
-    drop = spec.width - nbits
-    shift = spec.width
-    terms = []
-    for blk in spec.blocks:  # most significant first
-        start, width = plan.starts[blk], plan.widths[blk]
-        shift -= width
-        low = max(drop - shift, 0)  # the block's low bits that fall off the key
-        if low >= width:
-            continue
-        src = start + low                # lowest kept bit, in the fingerprint
-        dest = shift - drop + low        # where it lands in the key
-        kept = width - low
-        moved = (f"{var} >> {src - dest}" if src > dest else var if src == dest
-                 else f"{var} << {dest - src}")
-        expr = moved if dest == 0 and src + kept == 64 else \
-            f"({moved}) & {((1 << kept) - 1) << dest}"
-        terms.append(exprs.setdefault(expr, f"{prefix}{len(exprs)}"))
-    return " | ".join(terms) or "0"
-
-
-def _compile_query(plan: _Plan, slots: list[_QuerySlots], row_bits: int) -> str:
-    """Source of a function probing every table for one query, unrolled over the tables.
-
-    Generated from the plan's integers (as ``collections.namedtuple`` generates its class).
-    A query's work is tiny -- ten slots and a few candidates at 10^6 -- so interpreter
-    overhead and cache misses are its cost: each share of a key is cut from the query once,
-    a table costs one ``|``, one word of its query directory (:func:`_query_directory`), a
-    flag test and a popcount, and there is no loop over tables. A fingerprint found in a
-    directory is turned into its row once, however many tables found it, by its top
-    ``row_bits`` bits (:func:`_row_directory`) or else table 0's bucket. ``probe(q, k)``
-    returns the rows found (with repeats); it runs with globals ``D<t>`` (query directories),
-    ``O<t>`` (bucket directories), ``F<t>`` and ``P<t>`` (each table's fingerprints and rows;
-    table 0 starts the shared arrays, so ``O0`` indexes them), ``R`` (rows by top bits),
-    ``bucket`` and ``exact``.
-    """
-    exprs: dict[str, str] = {}  # expression -> local name
-    bodies: list[str] = []
-    for t, (spec, qs) in enumerate(zip(plan.tables, slots, strict=True)):
-        extra = _query_bits(spec) - spec.bits
-        key = _key_terms(plan, spec, _query_bits(spec), "q", exprs, "x")
-        where = f"(x ^ q) >> {qs.at}" if qs.at else "x ^ q"
-        if qs.at + qs.width < 64:
-            where = f"({where}) & {(1 << qs.width) - 1}"
-        walk = [
-            f"e = {where}",
-            "c = e & 63",
-            "if c == 63:",
-            f"    found += bucket(O{t}, ({key}) >> {extra}, q, k)",
-            "else:",
-            "    j = e >> 6",
-            "    for j in range(j, j + c):",
-            *([f"        if (F{t}[j] ^ q).bit_count() <= k:",
-               f"            found.append(P{t}[j])"] if qs.crowded else
-              [f"        x = F{t}[j] ^ q",
-               "        if x.bit_count() <= k:",
-               "            near.append(x)  # its row is read once, however many tables find it"]),
-        ]
-        if qs.pair:
-            walk = [
-                f"if x & {qs.pair}:",
-                *[f"    {line}" for line in walk],
-                "else:",
-                f"    x ^= {qs.flag}",
-                "    if x.bit_count() <= k:",
-                "        near.append(x)",
-                f"    x = D{t}[({key}) ^ 1] ^ q",
-                "    if x.bit_count() <= k:",
-                "        near.append(x)",
-            ]
-        bodies += [
-            f"    x = D{t}[{key}] ^ q",
-            f"    if x & {qs.flag}:",
-            *[f"        {line}" for line in walk],
-            "    elif x.bit_count() <= k:",
-            "        near.append(x)",
-        ]
-    vexprs: dict[str, str] = {}
-    spec0 = plan.tables[0]
-    key0 = _key_terms(plan, spec0, spec0.bits, "v", vexprs, "y")
-    lines = ["def probe(q, k):", "    found = []", "    near = []"]
-    lines += [f"    {name} = {expr}" for expr, name in exprs.items()]
-    lines += bodies
-    lines += [
-        "    if near:",
-        "        for x in set(near):",
-        "            v = x ^ q",
-        f"            r = R[v >> {64 - row_bits}]",
-        "            if r >= 0:",
-        "                found.append(r)",
-        "            else:  # others share its top bits: find it in table 0's bucket",
-        *[f"                {name} = {expr}" for expr, name in vexprs.items()],
-        f"                g = {key0}",
-        "                lo = O0[g]",
-        "                hi = O0[g + 1]",
-        f"                if hi - lo > {_LOOP_MAX}:",
-        "                    found += exact(lo, hi, v)",
-        "                    continue",
-        "                for j in range(lo, hi):",
-        "                    if F0[j] == v:",
-        "                        found.append(P0[j])",
-        "                        break",
-        "    return found",
-    ]
-    return "\n".join(lines)
-
-
 class HammingIndex:
     """Finds fingerprints within a Hamming radius of each other without comparing all pairs.
 
@@ -647,10 +394,8 @@ class HammingIndex:
             self._mstart = np.append(starts, n).astype(np.int64)  # CSR: row -> its ids
             self._unique = False
         m = self._dfp.shape[0]
-        self._plan = _plan(m, self.max_k, strategy)
+        self._plan = plan(m, self.max_k, strategy)
         self._tables: list[_Table | None] = [None] * len(self._plan.tables)
-        self._probe: Callable[[int, int], list[int]] | None = None
-        self._shared: tuple[np.ndarray, np.ndarray] = (_EMPTY, _EMPTY)  # set by _build_all
         if not self._plan.brute and m >= 2 and self.table_bytes <= max_table_bytes:
             self._build_all()
 
@@ -694,53 +439,10 @@ class HammingIndex:
         return int(k)
 
     def _build_all(self) -> None:
-        """Every table, in three shared arrays (the query's buckets are read from them)."""
-        plan, m = self._plan, self.distinct
-        t_count = len(plan.tables)
-        sizes = [1 << spec.bits for spec in plan.tables]
-        bases = [0, *np.cumsum(sizes).tolist()]
-        perm_all = np.empty(t_count * m, dtype=np.int32)
-        fps_all = np.empty(t_count * m, dtype=np.uint64)
-        offs_all = np.empty(bases[-1] + 1, dtype=np.int32 if t_count * m < 2**31 else np.int64)
-        for t, spec in enumerate(plan.tables):
-            offs = offs_all[bases[t]:bases[t + 1] + 1]
-            origin = t * m
-            part = (perm_all[origin:origin + m], fps_all[origin:origin + m], offs)
-            self._tables[t] = _build_table(self._dfp, plan, spec, part, origin)
-        self._shared = (perm_all, fps_all)
-
-    def _build_query(self) -> Callable[[int, int], list[int]]:
-        """The probe for single queries: tables kept, each with its query directory."""
-        if any(tab is None for tab in self._tables):
-            self._build_all()  # over the memory budget at construction: built on first query
-        plan = self._plan
-        tables = [tab for tab in self._tables if tab is not None]
-        perm_all, fps_all = self._shared
-        fps_view, perm_view = memoryview(fps_all), memoryview(perm_all)
-
-        def bucket(offs: memoryview, g: int, q: int, k: int) -> list[int]:
-            lo, hi = offs[g], offs[g + 1]
-            if hi - lo > _LOOP_MAX:
-                ok = np.bitwise_count(fps_all[lo:hi] ^ np.uint64(q)) <= k
-                return perm_all[lo:hi][ok].tolist()
-            return [perm_view[j] for j in range(lo, hi) if (fps_view[j] ^ q).bit_count() <= k]
-
-        def exact(lo: int, hi: int, v: int) -> list[int]:
-            return perm_all[lo:hi][fps_all[lo:hi] == np.uint64(v)].tolist()
-
-        namespace: dict = {"__builtins__": {"range": range, "set": set}, "bucket": bucket,
-                           "exact": exact}
-        slots = []
-        for t, (tab, spec) in enumerate(zip(tables, plan.tables, strict=True)):
-            qs = _query_directory(plan, spec, tab, self.max_k)
-            namespace.update({f"D{t}": memoryview(qs.words), f"O{t}": memoryview(tab.offs),
-                              f"F{t}": memoryview(tab.fps), f"P{t}": memoryview(tab.perm)})
-            slots.append(qs)
-        namespace["R"] = memoryview(_row_directory(self._dfp))
-        source = _compile_query(plan, slots, _row_bits(self.distinct))
-        exec(compile(source, "<hamming-index-probe>", "exec"), namespace)
-        self._probe = namespace["probe"]
-        return self._probe
+        """Every table, kept (a query reads them all)."""
+        for t, spec in enumerate(self._plan.tables):
+            if self._tables[t] is None:
+                self._tables[t] = _build_table(self._dfp, self._plan, spec)
 
     def _table(self, t: int) -> _Table:
         tab = self._tables[t]
@@ -749,38 +451,38 @@ class HammingIndex:
 
     # -- single queries ---------------------------------------------------------------------
     def query(self, fp: int, k: int | None = None) -> np.ndarray:
-        """Ids (ascending int64) of every fingerprint within Hamming distance k of ``fp``."""
-        probe = self._probe
-        kk = self.max_k if k is None else k
-        if probe is None or type(fp) is not int or fp >> 64 or type(kk) is not int \
-                or kk < 0 or kk > self.max_k:  # cheap checks: a query costs a few microseconds
-            return self._query_other(fp, k)
-        found = probe(fp, kk)  # rows, repeated when several tables find them
-        if not found:
-            return np.empty(0, _I64)
-        if len(found) > 1:
-            found = sorted(set(found))
-        if self._unique:  # rows are ids
-            return np.array(found, _I64)
-        return self._expand_rows(np.array(found, _I64))
+        """Ids (ascending int64) of every fingerprint within Hamming distance k of ``fp``.
 
-    def _query_other(self, fp: int, k: int | None) -> np.ndarray:
-        """:meth:`query` for arguments to convert or check, or before the probe is built."""
+        In each table the query's key picks one bucket (the rows sharing the top bits of its
+        prefix); the bucket's fingerprints are checked by popcount. A fingerprint within k
+        shares its whole prefix with the query in at least one table, so it is found there.
+        """
         kk = self._check_k(k)
         q = int(fp)
         if not 0 <= q <= _MASK64:
             if not -(1 << 63) <= q < 0:
                 raise ValueError(f"fingerprint {fp!r} does not fit in 64 bits")
             q &= _MASK64  # an int64 bit pattern
-        if self._probe is None:
-            m = self._dfp.shape[0]
-            if m == 0:
-                return np.empty(0, dtype=np.int64)
-            if self._plan.brute or m < 2:
-                rows = np.flatnonzero(np.bitwise_count(self._dfp ^ np.uint64(q)) <= kk)
-                return self._expand_rows(rows)
-            self._build_query()
-        return self.query(q, kk)
+        m = self._dfp.shape[0]
+        if m == 0:
+            return np.empty(0, dtype=np.int64)
+        qv = np.array([q], dtype=np.uint64)
+        if self._plan.brute or m < 2:
+            rows = np.flatnonzero(np.bitwise_count(self._dfp ^ qv) <= kk)
+            return self._expand_rows(rows)
+        if any(tab is None for tab in self._tables):
+            self._build_all()  # over the memory budget at construction: built on first query
+        found = []
+        for tab, spec in zip(self._tables, self._plan.tables, strict=True):
+            assert tab is not None
+            g = _query_key(self._plan, spec, q)
+            lo, hi = int(tab.offs[g]), int(tab.offs[g + 1])
+            if hi > lo:
+                near = np.bitwise_count(tab.fps[lo:hi] ^ qv) <= kk
+                found.append(tab.perm[lo:hi][near])
+        if not found:
+            return np.empty(0, dtype=np.int64)
+        return self._expand_rows(unique_sorted(np.concatenate(found).astype(np.int64)))
 
     def _expand_rows(self, rows: np.ndarray) -> np.ndarray:
         """Original ids of distinct rows, ascending."""
@@ -846,8 +548,8 @@ class HammingIndex:
             vs: list[np.ndarray] = []
             for t in range(len(self._plan.tables)):
                 tab = self._table(t)  # built and dropped here when it was not kept
-                offs = tab.local_offs()
-                a, b = _run_pairs(tab.fps, tab.perm, offs, kk, window,
+                offs = tab.offs
+                a, b = run_pairs(tab.fps, tab.perm, offs, kk, window,
                                   None if value_hub is None else value_hub[tab.perm],
                                   limit=max_pairs)
                 if window is not None and a.size and \

@@ -29,8 +29,6 @@ weak pair whose only common band is a crowded one.
 from __future__ import annotations
 
 import functools
-from collections import defaultdict
-from collections.abc import Hashable
 
 import numpy as np
 
@@ -170,7 +168,7 @@ def _check_band_args(signatures: np.ndarray, bands: int, rows: int) -> np.ndarra
     return sig
 
 
-def _pairs_in_runs(starts: np.ndarray, counts: np.ndarray, members: np.ndarray,
+def pairs_in_runs(starts: np.ndarray, counts: np.ndarray, members: np.ndarray,
                    window: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Pairs of ``members`` (sorted positions) within each run; ``window`` caps the offset."""
     n = members.shape[0]
@@ -204,7 +202,7 @@ def crowded_run_pairs(sub: np.ndarray, counts: np.ndarray, window: int,
     if chain_keys is not None:
         chained = sub[np.lexsort((chain_keys[sub], np.repeat(np.arange(counts.shape[0]),
                                                              counts)))]
-    a, b = _pairs_in_runs(starts, counts, chained, window)
+    a, b = pairs_in_runs(starts, counts, chained, window)
     if hubs is None:
         return a, b
     spoke = np.repeat(sub[lowest_in_runs(hubs[sub], counts)], counts)
@@ -277,7 +275,7 @@ def candidate_pairs(signatures: np.ndarray, bands: int, rows: int, *, max_bucket
             sub = members[np.repeat(runs, counts)]  # members of these runs, runs kept together
             c = counts[runs]
             if window is None:
-                a, b = _pairs_in_runs(np.cumsum(c) - c, c, sub, None)
+                a, b = pairs_in_runs(np.cumsum(c) - c, c, sub, None)
             else:
                 a, b = crowded_run_pairs(sub, c, window, hubs, chain_keys)
                 a, b = np.minimum(a, b), np.maximum(a, b)
@@ -291,58 +289,3 @@ def candidate_pairs(signatures: np.ndarray, bands: int, rows: int, *, max_bucket
     b = (code % np.uint64(n)).astype(np.int64)
     return a, b, truncated
 
-
-class MinHashLSH:
-    """A small incremental LSH index: insert signatures under keys, query similar keys.
-
-    For interactive use (one document against a prepared set); batch scans use
-    :func:`candidate_pairs`, which is vectorised. Buckets are Python dicts keyed by band hash.
-    """
-
-    def __init__(self, threshold: float = 0.5, num_perm: int = 128, *,
-                 fp_weight: float = 0.5, fn_weight: float = 0.5) -> None:
-        self.threshold = float(threshold)
-        self.num_perm = int(num_perm)
-        self.bands, self.rows = optimal_params(threshold, num_perm, fp_weight, fn_weight)
-        self._buckets: list[dict[int, list[Hashable]]] = [defaultdict(list)
-                                                           for _ in range(self.bands)]
-        self._keys: dict[Hashable, tuple[int, tuple[int, ...]]] = {}  # key -> (seq, hashes)
-        self._seq = 0
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def __contains__(self, key: Hashable) -> bool:
-        return key in self._keys
-
-    def _hashes(self, sig: np.ndarray) -> tuple[int, ...]:
-        s = np.asarray(sig).reshape(1, -1)
-        if s.shape[1] != self.num_perm:
-            raise ValueError(f"signature has {s.shape[1]} values, expected {self.num_perm}")
-        _check_band_args(s, self.bands, self.rows)
-        return tuple(int(band_hashes(s, band, self.rows)[0]) for band in range(self.bands))
-
-    def insert(self, key: Hashable, sig: np.ndarray) -> None:
-        """Add ``key`` with signature ``sig``; a key can be inserted once."""
-        if key in self._keys:
-            raise ValueError(f"key {key!r} is already in the index")
-        hs = self._hashes(sig)
-        for bucket, h in zip(self._buckets, hs, strict=True):
-            bucket[h].append(key)
-        self._keys[key] = (self._seq, hs)
-        self._seq += 1
-
-    def remove(self, key: Hashable) -> None:
-        _, hs = self._keys.pop(key)
-        for bucket, h in zip(self._buckets, hs, strict=True):
-            bucket[h].remove(key)
-            if not bucket[h]:
-                del bucket[h]
-
-    def query(self, sig: np.ndarray) -> list[Hashable]:
-        """Keys sharing at least one band with ``sig``, in insertion order."""
-        hs = self._hashes(sig)
-        found: set[Hashable] = set()
-        for bucket, h in zip(self._buckets, hs, strict=True):
-            found.update(bucket.get(h, ()))
-        return sorted(found, key=lambda k: self._keys[k][0])

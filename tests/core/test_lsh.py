@@ -13,7 +13,6 @@ from scipy.sparse.csgraph import connected_components
 
 from neardup_core.pairs import lsh
 from neardup_core.pairs.lsh import (
-    MinHashLSH,
     band_hashes,
     candidate_pairs,
     candidate_probability,
@@ -197,26 +196,6 @@ def test_band_hashes_are_pinned() -> None:
 
 PINNED_BAND0 = [9394500567924729618, 9539162725425538902]
 PINNED_BAND1 = [1012035181516640124, 16591219300157092]
-
-
-# -- MinHashLSH ---------------------------------------------------------------------------------
-def test_minhash_lsh_insert_query_remove() -> None:
-    rng = np.random.default_rng(2)
-    lsh = MinHashLSH(threshold=0.5, num_perm=64)
-    base = rng.integers(0, 2**32, (30, 64), dtype=np.uint64).astype(np.uint32)
-    for i, row in enumerate(base):
-        lsh.insert(f"doc{i}", row)
-    assert len(lsh) == 30 and "doc3" in lsh
-    probe = with_agreement(rng, base[3], 0.9)
-    assert lsh.query(probe) == ["doc3"]
-    lsh.insert("copy", base[3])
-    assert lsh.query(base[3]) == ["doc3", "copy"]  # insertion order
-    lsh.remove("doc3")
-    assert lsh.query(base[3]) == ["copy"]
-    with pytest.raises(ValueError):
-        lsh.insert("copy", base[3])
-    with pytest.raises(ValueError):
-        lsh.query(base[3][:10])
 
 
 @pytest.mark.parametrize(("threshold", "num_perm", "fp", "fn"),

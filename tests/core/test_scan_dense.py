@@ -86,7 +86,7 @@ def test_without_the_star_a_strict_group_of_near_copies_falls_apart(
 
 def test_ranks_computed_for_the_pairs_are_the_results_own(
         template_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from neardup_core.grouping.groups import reference_rank
+    from neardup_core.grouping.reference import reference_rank
 
     result = _scan(template_folder, 16, monkeypatch)
     np.testing.assert_array_equal(result.auto_rank,

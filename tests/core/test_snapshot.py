@@ -345,13 +345,13 @@ def test_documents_from_columns_are_ordinary_documents():
 
 
 def _refuse_grouping(monkeypatch: pytest.MonkeyPatch) -> None:
-    from neardup_core.grouping import groups as cluster
+    from neardup_core.grouping import table
 
     def refuse(*a, **k):
         raise AssertionError("grouped again")
 
     for name in ("cohesive_groups", "build_groups"):
-        monkeypatch.setattr(cluster, name, refuse)
+        monkeypatch.setattr(table, name, refuse)
 
 
 def _table_equal(a, b) -> None:
@@ -511,3 +511,17 @@ def test_cache_notes_come_first_as_before(folder, tmp_path):
         [str(folder)])
     assert "moved aside" in result.notes[0]
     assert any("symbolic link" in n for n in result.notes[1:])
+
+
+def test_the_grouping_code_is_known() -> None:
+    # None (a source file not found, e.g. after a module moved) would silently stop keeping
+    # groups made by other code from coming back; every grouping module must be in it.
+    import os
+
+    from neardup_core.store import snapshot as snapshot_mod
+
+    assert snapshot_mod.grouping_code() is not None
+    core = os.path.dirname(os.path.dirname(os.path.abspath(snapshot_mod.__file__)))
+    grouping = {f"grouping/{f[:-3]}" for f in os.listdir(os.path.join(core, "grouping"))
+                if f.endswith(".py") and f != "__init__.py"}
+    assert grouping <= set(snapshot_mod._GROUPING_SOURCES)

@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup_core.cli import build_parser
-from neardup_core.grouping import groups as cluster
-from neardup_core.grouping.groups import build_groups, cohesion_floor, cohesive_groups
+from neardup_core.grouping import cohesive as cohesive_module
+from neardup_core.grouping.cohesive import cohesion_floor, cohesive_groups
+from neardup_core.grouping.groups import build_groups
 from neardup_core.models import GroupMode, ScanOptions
 from neardup_core.store.results_file import load_result, save_result
 
@@ -200,10 +201,10 @@ def test_components_too_big_for_stars_fall_back_to_strict(monkeypatch: pytest.Mo
     assert [g.tolist() for g in strict] == [[1, 0]]
     stars, _ = cohesive(10, pairs, rank=rank)
     assert stars == [[1, 0, 3, 4, 5, 6, 7, 8, 9]]  # one of the far pair is left out
-    monkeypatch.setattr(cluster, "COHESIVE_MAX_TEXTS", 9)
+    monkeypatch.setattr(cohesive_module, "COHESIVE_MAX_TEXTS", 9)
     assert cohesive(10, pairs, rank=rank)[0] == [[1, 0]]
-    monkeypatch.setattr(cluster, "COHESIVE_MAX_TEXTS", 64)
-    monkeypatch.setattr(cluster, "COHESIVE_BUDGET", 16 * 16 - 1)  # less than one 16-wide
+    monkeypatch.setattr(cohesive_module, "COHESIVE_MAX_TEXTS", 64)
+    monkeypatch.setattr(cohesive_module, "COHESIVE_BUDGET", 16 * 16 - 1)  # less than one 16-wide
     assert cohesive(10, pairs, rank=rank)[0] == [[1, 0]]
 
 
@@ -211,10 +212,10 @@ def test_budget_goes_to_the_smaller_components_first(monkeypatch: pytest.MonkeyP
     small = star_with_a_far_pair(list(range(5)))  # 5 texts: an 8-wide matrix
     big = star_with_a_far_pair(list(range(10, 20)))  # 10 texts: a 16-wide matrix
     rank = [9, 0, 1, 2, 3, 5, 5, 5, 5, 5, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8]  # leaves 1, 11 first
-    monkeypatch.setattr(cluster, "COHESIVE_BUDGET", 8 * 8)
+    monkeypatch.setattr(cohesive_module, "COHESIVE_BUDGET", 8 * 8)
     groups, _ = cohesive(20, small | big, rank=rank)
     assert groups == [[1, 0, 3, 4], [11, 10]]  # stars, then STRICT where the budget ran out
-    monkeypatch.setattr(cluster, "COHESIVE_BUDGET", 8 * 8 + 16 * 16)
+    monkeypatch.setattr(cohesive_module, "COHESIVE_BUDGET", 8 * 8 + 16 * 16)
     groups, _ = cohesive(20, small | big, rank=rank)
     assert groups == [[11, 10, 13, 14, 15, 16, 17, 18, 19], [1, 0, 3, 4]]
 

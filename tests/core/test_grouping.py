@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup_core.grouping import groups as cluster
-from neardup_core.grouping.groups import build_groups, is_copy_name, reference_rank
+from neardup_core.grouping import connected, reference, strict
+from neardup_core.grouping.groups import build_groups
+from neardup_core.grouping.reference import is_copy_name, reference_rank
 from neardup_core.models import Document, GroupMode, Method, PairTable, ScanOptions
 from neardup_core.result import ScanResult
 
@@ -181,7 +182,7 @@ def test_many_small_components_in_both_strict_paths(monkeypatch: pytest.MonkeyPa
         want.append([x, y])
     results = []
     for rounds in (10**9, 0):  # all vectorised rounds / all one document at a time
-        monkeypatch.setattr(cluster, "STRICT_MAX_ROUNDS", rounds)
+        monkeypatch.setattr(strict, "STRICT_MAX_ROUNDS", rounds)
         results.append(group(n, pairs, 0.6, STRICT, rank=rank))
     assert results[0] == results[1]
     assert results[0][0] == sorted(want, key=lambda g: (-len(g), g[0]))
@@ -273,7 +274,7 @@ def test_connected_groups_are_the_components(case: tuple, threshold: float,
     ps = table_scores(n, pairs)
     mp = pytest.MonkeyPatch()
     if filtered:  # exercise the MST pre-filter on small graphs too
-        mp.setattr(cluster, "MST_FILTER_MIN_EDGES", 1)
+        mp.setattr(connected, "MST_FILTER_MIN_EDGES", 1)
     try:
         groups, weakest = build_groups(n, a, b, s, threshold, CONNECTED, ps, rank)
     finally:
@@ -296,7 +297,7 @@ def test_strict_members_are_all_within_the_threshold_of_the_reference(
     rank = np.array(rank_list, dtype=np.int64)
     ps = table_scores(n, pairs)
     mp = pytest.MonkeyPatch()
-    mp.setattr(cluster, "STRICT_MAX_ROUNDS", max_rounds)
+    mp.setattr(strict, "STRICT_MAX_ROUNDS", max_rounds)
     try:
         groups, weakest = build_groups(n, a, b, s, threshold, STRICT, ps, rank)
     finally:
@@ -352,7 +353,7 @@ def test_not_copy_names(name: str) -> None:
 
 def _copy_name_by_regex_alone(name: str) -> bool:
     """is_copy_name as specified: the prefix and extension rules, then the whole regex."""
-    from neardup_core.grouping.groups import COPY_MARKER_RE, copy_stem
+    from neardup_core.grouping.reference import COPY_MARKER_RE, copy_stem
 
     stem = copy_stem(name)
     return stem if isinstance(stem, bool) else COPY_MARKER_RE.search(stem) is not None
@@ -393,13 +394,13 @@ def test_warm_names_leaves_nothing_for_the_ranking_to_look_at() -> None:
             for name in ("报告.txt", "报告 (副本).txt", "notes - Copy.txt", "~$draft.docx")]
     want = reference_rank(docs).tolist()
     is_copy_name.cache_clear()
-    cluster._folder_marks.cache_clear()
-    cluster.warm_names(d.path for d in docs)
-    names, folders = is_copy_name.cache_info(), cluster._folder_marks.cache_info()
+    reference._folder_marks.cache_clear()
+    reference.warm_names(d.path for d in docs)
+    names, folders = is_copy_name.cache_info(), reference._folder_marks.cache_info()
     assert reference_rank(docs).tolist() == want
     assert is_copy_name.cache_info().misses == names.misses
-    assert cluster._folder_marks.cache_info().misses == folders.misses
-    assert cluster._folder_marks.cache_info().hits > folders.hits
+    assert reference._folder_marks.cache_info().misses == folders.misses
+    assert reference._folder_marks.cache_info().hits > folders.hits
 
 
 def test_rank_order_of_preferences() -> None:

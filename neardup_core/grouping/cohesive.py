@@ -1,0 +1,356 @@
+"""COHESIVE groups: CONNECTED's groups, except that no two members are clearly less alike than
+the threshold.
+
+A component holding such a pair is split into stars: every member of a star is linked (at or
+above the threshold) to its centre, and no two of them are below the floor. So two moderate
+edits of one text (each 0.65 to it, 0.42 to each other) are not grouped together, while a text,
+its copies and its light edits stay one group even when the edits are only ~0.5 alike with each
+other. "Clearly less alike" means a score more than :data:`COHESIVE_Z` standard errors of its
+estimate below the threshold (:func:`cohesion_floor`: 0.47 at 0.6 with 128 MinHash slots).
+``weakest`` is the lowest member score against the reference, as in STRICT; it is never below
+that floor.
+
+COHESIVE works on texts, not files (exact copies are one node, so 5,000 identical files cost
+one), inside each connected component of the links. A component whose pairs of texts are all
+known at or above the floor (the usual case) is one group as it is: nothing is computed. Any
+other component of up to :data:`COHESIVE_MAX_TEXTS` texts gets its full score matrix (the
+known pairs, the rest from one ``pair_scores`` call for all components); if a pair is below
+the floor it is split into stars (:func:`_stars`): the text with the most links becomes a
+centre; its linked texts that clash with nobody in that pool join, the others central-first
+(highest mean score to the pool) as long as they are at least the floor with everyone already
+in; repeat on the texts left. Centres are chosen by links, not by rank, so a light edit that
+happens to be the best-ranked file does not break its source's group (the reference, the
+best-ranked member, may differ from the centre). Components are padded to power-of-two widths
+and stacked, so each step is one numpy operation over every component of a width.
+Components too big for that, or beyond :data:`COHESIVE_BUDGET` cells of matrices in all
+(smaller components go first), are split by STRICT's rule on their links instead: a slider
+move must stay fast on any data. Pairs the user marked as not duplicates count as below the
+floor.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from neardup_core.arrays import unique_sorted
+from neardup_core.grouping.edges import (
+    PairScores,
+    assemble_flat,
+    check_pairs,
+    components,
+    dense_rank,
+    rank_order,
+    unique_edges,
+)
+from neardup_core.grouping.strict import strict_claims
+
+#: COHESIVE: two documents whose score is this many standard errors of its estimate below the
+#: threshold never share a group (see :func:`cohesion_floor`).
+COHESIVE_Z = 3.0
+#: COHESIVE: MinHash slots behind a score, for its standard error, when the result has none
+#: to tell (SimHash scores); the default ``num_perm``.
+COHESIVE_SAMPLES = 128
+#: COHESIVE: a component of more distinct texts than this, when it must be split, is split by
+#: STRICT's rule instead of stars, which need all its pair scores (quadratic)...
+COHESIVE_MAX_TEXTS = 64
+#: ... and so are the components left once the stars' score matrices (smaller components
+#: first, each padded to a power-of-two width) would exceed this many cells in all: a slider
+#: move stays within its time whatever the data (2^19 cells: at most 2^18 pair_scores).
+COHESIVE_BUDGET = 1 << 19
+
+
+def cohesion_floor(threshold: float, samples: int = COHESIVE_SAMPLES) -> float:
+    """The lowest score two members of one COHESIVE group may have.
+
+    A score estimates a Jaccard similarity J from ``samples`` MinHash slots, with standard
+    error sqrt(J (1 - J) / samples); a pair scoring :data:`COHESIVE_Z` such errors below the
+    threshold is, beyond the estimate's noise, less alike than the threshold asks. At the
+    default 0.6 with 128 slots the floor is 0.47.
+    """
+    t = float(threshold)
+    return t - COHESIVE_Z * math.sqrt(max(t * (1.0 - t), 0.0) / max(int(samples), 1))
+
+
+def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
+                    threshold: float, floor: float, pair_scores: PairScores, rank: np.ndarray,
+                    *, text_class: np.ndarray | None = None,
+                    ignored: tuple[np.ndarray, np.ndarray] | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """COHESIVE groups as (members flat, offsets, score against the reference, weakest).
+
+    ``a``/``b``/``score`` are known pair scores: those at or above ``threshold`` are links,
+    lower ones only spare ``pair_scores`` calls. ``text_class`` (equal = same text) makes
+    exact copies one node first; ``ignored`` pairs (documents the user said differ) never
+    share a group. Groups come in :func:`build_groups` order; ``weakest`` is each group's
+    lowest member score against its reference.
+    """
+    a, b, s, rank = check_pairs(n_docs, a, b, score, rank)
+    n = n_docs
+    order = rank_order(rank)
+    pos = np.empty(n, dtype=np.int64)
+    pos[order] = np.arange(n)
+    if text_class is None:
+        cls = lead = np.arange(n, dtype=np.int64)  # every document is a node of its own
+    else:
+        cls = np.asarray(text_class).astype(np.int64, copy=False).ravel()
+        if cls.shape[0] != n:
+            raise ValueError(f"text_class has {cls.shape[0]} entries for {n} documents")
+        lead = _class_leaders(cls, order, pos)
+    # node-level pairs, one per pair of texts (a node is named by its best-ranked document)
+    la, lb = lead[a], lead[b]
+    real = la != lb
+    lo, hi, s = unique_edges(n, la[real], lb[real], s[real])
+    conflict = np.empty(0, dtype=np.int64)
+    if ignored is not None:
+        ia = np.asarray(ignored[0]).astype(np.int64, copy=False).ravel()
+        ib = np.asarray(ignored[1]).astype(np.int64, copy=False).ravel()
+        if ia.shape != ib.shape:
+            raise ValueError("ignored must be two index arrays of equal length")
+        if ia.size and (min(ia.min(), ib.min()) < 0 or max(ia.max(), ib.max()) >= n):
+            raise ValueError(f"ignored indices must be in [0, {n})")
+        xa, xb = lead[ia], lead[ib]
+        keep = xa != xb
+        conflict = unique_sorted(np.minimum(xa, xb)[keep] * n + np.maximum(xa, xb)[keep])
+        if conflict.size and lo.size:
+            drop = np.isin(lo * n + hi, conflict)
+            lo, hi, s = lo[~drop], hi[~drop], s[~drop]
+    link = s >= np.asarray(threshold).astype(s.dtype)
+    node_key = np.full(n, -1, dtype=np.int64)  # nodes with one key form one group; -1: none
+    if link.any():
+        _cohesive_nodes(n, lo, hi, s, link, conflict, float(floor), pair_scores, pos,
+                        node_key)
+    return _cohesive_assemble(n, cls, lead, node_key, lo, hi, s, pair_scores, order, pos)
+
+
+def _class_leaders(cls: np.ndarray, order: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Per document, the best-ranked document with the same text (itself when alone)."""
+    n = cls.shape[0]
+    if n == 0 or int(np.bincount(cls).max()) == 1:  # no two documents share a text
+        return np.arange(n, dtype=np.int64)
+    key = np.sort(cls * n + pos)
+    first = np.ones(n, dtype=bool)
+    first[1:] = key[1:] // n != key[:-1] // n
+    leader = np.empty(int(cls.max()) + 1, dtype=np.int64)
+    leader[key[first] // n] = order[key[first] % n]
+    return leader[cls]
+
+
+def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link: np.ndarray,
+                    conflict: np.ndarray, floor: float, pair_scores: PairScores,
+                    pos: np.ndarray, node_key: np.ndarray) -> None:
+    """Give every grouped node its group's key, per connected component of the links.
+
+    A component is one group as it is when no two of its texts are below the floor. When the
+    known pairs already show that (each pair of its texts is known, at or above the floor:
+    the usual case of copies and light edits of one text) nothing is computed. Otherwise a
+    component of at most COHESIVE_MAX_TEXTS texts, within COHESIVE_BUDGET, gets its dense
+    score matrix and, if a pair is below the floor, is split into stars (:func:`_stars`);
+    the others fall back to STRICT's rule on their links, which costs no quadratic work.
+    """
+    ka, kb, ks = lo[link], hi[link], s[link]
+    ncomp, label = components(n, ka, kb)
+    touched = np.zeros(n, dtype=bool)
+    touched[ka] = True
+    touched[kb] = True
+    nodes = np.flatnonzero(touched)
+    size = np.bincount(label[nodes], minlength=ncomp)
+    fine = (s >= floor) & (label[lo] == label[hi])  # links included: threshold >= floor
+    nfine = np.bincount(label[lo[fine]], minlength=ncomp)
+    whole = nfine == size * (size - 1) // 2
+    big = ~whole & (size >= 2)  # to split: by stars within the budget, else as STRICT
+    fit = np.flatnonzero(big & (size <= COHESIVE_MAX_TEXTS))
+    cells = np.maximum(4, 1 << np.ceil(np.log2(np.maximum(size[fit], 2))).astype(np.int64)) ** 2
+    order = np.lexsort((fit, cells))  # smaller components first
+    fit = fit[order[np.cumsum(cells[order]) <= COHESIVE_BUDGET]]
+    big[fit] = False
+    keep = nodes[whole[label[nodes]]]
+    node_key[keep] = label[keep]  # keys below ncomp
+    if big.any():  # keys in [ncomp, ncomp + n)
+        m = big[label[ka]]
+        owner, member, _ = strict_claims(n, ka[m], kb[m], ks[m], pos)
+        node_key[owner] = ncomp + owner
+        node_key[member] = ncomp + owner
+    work = nodes[(~whole & ~big)[label[nodes]]]
+    if work.size:  # keys from 2n on
+        _dense_stars(n, work, label, lo, hi, s, link, conflict, floor, pair_scores, pos,
+                     node_key, 2 * n)
+
+
+def _dense_stars(n: int, work: np.ndarray, label: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                 s: np.ndarray, link: np.ndarray, conflict: np.ndarray, floor: float,
+                 pair_scores: PairScores, pos: np.ndarray, node_key: np.ndarray,
+                 key_base: int) -> None:
+    """Stars in the components of ``work`` nodes, all components at once.
+
+    Components are padded to a power-of-two width and stacked, one 3-D block per width, so
+    every step below is a numpy operation over all components of that width. The scores
+    between their nodes come from the known pairs, the rest from one ``pair_scores`` call.
+    A component with no pair below the floor stays whole.
+    """
+    ncomp = int(label.max()) + 1
+    wn = work[np.lexsort((pos[work], label[work]))]  # by component, then rank
+    wlab = label[wn]
+    first = np.ones(wn.size, dtype=bool)
+    first[1:] = wlab[1:] != wlab[:-1]
+    starts = np.flatnonzero(first)
+    k = np.diff(np.r_[starts, wn.size])
+    local = np.full(n, -1, dtype=np.int64)  # a node's place in its component (rank order)
+    local[wn] = np.arange(wn.size) - np.repeat(starts, k)
+    width = np.maximum(4, 1 << np.ceil(np.log2(k)).astype(np.int64))
+    widths = unique_sorted(width)
+    block = np.full(ncomp, -1, dtype=np.int64)  # component -> block (one per width)
+    block[wlab[starts]] = np.searchsorted(widths, width)
+    row = np.empty(ncomp, dtype=np.int64)  # component -> its place in its block
+    inside = np.flatnonzero((local[lo] >= 0) & (label[lo] == label[hi]))
+    pb = block[label[lo[inside]]]
+    inside = inside[np.argsort(pb, kind="stable")]
+    cut = np.searchsorted(np.sort(pb), np.arange(widths.size + 1))
+    pa_, pb_, ps, pl = local[lo[inside]], local[hi[inside]], s[inside], link[inside]
+    pc = label[lo[inside]]
+    blocks = []
+    qa, qb = [], []
+    for bi, w in enumerate(widths.tolist()):
+        sel = np.flatnonzero(width == w)
+        row[wlab[starts[sel]]] = np.arange(sel.size)
+        sc = np.full((sel.size, w, w), np.nan, dtype=np.float32)
+        lk = np.zeros((sel.size, w, w), dtype=bool)
+        h = slice(cut[bi], cut[bi + 1])
+        r, x, y = row[pc[h]], pa_[h], pb_[h]
+        sc[r, x, y] = sc[r, y, x] = ps[h]
+        lk[r, x, y] = lk[r, y, x] = pl[h]
+        idx = np.arange(w)
+        valid = idx[None, :] < k[sel][:, None]
+        pad = ~(valid[:, :, None] & valid[:, None, :])
+        sc[pad] = 0.0
+        sc[:, idx, idx] = 0.0  # a node against itself counts for nothing in averages
+        r, x, y = np.nonzero(np.isnan(sc) & (idx[:, None] < idx[None, :]))
+        qa.append(wn[starts[sel][r] + x])
+        qb.append(wn[starts[sel][r] + y])
+        blocks.append((bi, sel, sc, lk, valid, pad, (r, x, y)))
+    ua, ub = np.concatenate(qa), np.concatenate(qb)
+    got = (np.asarray(pair_scores(ua, ub)[0], dtype=np.float32) if ua.size
+           else np.empty(0, dtype=np.float32))
+    done = 0
+    for bi, sel, sc, lk, valid, pad, (r, x, y) in blocks:
+        sc[r, x, y] = sc[r, y, x] = got[done:done + r.size]
+        done += r.size
+        ok = (sc >= floor) | pad
+        if conflict.size:
+            ca, cb = conflict // n, conflict % n
+            m = (local[ca] >= 0) & (label[ca] == label[cb])
+            m[m] = block[label[ca[m]]] == bi
+            rr, xa, xb = row[label[ca[m]]], local[ca[m]], local[cb[m]]
+            ok[rr, xa, xb] = ok[rr, xb, xa] = False
+        idx = np.arange(sc.shape[1])
+        ok[:, idx, idx] = True
+        split = ~ok.reshape(sel.size, -1).all(axis=1)
+        rnd = np.where(valid, 0, -1)  # a component with no pair below the floor: one group
+        if split.any():
+            rnd[split] = _stars(sc[split], lk[split], ok[split], valid[split])
+        rr, cc = np.nonzero(rnd >= 0)
+        comp = wlab[starts[sel]]
+        node_key[wn[starts[sel][rr] + cc]] = (key_base + comp[rr] * COHESIVE_MAX_TEXTS
+                                              + rnd[rr, cc])
+
+
+def _stars(sc: np.ndarray, lk: np.ndarray, ok: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Per component (first axis) and node, the round whose star took it (-1: none).
+
+    Each round, in every component at once: the centre is the free node with the most links
+    to free nodes (then the larger sum of those scores, then rank); the centre and its free
+    linked nodes are the pool. A candidate at least the floor (``ok``) with everyone in the
+    pool joins at once; the others are taken central first (highest mean score to the rest
+    of the pool, then rank), each when it is at least the floor with everyone taken so far
+    (so joining at once changes nothing: the order only matters among clashing ones). The star
+    is a group; repeat while any two free nodes are linked. Sums over the short last axis go
+    through einsum, several times faster than ``.sum`` on these shapes.
+    """
+    m, w, _ = sc.shape
+    out = np.full((m, w), -1, dtype=np.int64)
+    free = valid.copy()
+    # a link weighs 1 in the centre's key before its score breaks ties (scores < w + 1)
+    weight = (sc + np.float32(w + 1)) * lk
+    bad = (~ok).astype(np.float32)
+    rows = np.arange(m)
+    rnd = 0
+    while rows.size:
+        full = rows.size == m
+        f = free if full else free[rows]
+        ff = f.astype(np.float32)
+        key = np.einsum("rij,rj->ri", weight if full else weight[rows], ff)
+        key *= ff
+        centre = key.argmax(axis=1)
+        ar = np.arange(rows.size)
+        live = key[ar, centre] > 0.0
+        if not live.all():
+            rows, f, centre = rows[live], f[live], centre[live]
+            if not rows.size:
+                break
+            full = False
+            ar = np.arange(rows.size)
+        cand = lk[rows, centre] & f
+        pool = cand.copy()
+        pool[ar, centre] = True
+        pf = pool.astype(np.float32)
+        hits = np.einsum("rij,rj->ri", bad if full else bad[rows], pf) * pf
+        clash = hits.any(axis=1)
+        take = pool
+        if clash.any():
+            c = np.flatnonzero(clash)
+            rc, hc = rows[c], hits[c] > 0  # hc: candidates with a clash in the pool
+            pfc = pf[c]
+            mean = np.einsum("rij,rj->ri", sc[rc], pfc) / (pfc.sum(axis=1) - 1)[:, None]
+            order = np.argsort(np.where(hc, -mean, np.inf), axis=1, kind="stable")
+            acc = pool[c] & ~hc
+            ntodo = hc.sum(axis=1)
+            ok_c = ok[rc]
+            arc = np.arange(c.size)
+            for j in range(int(ntodo.max())):
+                x = order[:, j]
+                good = (j < ntodo) & ~(acc & ~ok_c[arc, x]).any(axis=1)
+                acc[arc[good], x[good]] = True
+            take = pool.copy()
+            take[c] = acc
+        tr, tc = np.nonzero(take)
+        out[rows[tr], tc] = rnd
+        free[rows[tr], tc] = False
+        rnd += 1
+    return out
+
+
+def _cohesive_assemble(n: int, cls: np.ndarray, lead: np.ndarray, node_key: np.ndarray,
+                       lo: np.ndarray, hi: np.ndarray, s: np.ndarray, pair_scores: PairScores,
+                       order: np.ndarray, pos: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Nodes' keys -> documents in groups, references, scores against them, weakest."""
+    key = node_key[lead]
+    if n:  # copies whose text is in no group are a group of their own, as in STRICT
+        alone = (key < 0) & (np.bincount(cls)[cls] >= 2)
+        key[alone] = -2 - lead[alone]
+    docs = np.flatnonzero(key != -1)
+    ngroups, gid = dense_rank(key[docs])
+    gsize = np.bincount(gid, minlength=ngroups)
+    best = np.full(ngroups, n, dtype=np.int64)
+    np.minimum.at(best, gid, pos[docs])
+    gref = order[best] if ngroups else np.empty(0, dtype=np.int64)
+    is_ref = docs == gref[gid]
+    # each text's score against its group's reference text: known pairs, then pair_scores
+    ref_lead = np.full(n, -1, dtype=np.int64)
+    ref_lead[lead[docs]] = lead[gref[gid]]
+    nsref = np.full(n, np.nan)
+    m = ref_lead[hi] == lo
+    nsref[hi[m]] = s[m]
+    m = ref_lead[lo] == hi
+    nsref[lo[m]] = s[m]
+    nodes = unique_sorted(lead[docs])
+    need = nodes[np.isnan(nsref[nodes]) & (ref_lead[nodes] != nodes)]
+    if need.size:
+        nsref[need] = np.asarray(pair_scores(ref_lead[need], need)[0], dtype=np.float64)
+    ld = lead[docs]
+    sref = np.where(ld == ref_lead[ld], 1.0, nsref[ld])
+    weak = np.ones(ngroups, dtype=np.float64)
+    np.minimum.at(weak, gid[~is_ref], sref[~is_ref])
+    flat, offsets, weak, sflat = assemble_flat(n, docs, gid, is_ref, sref, gsize, gref, weak)
+    return flat, offsets, sflat, weak

@@ -1,0 +1,110 @@
+"""CONNECTED groups: the connected components of the pairs at or above the threshold.
+
+A chain A-B-C is one group even when A and C are not alike; ``weakest`` is the smallest pair
+score on a maximum spanning tree of the group -- the weakest link holding it together, which
+is also the highest threshold at which the group would still be one piece.
+
+SciPy does the work: a maximum spanning forest (after cheaply dropping edges that are the
+weakest on a cycle) gives both the components and each one's weakest link. A member need not
+be linked to the reference; its score against the reference (for ordering) comes from the
+edge when there is one and from ``pair_scores`` otherwise, one call per group that needs it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+
+from neardup_core.grouping.edges import PairScores, assemble, components, graph
+
+#: Below this many edges the maximum spanning forest is computed without pre-filtering.
+MST_FILTER_MIN_EDGES = 65536
+
+
+def _by_component(docs: np.ndarray, label: np.ndarray, order: np.ndarray, pos: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(docs sorted by component, then rank order; mask of each component's first)."""
+    n = pos.shape[0]
+    key = np.sort(label[docs] * n + pos[docs])
+    lab = key // n
+    first = np.ones(key.shape[0], dtype=bool)
+    first[1:] = lab[1:] != lab[:-1]
+    return order[key % n], first
+
+
+
+def _scores_to_reference(n_docs: int, a: np.ndarray, b: np.ndarray, s: np.ndarray,
+                         ref_of: np.ndarray) -> np.ndarray:
+    """Per document, its edge score to its group's reference (NaN when not linked directly)."""
+    sref = np.full(n_docs, np.nan, dtype=np.float64)
+    sv = s.astype(np.float64)
+    m = ref_of[a] == a
+    np.fmax.at(sref, b[m], sv[m])  # a repeated pair counts with its strongest score
+    m = ref_of[b] == b
+    np.fmax.at(sref, a[m], sv[m])
+    return sref
+
+
+def _fill_missing(docs: np.ndarray, ref_doc: np.ndarray, sref: np.ndarray,
+                  pair_scores: PairScores) -> None:
+    """Ask ``pair_scores`` for members not linked to their reference, all in one call
+    (``pair_scores`` takes an array of references as long as the array of members)."""
+    missing = np.flatnonzero(np.isnan(sref[docs]) & (ref_doc != docs))
+    if not missing.size:
+        return
+    md = docs[missing]
+    sref[md] = np.asarray(pair_scores(ref_doc[missing], md)[0], dtype=np.float64)
+
+
+def _drop_cycle_edges(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Remove edges that no maximum spanning forest uses, cheaply, before the MST's own sort.
+
+    An edge whose ends are already joined by stronger edges is the weakest on a cycle, so no
+    maximum spanning forest needs it (the filter step of filter-Kruskal). The strongest ~2n
+    edges (average degree 4, enough to join most of a dense graph) are kept; of the others only
+    those between different pieces of them survive. On 10^6 pairs over 10^5 documents that
+    leaves about a quarter of the edges for the exact MST; sparse graphs skip the step.
+    """
+    if s.size < max(MST_FILTER_MIN_EDGES, 4 * n):
+        return a, b, s
+    kth = s.size - min(s.size // 2, 2 * n)
+    cut = np.partition(s, kth)[kth]
+    strong = np.flatnonzero(s > cut)  # strictly stronger: ties at the cut stay weak
+    if not strong.size:
+        return a, b, s
+    _, lab = components(n, a[strong], b[strong])
+    cross = np.flatnonzero(lab[a] != lab[b])  # never a strong edge: those join one piece
+    keep = np.zeros(s.size, dtype=bool)
+    keep[strong] = True
+    keep[cross] = True
+    return a[keep], b[keep], s[keep]  # still in input order: rows stay sorted
+
+
+def connected_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_scores: PairScores,
+                     order: np.ndarray, pos: np.ndarray
+                     ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """CONNECTED groups of the edges (checked, no loops) as :func:`assemble` gives them;
+    ``order``/``pos`` are the documents in rank order and each one's place in it."""
+    # Maximum spanning forest = minimum one over 2 - score (in [1, 2]: no weight is zero, which
+    # csgraph would read as "no edge"); its trees are the components, and the smallest score
+    # on each tree is the group's weakest link.
+    fa, fb, fs = _drop_cycle_edges(n, a, b, s)
+    forest = minimum_spanning_tree(graph(n, fa, fb, 2.0 - fs.astype(np.float64)),
+                                   overwrite=True)
+    ncomp, label = connected_components(forest, directed=True, connection="weak")
+    label = label.astype(np.int64)  # int32 from csgraph: label * n below must not overflow
+    forest = forest.tocoo()
+    ta = forest.row.astype(np.int64)
+    size = np.bincount(label, minlength=ncomp)
+    weak = np.full(ncomp, np.inf)
+    np.minimum.at(weak, label[ta], 2.0 - forest.data)
+    sd, first = _by_component(np.flatnonzero(size[label] >= 2), label, order, pos)
+    comp_ref = np.full(ncomp, -1, dtype=np.int64)
+    comp_ref[label[sd[first]]] = sd[first]
+    ref_of = np.full(n, -1, dtype=np.int64)
+    ref_of[sd] = comp_ref[label[sd]]
+    sref = _scores_to_reference(n, a, b, s, ref_of)
+    _fill_missing(sd, ref_of[sd], sref, pair_scores)
+    return assemble(n, sd, label[sd], first, sref[sd], size, comp_ref, weak)
+

@@ -1,0 +1,166 @@
+"""Shared pieces of the grouping modes: edges as graphs, checks, orders and the flat assembly.
+
+Every mode (:mod:`~neardup_core.grouping.connected`, :mod:`~neardup_core.grouping.strict`,
+:mod:`~neardup_core.grouping.cohesive`) takes pairs ``a``/``b``/``score`` of document indices
+and a rank per document (lower: preferred as the reference), and returns its groups in one
+order: largest first, then by reference index; inside a group the reference, then the others
+by descending score against it, then index (:func:`assemble_flat`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+#: ``pair_scores(ref, others) -> (score, distance, jaccard)``: scores of pairs the edges do not
+#: hold (``ScanResult.pair_scores``); ``ref`` is one index or an array as long as ``others``.
+PairScores = Callable[[int | np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def within_two_pairs(n: int, a: np.ndarray, b: np.ndarray, chosen: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(chosen document, other) for every document one or two of the pairs (a, b) away from
+    one of ``chosen`` (int64 arrays; the chosen document itself left out)."""
+    chosen = np.asarray(chosen, dtype=np.int64)
+    if not chosen.size or not np.asarray(a).size:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    ends = (np.concatenate([a, b]).astype(np.int64), np.concatenate([b, a]).astype(np.int64))
+    adjacent = csr_matrix((np.ones(ends[0].size, dtype=np.int32), ends), shape=(n, n))
+    pick = csr_matrix((np.ones(chosen.size, dtype=np.int32),
+                       (np.arange(chosen.size), chosen)), shape=(chosen.size, n))
+    one = pick @ adjacent
+    rows, right = (one + one @ adjacent).nonzero()
+    left = chosen[rows]
+    mask = left != right
+    return left[mask], right[mask].astype(np.int64)
+
+
+
+def graph(n: int, a: np.ndarray, b: np.ndarray, data: np.ndarray) -> csr_matrix:
+    """One stored entry per edge (row a, column b); parallel edges are kept, not summed."""
+    if a.size and np.any(a[1:] < a[:-1]):
+        order = np.argsort(a, kind="stable")  # input is mostly sorted runs: cheap
+        a, b, data = a[order], b[order], data[order]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(a, minlength=n), out=indptr[1:])
+    idx_type = np.int32 if n < 2**31 and a.size < 2**31 else np.int64
+    return csr_matrix((data, b.astype(idx_type), indptr.astype(idx_type)), shape=(n, n))
+
+
+def components(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
+    """(number of components, int64 component label per document) of the edges (a, b)."""
+    ncomp, label = connected_components(graph(n, a, b, np.ones(a.size, dtype=np.int8)),
+                                        directed=True, connection="weak")
+    # csgraph labels are int32: widen before any label * n arithmetic overflows
+    return ncomp, label.astype(np.int64)
+
+
+def check_pairs(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray, rank: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs and ranks as flat int64 arrays (scores as given), checked against ``n_docs``
+    (:class:`ValueError`), without pairs of a document with itself."""
+    a = np.asarray(a).astype(np.int64, copy=False).ravel()
+    b = np.asarray(b).astype(np.int64, copy=False).ravel()
+    s = np.asarray(score).ravel()
+    r = np.asarray(rank).astype(np.int64, copy=False).ravel()
+    if not a.shape == b.shape == s.shape:
+        raise ValueError(f"a, b and score differ in length: {a.size}, {b.size}, {s.size}")
+    if r.shape[0] != n_docs:
+        raise ValueError(f"rank has {r.shape[0]} entries for {n_docs} documents")
+    if a.size and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= n_docs):
+        raise ValueError(f"pair indices must be in [0, {n_docs})")
+    loops = a == b
+    if loops.any():  # a document paired with itself says nothing about grouping
+        a, b, s = a[~loops], b[~loops], s[~loops]
+    return a, b, s, r
+
+
+def dense_rank(x: np.ndarray) -> tuple[int, np.ndarray]:
+    """(number of distinct values, rank of each value among them), by one argsort."""
+    order = np.argsort(x)
+    sx = x[order]
+    new = np.ones(x.size, dtype=bool)
+    new[1:] = sx[1:] != sx[:-1]
+    rank = np.empty(x.size, dtype=np.int64)
+    rank[order] = np.cumsum(new) - 1
+    return int(new.sum()), rank
+
+
+def rank_order(rank: np.ndarray) -> np.ndarray:
+    """Documents by (rank, index), with one fast sort of a packed key when it fits."""
+    n = rank.shape[0]
+    if n == 0:
+        return np.empty(0, dtype=np.int64)
+    r = rank - rank.min()
+    if int(r.max()) < (2**62) // n:
+        return np.sort(r * n + np.arange(n)) % n
+    return np.lexsort((np.arange(n), rank))
+
+
+
+def assemble(n: int, docs: np.ndarray, comp: np.ndarray, is_ref: np.ndarray,
+             sref: np.ndarray, comp_size: np.ndarray, comp_ref: np.ndarray,
+             comp_weak: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """Order groups (size desc, reference) and members (reference, score desc, index); also
+    each member's score against its reference, flat, in that order."""
+    flat, offsets, weak, sflat = assemble_flat(n, docs, comp, is_ref, sref, comp_size,
+                                                comp_ref, comp_weak)
+    return split_groups(flat, offsets), weak, sflat
+
+
+def split_groups(flat: np.ndarray, offsets: np.ndarray) -> list[np.ndarray]:
+    """Groups flat with their offsets -> one array of members per group (views of ``flat``)."""
+    return [flat[lo:hi] for lo, hi in itertools.pairwise(offsets.tolist())]
+
+
+def assemble_flat(n: int, docs: np.ndarray, comp: np.ndarray, is_ref: np.ndarray,
+                  sref: np.ndarray, comp_size: np.ndarray, comp_ref: np.ndarray,
+                  comp_weak: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The groups of :func:`assemble` as (members flat, offsets, weakest per group, score
+    against the reference per member): no Python object per group."""
+    gids = np.flatnonzero(comp_size >= 2)
+    biggest = int(comp_size[gids].max()) if gids.size else 0
+    gorder = gids[np.argsort((biggest - comp_size[gids]) * n + comp_ref[gids])]
+    gpos = np.empty(comp_size.shape[0], dtype=np.int64)
+    gpos[gorder] = np.arange(gorder.shape[0])
+    keep = comp_size[comp] >= 2
+    docs, comp, is_ref, sref = docs[keep], comp[keep], is_ref[keep], sref[keep]
+    sc = np.where(np.isnan(sref), -np.inf, sref)  # an unknown score sorts last
+    sc[is_ref] = 0.0
+    levels, inv = dense_rank(-sc)  # descending score -> 0, 1, ...
+    major = gpos[comp] * 2 + ~is_ref  # group, then the reference before the others
+    if 2 * gorder.shape[0] * levels * n < 2**62:
+        perm = np.argsort((major * levels + inv) * n + docs)
+    else:
+        perm = np.lexsort((docs, inv, major))
+    flat = docs[perm]
+    offsets = np.zeros(gorder.shape[0] + 1, dtype=np.int64)
+    np.cumsum(comp_size[gorder], out=offsets[1:])
+    # each member's score against its reference, in the same order (1.0 for the reference)
+    sflat = np.where(is_ref[perm], 1.0, sref[perm])
+    return flat, offsets, comp_weak[gorder].astype(np.float64), sflat
+
+
+
+def unique_edges(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One edge per pair (lo, hi), keeping its strongest score; cheap for clean input."""
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    code = lo * n + hi
+    if code.size < 2 or bool((code[1:] > code[:-1]).all()):
+        return lo, hi, s
+    sc = np.sort(code)  # fast; only a real repeat needs the slower dedupe below
+    if bool((sc[1:] != sc[:-1]).all()):
+        return lo, hi, s
+    order = np.lexsort((-s.astype(np.float64), code))
+    code, s = code[order], s[order]
+    first = np.ones(code.size, dtype=bool)
+    first[1:] = code[1:] != code[:-1]
+    code, s = code[first], s[first]
+    return code // n, code % n, s
+

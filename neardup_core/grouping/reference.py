@@ -1,0 +1,164 @@
+"""Which file of a group is the reference (the one to keep): copy markers and the ranking.
+
+The reference is the member with the lowest :func:`reference_rank` (ties: lowest index).
+Files under a reference folder come first; then files whose *name* carries no copy marker
+(:func:`is_copy_name`: 副本, 备份, 拷贝, " - Copy", "(1)", "Copy of", ...): a marker outranks age,
+because copying a file often gives the copy an older modification time than the original
+(copies keep mtimes; originals get edited). Then files in no copy-marked folder, older
+modification time, shorter name, and path order.
+
+No SciPy here: the scan ranks its documents (and looks at their names, :func:`warm_names`)
+with this module alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from neardup_core.models import Document
+
+# -- copy markers ---------------------------------------------------------------------------
+_SEP = r"[\s_\-.\u2013\u2014\u00b7]"
+_OPEN = r"[(\[\uff08\u3010]"
+_CLOSE = r"[)\]\uff09\u3011]"
+_ZH_STRONG = r"(?:副本|複本|复件|複件|拷贝|拷貝|备份|備份)"
+_ZH_ANY = r"(?:副本|複本|复件|複件|拷贝|拷貝|备份|備份|复制|複製)"
+_WORD = r"(?:copy|kopie|copie|copia|backup|bak|コピー)"
+_NUM_END = rf"(?:\s*{_OPEN}\s*\d{{1,3}}\s*{_CLOSE}|{_SEP}*\d{{1,3}})?"
+
+#: Matches the part of a file name *without its extension* that marks it as a copy. See
+#: :func:`is_copy_name` for the rules and the prefixes/extensions checked besides.
+COPY_MARKER_RE = re.compile(
+    "|".join([
+        # "(副本)", "（复件）", "[copy 2]", "(的副本)" anywhere
+        rf"{_OPEN}\s*的?(?:{_ZH_ANY}|{_WORD})\s*\d{{0,3}}\s*{_CLOSE}",
+        # "(1)", "（2）", "[3]" at the end
+        rf"{_OPEN}\s*\d{{1,3}}\s*{_CLOSE}\s*$",
+        # " - Copy", " copy 2", "_backup", " - 副本 (2)", "的副本", "-Kopie" at the end
+        rf"(?:^|{_SEP}|的)(?:{_ZH_ANY}|{_WORD}){_NUM_END}\s*$",
+        # Chinese markers glued to the end: "报告副本", "报告备份2"
+        rf"{_ZH_STRONG}{_NUM_END}\s*$",
+        # "Copy of x", "Copy (2) of x", "复件 x", "复件 (2) x", "副本-x"
+        r"^copy\s*(?:\(\d{1,3}\)\s*)?of\b",
+        rf"^(?:复件|複件|副本|複本|拷贝|拷貝)\s*(?:{_OPEN}\d{{1,3}}{_CLOSE})?{_SEP}",
+        # "report_1", "report_02" (not dates such as "2023_01")
+        r"(?<!\d)_\d{1,2}$",
+    ]),
+    re.IGNORECASE,
+)
+_COPY_SUFFIXES = frozenset({".bak", ".backup", ".orig", ".old"})
+#: Every marker the regex knows contains one of these words, except the two of
+#: _BARE_MARKER_RE: a cheap test that spares most names the regex (microseconds a name).
+_MARKER_WORDS = ("副本", "複本", "复件", "複件", "拷贝", "拷貝", "备份", "備份", "复制", "複製",
+                 "copy", "kopie", "copie", "copia", "backup", "bak", "コピー")
+_TAIL_CHARS = frozenset("0123456789)]）】")
+#: One search for any of them (much faster than a test per word),
+#: with the regex's own flags so that it matches wherever the regex's words do.
+_MARKER_WORDS_RE = re.compile("|".join(map(re.escape, _MARKER_WORDS)), re.IGNORECASE)
+#: The alternatives of COPY_MARKER_RE without a marker word: "(1)" and "_02" at the end, all
+#: that a name without one can match (a property test holds the pair to the whole regex).
+_BARE_MARKER_RE = re.compile(rf"{_OPEN}\s*\d{{1,3}}\s*{_CLOSE}\s*$|(?<!\d)_\d{{1,2}}$",
+                             re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=1 << 17)  # regrouping ranks the same names again
+def is_copy_name(name: str) -> bool:
+    """Whether a file or folder name says it is a copy of another.
+
+    Markers count where they act as an affix, not inside a word: a trailing or bracketed
+    "copy"/"副本" ("report - Copy (2).docx", "季度报告 (副本).txt", "报告的副本.txt",
+    "报告副本.txt"), a leading "Copy of"/"复件 ", a trailing "(1)" or "_1", a ".bak" style
+    extension, or an Office temporary "~$" / "~" prefix. "copyright.txt", "Copy editing.docx",
+    "副本数量统计.txt" and "新建文本文档.txt" are not copies. Chinese 副本/备份 glued to the end
+    also count, so "数据备份.txt" is taken for a copy: a wrong guess only changes which file
+    is proposed as the one to keep, a missed copy marks the original for deletion.
+    """
+    stem = copy_stem(name)
+    if isinstance(stem, bool):
+        return stem
+    if _MARKER_WORDS_RE.search(stem) is None:
+        return stem[-1] in _TAIL_CHARS and _BARE_MARKER_RE.search(stem) is not None
+    return COPY_MARKER_RE.search(stem) is not None
+
+
+def copy_stem(name: str) -> bool | str:
+    """The rules of :func:`is_copy_name` that need no regex: their verdict, or else the part
+    of the name (without its extension) that COPY_MARKER_RE decides on."""
+    name = name.strip()
+    if not name:
+        return False
+    if name.startswith("~") or name.endswith("~"):
+        return True
+    dot = name.rfind(".")
+    stem, ext = (name[:dot], name[dot:]) if dot > 0 else (name, "")
+    if ext.lower() in _COPY_SUFFIXES:
+        return True
+    return stem
+
+
+@functools.lru_cache(maxsize=16384)
+def _folder_marks(folder: str) -> int:
+    """How many components of a folder path are named like copies ("备份", "Backup", ...)."""
+    parts = [p for p in re.split(r"[\\/]+", folder) if p]
+    return sum(is_copy_name(p) for p in parts)
+
+
+def warm_names(paths: Iterable[str]) -> None:
+    """Look at the names and folders of ``paths`` for copy markers now, so that
+    :func:`reference_rank` finds the answers in its caches (the scan does this in a thread
+    while its workers read, rather than at its end, when one core is idle)."""
+    for path in paths:
+        folder, name = os.path.split(path)
+        is_copy_name(name)
+        _folder_marks(folder)
+
+
+def _norm(path: str) -> str:
+    return os.path.normcase(os.path.normpath(path))
+
+
+def reference_rank(documents: Sequence[Document], reference_folders: Sequence[str] = ()
+                   ) -> np.ndarray:
+    """A rank per document, 0 = most preferred as the group's reference (the file to keep).
+
+    Order of preference: under one of ``reference_folders``; no copy marker in the name; no
+    copy-marked folder on the path; older modification time; shorter name; path order.
+    """
+    roots = [_norm(f).rstrip(os.sep) for f in reference_folders if f]
+    folders: dict[str, tuple[bool, int]] = {}  # folder -> (outside every root, copy marks)
+
+    def folder_key(folder: str) -> tuple[bool, int]:
+        key = folders.get(folder)
+        if key is None:
+            f = _norm(folder)
+            outside = not any(f == r or f.startswith(r + os.sep) for r in roots)
+            key = folders[folder] = (outside, _folder_marks(folder))
+        return key
+
+    n = len(documents)
+    paths = [d.path for d in documents]
+    outside, copy, marks, length = [], [], [], []
+    for path in paths:
+        folder, name = os.path.split(path)
+        out, fm = folder_key(folder)
+        outside.append(out)
+        copy.append(is_copy_name(name))
+        marks.append(fm)
+        length.append(len(name))
+    mtime = np.fromiter((d.mtime for d in documents), dtype=np.float64, count=n)
+    path_order = np.empty(n, dtype=np.int64)
+    path_order[sorted(range(n), key=paths.__getitem__)] = np.arange(n)
+    order = np.lexsort((path_order, np.array(length, dtype=np.int64), mtime,
+                        np.array(marks, dtype=np.int64), np.array(copy, dtype=bool),
+                        np.array(outside, dtype=bool)))
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n, dtype=np.int64)
+    return rank
+

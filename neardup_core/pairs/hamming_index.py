@@ -133,7 +133,7 @@ def _dir_bits(m: int) -> int:
     return min(m.bit_length(), 31)
 
 
-def _plan(m: int, k: int, strategy: str = "auto") -> _Plan:
+def plan(m: int, k: int, strategy: str = "auto") -> _Plan:
     """The table layout for m distinct fingerprints searched up to radius k (module docstring)."""
     dir_bits = _dir_bits(m)
     pairs_all = m * (m - 1) / 2
@@ -292,9 +292,9 @@ def _dense_pairs(fps: np.ndarray, rows: np.ndarray, k: int, window: int | None =
     return np.concatenate(out_a).astype(np.int64), np.concatenate(out_b).astype(np.int64)
 
 
-def _run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int,
-               window: int | None = None, hub: np.ndarray | None = None,
-               limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def run_pairs(sfp: np.ndarray, perm: np.ndarray, offs: np.ndarray, k: int,
+              window: int | None = None, hub: np.ndarray | None = None,
+              limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Pairs within k inside the equal-key runs of one table (rows are distinct indices).
 
     Small runs are walked by offset: round ``delta`` compares every sorted position with the one
@@ -647,7 +647,7 @@ class HammingIndex:
             self._mstart = np.append(starts, n).astype(np.int64)  # CSR: row -> its ids
             self._unique = False
         m = self._dfp.shape[0]
-        self._plan = _plan(m, self.max_k, strategy)
+        self._plan = plan(m, self.max_k, strategy)
         self._tables: list[_Table | None] = [None] * len(self._plan.tables)
         self._probe: Callable[[int, int], list[int]] | None = None
         self._shared: tuple[np.ndarray, np.ndarray] = (_EMPTY, _EMPTY)  # set by _build_all
@@ -847,9 +847,9 @@ class HammingIndex:
             for t in range(len(self._plan.tables)):
                 tab = self._table(t)  # built and dropped here when it was not kept
                 offs = tab.local_offs()
-                a, b = _run_pairs(tab.fps, tab.perm, offs, kk, window,
-                                  None if value_hub is None else value_hub[tab.perm],
-                                  limit=max_pairs)
+                a, b = run_pairs(tab.fps, tab.perm, offs, kk, window,
+                                 None if value_hub is None else value_hub[tab.perm],
+                                 limit=max_pairs)
                 if window is not None and a.size and \
                         int(np.bincount(a, minlength=m).max()) >= window:
                     self.windowed = True  # some row kept only its first ``window`` matches

@@ -170,8 +170,8 @@ def _check_band_args(signatures: np.ndarray, bands: int, rows: int) -> np.ndarra
     return sig
 
 
-def _pairs_in_runs(starts: np.ndarray, counts: np.ndarray, members: np.ndarray,
-                   window: int | None) -> tuple[np.ndarray, np.ndarray]:
+def pairs_in_runs(starts: np.ndarray, counts: np.ndarray, members: np.ndarray,
+                  window: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Pairs of ``members`` (sorted positions) within each run; ``window`` caps the offset."""
     n = members.shape[0]
     rem = np.repeat(starts + counts, counts) - np.arange(n) - 1  # later members in my run
@@ -204,7 +204,7 @@ def crowded_run_pairs(sub: np.ndarray, counts: np.ndarray, window: int,
     if chain_keys is not None:
         chained = sub[np.lexsort((chain_keys[sub], np.repeat(np.arange(counts.shape[0]),
                                                              counts)))]
-    a, b = _pairs_in_runs(starts, counts, chained, window)
+    a, b = pairs_in_runs(starts, counts, chained, window)
     if hubs is None:
         return a, b
     spoke = np.repeat(sub[lowest_in_runs(hubs[sub], counts)], counts)
@@ -277,7 +277,7 @@ def candidate_pairs(signatures: np.ndarray, bands: int, rows: int, *, max_bucket
             sub = members[np.repeat(runs, counts)]  # members of these runs, runs kept together
             c = counts[runs]
             if window is None:
-                a, b = _pairs_in_runs(np.cumsum(c) - c, c, sub, None)
+                a, b = pairs_in_runs(np.cumsum(c) - c, c, sub, None)
             else:
                 a, b = crowded_run_pairs(sub, c, window, hubs, chain_keys)
                 a, b = np.minimum(a, b), np.maximum(a, b)

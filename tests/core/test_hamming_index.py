@@ -210,15 +210,15 @@ def test_plain_python_ints_are_accepted() -> None:
 def test_plan_follows_the_paper_trade_off() -> None:
     # k = 3 over a million: the smallest B whose prefixes reach log2(n) bits (B = 5, C(5, 3)
     # = 10 tables of 25+ bits), not 4 tables of 16 bits with ~15 false candidates each.
-    plan = hi._plan(10**6, 3)
+    plan = hi.plan(10**6, 3)
     assert not plan.brute and plan.blocks == 5 and len(plan.tables) == 10
     assert min(t.width for t in plan.tables) >= 20
-    assert hi._plan(10**6, 0).blocks == 1  # exact matches: one table, the whole fingerprint
+    assert hi.plan(10**6, 0).blocks == 1  # exact matches: one table, the whole fingerprint
     # few fingerprints, a wide radius: comparing everything is cheaper than hundreds of tables
-    assert hi._plan(500, 12).brute
-    assert not hi._plan(10**5, 10).brute
+    assert hi.plan(500, 12).brute
+    assert not hi.plan(10**5, 10).brute
     for k in range(9):
-        plan = hi._plan(50_000, k)
+        plan = hi.plan(50_000, k)
         assert plan.brute or all(len(t.blocks) == plan.blocks - k for t in plan.tables)
     assert sum(hi._layout(7)[1]) == 64
 

@@ -36,7 +36,8 @@ BOILERPLATE_SAME = 0.8
 
 class BoilerplatePass(RunStages):
     """The boilerplate stage of :class:`~neardup_core.scan.session.ScanSession`'s run (a mixin:
-    the run sets the state below)."""
+    the run sets the state below). Re-reads through the reading stage's ``_run_batches`` (the
+    same worker pool) and turns the cache off through ``_cache_failed`` when it fails."""
 
     settings_key: str
     cache: FingerprintCache | None

@@ -98,7 +98,8 @@ class CacheOpening:
 
 class CacheLookup(RunStages):
     """The cache stage of :class:`~neardup_core.scan.session.ScanSession`'s run (a mixin: the
-    run sets the state below)."""
+    run sets the state below). Uses the reading stage's ``_inprocess`` to decide when to start
+    the workers."""
 
     given_cache: FingerprintCache | None  # the session's own connection, if it was given one
     settings_key: str

@@ -33,7 +33,7 @@ _SNAPSHOT_STATS = ("floor", "pairs", "exact_copies", "lsh", "simhash_candidates"
 
 class KeptResult(RunStages):
     """The kept-result stage of :class:`~neardup_core.scan.session.ScanSession`'s run (a mixin:
-    the run sets the state below)."""
+    the run sets the state below). Groups the kept result with the run's ``_group``."""
 
     cache: FingerprintCache | None
     _snap_key: str | None

@@ -59,7 +59,8 @@ _DOCX = tuple(sorted(DOCX_SUFFIXES))
 
 class Reading(RunStages):
     """The reading stage of :class:`~neardup_core.scan.session.ScanSession`'s run (a mixin: the
-    run sets the state below)."""
+    run sets the state below). Finishes the cache lookup of the walk (``_walked``) before it
+    reads, and turns the cache off through ``_cache_failed`` when writing to it fails."""
 
     settings: FingerprintSettings
     settings_key: str

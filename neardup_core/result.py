@@ -2,7 +2,7 @@
 
 The grouping functions are imported where a grouping is first asked for, not at the top: they
 bring SciPy (slow to import), which the scan loads in a thread while its workers read
-(:func:`neardup_core.scan.session.load_grouping`), and which a worker never needs.
+(:func:`neardup_core.scan.reading.load_grouping`), and which a worker never needs.
 
 Immutable: a :class:`ScanResult` is handed from a worker thread to the GUI in one piece, and
 moving the threshold makes a *new* result with :meth:`ScanResult.regroup` from pairs that were

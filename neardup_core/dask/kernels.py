@@ -29,8 +29,8 @@ from neardup_core.extract import FileEntry
 from neardup_core.fingerprint import boilerplate as bp
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 from neardup_core.models import Problem
-from neardup_core.pairs.hamming_index import PairLimitExceeded, _run_pairs
-from neardup_core.pairs.lsh import _pairs_in_runs, band_hashes, crowded_run_pairs
+from neardup_core.pairs.hamming_index import PairLimitExceeded, run_pairs
+from neardup_core.pairs.lsh import band_hashes, crowded_run_pairs, pairs_in_runs
 from neardup_core.pairs.scoring import minhash_agreement, simhash_similarity
 from neardup_core.scan.worker import process_batch
 
@@ -374,7 +374,7 @@ def bucket_pairs(part: pd.DataFrame, plan: PairPlan) -> pd.DataFrame:
             c = b_counts[runs]
             sub = members[np.repeat(runs, b_counts)]  # these runs' members, runs kept together
             if window is None:
-                a, b = _pairs_in_runs(np.cumsum(c) - c, c, sub, window)
+                a, b = pairs_in_runs(np.cumsum(c) - c, c, sub, window)
             else:  # crowded: a chain in SimHash order, and a star around the best-ranked
                 a, b = crowded_run_pairs(sub, c, window, hub, fp)
             pa.append(a)
@@ -401,16 +401,16 @@ def _table_pairs(fp: np.ndarray, hub: np.ndarray, offs: np.ndarray, plan: PairPl
     rows = np.arange(fp.shape[0], dtype=np.int64)
     window = plan.table_window
     if window is not None or not plan.pairs_per_doc:
-        a, b = _run_pairs(fp, rows, offs, plan.k, window, hub if window is not None else None)
+        a, b = run_pairs(fp, rows, offs, plan.k, window, hub if window is not None else None)
         return a, b, 0
     # A pair found in several tables counts once in each, as a document has a row in each:
     # per row, the local scan's budget per document.
     budget = max(plan.pairs_min, plan.pairs_per_doc * fp.shape[0])
     try:
-        a, b = _run_pairs(fp, rows, offs, plan.k, limit=budget)
+        a, b = run_pairs(fp, rows, offs, plan.k, limit=budget)
         return a, b, 0
     except PairLimitExceeded:
-        a, b = _run_pairs(fp, rows, offs, plan.k, plan.window_past_budget, hub)
+        a, b = run_pairs(fp, rows, offs, plan.k, plan.window_past_budget, hub)
         return a, b, 1
 
 

@@ -33,16 +33,16 @@ from dask.dataframe import DataFrame, concat, map_partitions
 
 from neardup_core.dask import kernels as K
 from neardup_core.models import Method, ScanOptions
-from neardup_core.pairs.hamming_index import _plan
-from neardup_core.pairs.lsh import DEFAULT_BUCKET_WINDOW, scan_params
-from neardup_core.pairs.scoring import distance_for_similarity
-from neardup_core.scan.session import (
+from neardup_core.pairs.find import (
     BOTH_SIMHASH_K,
     HAMMING_WINDOW,
     LSH_MAX_BUCKET,
     SIMHASH_PAIRS_MIN,
     SIMHASH_PAIRS_PER_DOC,
 )
+from neardup_core.pairs.hamming_index import plan as table_plan
+from neardup_core.pairs.lsh import DEFAULT_BUCKET_WINDOW, scan_params
+from neardup_core.pairs.scoring import distance_for_similarity
 
 #: Partial forests merged per step of the grouping's tree of merges.
 SPLIT_EVERY = 8
@@ -66,9 +66,10 @@ def pair_plan(opt: ScanOptions, floor: float, reps: int, *,
               max_bucket: int = LSH_MAX_BUCKET) -> K.PairPlan | None:
     """The tables and bands the local scan would use for ``reps`` distinct texts (None: < 2).
 
-    Radius and bands follow ``scan._pairs``: LSH for MinHash and both, the permuted tables for
-    SimHash (radius max_distance, no further than the floor, every pair) and both (radius at
-    most 4, HAMMING_WINDOW matches a row), crowded buckets from LSH_MAX_BUCKET members.
+    Radius and bands follow :func:`neardup_core.pairs.find.find_pairs`: LSH for MinHash and
+    both, the permuted tables for SimHash (radius max_distance, no further than the floor,
+    every pair) and both (radius at most 4, HAMMING_WINDOW matches a row), crowded buckets
+    from LSH_MAX_BUCKET members.
     """
     if reps < 2:
         return None
@@ -81,7 +82,7 @@ def pair_plan(opt: ScanOptions, floor: float, reps: int, *,
             min(opt.max_distance, BOTH_SIMHASH_K)
         if opt.method == Method.SIMHASH:
             k = min(k, distance_for_similarity(floor))
-        plan = _plan(reps, k)
+        plan = table_plan(reps, k)
         starts, widths = plan.starts, plan.widths
         tables = tuple(spec.blocks for spec in plan.tables)  # brute force: one empty prefix
     bands = rows = 0

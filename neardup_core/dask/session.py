@@ -60,7 +60,9 @@ from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 from neardup_core.models import Document, Method, PairTable, Problem, ProblemKind, ScanOptions
 from neardup_core.progress import CancelToken, ProgressSink, Stage, null_progress
 from neardup_core.result import ScanResult
-from neardup_core.scan.session import BOILERPLATE_MIN_DOCS, BOILERPLATE_SAME, RunStages, batches
+from neardup_core.scan.boilerplate_pass import BOILERPLATE_MIN_DOCS, BOILERPLATE_SAME
+from neardup_core.scan.reading import batches
+from neardup_core.scan.stages import RunStages
 
 #: A read task: enough files that scheduling costs little, few enough that a cancel is quick.
 BATCH_FILES = 32

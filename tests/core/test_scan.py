@@ -314,10 +314,10 @@ def test_a_chosen_encoding_is_read_and_never_mixed_with_the_cache(
     cache = str(tmp_path / "cache.sqlite")
     chosen = {str(legacy): "gb18030"}
     if jobs > 1:  # worker processes however few the files, and no read-ahead here
-        from neardup_core.scan import session as scan_module
+        from neardup_core.scan import reading as reading_module
 
-        monkeypatch.setattr(scan_module, "INPROCESS_MAX_FILES", 0)
-        monkeypatch.setattr(scan_module, "INPROCESS_MAX_BYTES", 0)
+        monkeypatch.setattr(reading_module, "INPROCESS_MAX_FILES", 0)
+        monkeypatch.setattr(reading_module, "INPROCESS_MAX_BYTES", 0)
 
     def pair(result) -> bool:
         return any({"utf8.txt", "gbk.txt"} <= names(result, g) for g in result.groups)

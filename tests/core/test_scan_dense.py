@@ -15,7 +15,7 @@ import pytest
 import textgen as tg
 
 from neardup_core.models import GroupMode, ScanOptions
-from neardup_core.scan import session as scan_module
+from neardup_core.pairs import find as find_module
 from neardup_core.scan.session import ScanSession
 
 COPIES = 160
@@ -33,7 +33,7 @@ def template_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _scan(folder: Path, max_bucket: int, monkeypatch: pytest.MonkeyPatch, **kw: object):
-    monkeypatch.setattr(scan_module, "LSH_MAX_BUCKET", max_bucket)
+    monkeypatch.setattr(find_module, "LSH_MAX_BUCKET", max_bucket)
     return ScanSession(ScanOptions(use_cache=False, jobs=1, **kw)).run([str(folder)])
 
 
@@ -66,18 +66,18 @@ def test_without_the_star_a_strict_group_of_near_copies_falls_apart(
         template_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Why crowded buckets are linked around the reference: a chain alone leaves most copies
     unlinked to it, and STRICT groups are read from the links."""
-    monkeypatch.setattr(scan_module, "LSH_MAX_BUCKET", 16)
-    real = scan_module.candidate_pairs
+    monkeypatch.setattr(find_module, "LSH_MAX_BUCKET", 16)
+    real = find_module.candidate_pairs
 
     def chain_only(*args, **kw):
         kw.pop("hubs", None)
         return real(*args, **kw)
 
-    monkeypatch.setattr(scan_module, "candidate_pairs", chain_only)
+    monkeypatch.setattr(find_module, "candidate_pairs", chain_only)
     # SimHash would add links of its own: MinHash alone shows what the buckets give
     chained = ScanSession(ScanOptions(use_cache=False, jobs=1, method="minhash")).run(
         [str(template_folder)])
-    monkeypatch.setattr(scan_module, "candidate_pairs", real)
+    monkeypatch.setattr(find_module, "candidate_pairs", real)
     starred = ScanSession(ScanOptions(use_cache=False, jobs=1, method="minhash")).run(
         [str(template_folder)])
     biggest = max(len(g) for g in starred.regroup(0.6, GroupMode.STRICT).groups)
@@ -113,7 +113,7 @@ def test_simhash_alone_stays_exact(template_folder: Path,
     there while the pairs stay within the budget: they are all the pairs, whatever the window of
     the combined method."""
     def run(window: int):
-        monkeypatch.setattr(scan_module, "HAMMING_WINDOW", window)
+        monkeypatch.setattr(find_module, "HAMMING_WINDOW", window)
         return ScanSession(ScanOptions(use_cache=False, jobs=1, method="simhash")).run(
             [str(template_folder)])
 
@@ -129,8 +129,8 @@ def test_simhash_alone_links_a_folder_past_its_pair_budget_around_references(
     pairing one by one and links near-copies as the combined method does: far fewer pairs,
     the same big groups, and a note that says so."""
     def run(budget: int):
-        monkeypatch.setattr(scan_module, "SIMHASH_PAIRS_MIN", budget)
-        monkeypatch.setattr(scan_module, "SIMHASH_PAIRS_PER_DOC", 1)
+        monkeypatch.setattr(find_module, "SIMHASH_PAIRS_MIN", budget)
+        monkeypatch.setattr(find_module, "SIMHASH_PAIRS_PER_DOC", 1)
         return ScanSession(ScanOptions(use_cache=False, jobs=1, method="simhash")).run(
             [str(template_folder)])
 

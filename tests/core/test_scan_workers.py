@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import neardup_core.scan.session as scan_mod
+import neardup_core.scan.pool as pool_mod
+import neardup_core.scan.reading as reading_mod
+import neardup_core.scan.stages as stages_mod
 from neardup_core import ScanOptions, ScanSession
 from neardup_core.scan.pool import start_method
 from neardup_core.scan.worker import process_batch, warm_up
@@ -52,7 +54,8 @@ def test_workers_use_the_fork_server_where_there_is_one() -> None:
 def test_a_worker_imports_neither_scipy_nor_the_cache() -> None:
     code = ("import sys, neardup_core.scan.worker, neardup_core.scan.preload; "
             "print([m for m in ('scipy', 'sqlite3', 'neardup_core.scan.session',"
-            " 'neardup_core.store.cache')"
+            " 'neardup_core.store.cache', 'neardup_core.grouping', 'neardup_core.result',"
+            " 'neardup_core.pairs')"
             " if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True, timeout=120)
@@ -73,14 +76,14 @@ def test_a_scan_with_workers_loads_the_grouping_while_they_read(tmp_path: Path) 
     code = textwrap.dedent(f"""
         import sys
         from neardup_core import ScanOptions, ScanSession
-        import neardup_core.scan.session as scan
+        import neardup_core.scan.reading as scan
         loads = []
-        real = scan._load_grouping
+        real = scan.load_grouping
         def counted(paths=()):
             loads.append("neardup_core.grouping.groups" in sys.modules)
             loads.append(len(paths))
             real(paths)
-        scan._load_grouping = counted
+        scan.load_grouping = counted
         scan.INPROCESS_MAX_FILES = 2
         scan.INPROCESS_MAX_BYTES = 100
         if __name__ == "__main__":
@@ -102,9 +105,9 @@ def test_warm_up_loads_what_the_first_batch_needs() -> None:
 def test_one_pool_serves_reading_and_the_boilerplate_pass(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path / "docs", 30)
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
-    monkeypatch.setattr(scan_mod, "WALK_CHUNK", 8)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(stages_mod, "WALK_CHUNK", 8)
     result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
     here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
     assert result.stats["workers"] == {"start_method": start_method(), "pools": 1}
@@ -125,8 +128,8 @@ def test_a_small_folder_starts_no_worker(tmp_path: Path) -> None:
 def test_a_cached_rescan_starts_no_worker(tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path / "docs", 20)
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_BYTES", 1024)
     options = ScanOptions(use_cache=True, cache_path=str(tmp_path / "cache.sqlite"), jobs=2,
                           boilerplate=None)
     first = ScanSession(options).run([str(root)])
@@ -172,7 +175,7 @@ def test_a_script_without_a_main_guard_still_gets_every_file(tmp_path: Path) -> 
     script = tmp_path / "unguarded.py"
     script.write_text(textwrap.dedent(f"""
         import json
-        import neardup_core.scan.session as scan_mod
+        import neardup_core.scan.reading as scan_mod
         from neardup_core import ScanOptions, ScanSession
         scan_mod.INPROCESS_MAX_FILES = 2
         scan_mod.INPROCESS_MAX_BYTES = 100
@@ -196,14 +199,14 @@ def test_no_processes_at_all_still_reads_every_file(tmp_path: Path,
     """A sandbox or a process limit that refuses new processes: the scan reads in its own
     process, says why once, and loses nothing."""
     root = _tree(tmp_path / "docs", 20)
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
-    monkeypatch.setattr(scan_mod, "WALK_CHUNK", 4)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(stages_mod, "WALK_CHUNK", 4)
 
     def refuse(*a, **k):  # type: ignore[no-untyped-def]
         raise OSError(11, "Resource temporarily unavailable")
 
-    monkeypatch.setattr(scan_mod, "ProcessPoolExecutor", refuse)
+    monkeypatch.setattr(pool_mod, "ProcessPoolExecutor", refuse)
     result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
     here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
     assert len(result.documents) == 20 and not result.problems
@@ -222,7 +225,7 @@ def _warming_for(monkeypatch: pytest.MonkeyPatch, batches: int) -> list[int]:
         looks.append(1)
         return len(looks) <= batches
 
-    monkeypatch.setattr(scan_mod._Workers, "warming", property(warming))
+    monkeypatch.setattr(pool_mod.WorkerPool, "warming", property(warming))
     return looks
 
 
@@ -231,9 +234,9 @@ def test_files_read_while_workers_start_are_fingerprinted_by_them(
     root = _tree(tmp_path / "docs", 40)
     (root / "broken.docx").write_bytes(b"PK\x03\x04 not a zip")
     (root / "binary.txt").write_bytes(bytes(range(256)) * 8)
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
-    monkeypatch.setattr(scan_mod, "BATCH_FILES", 5)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(reading_mod, "BATCH_FILES", 5)
     _warming_for(monkeypatch, 3)
     result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
     here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
@@ -251,9 +254,9 @@ def test_with_everything_read_and_workers_still_starting_the_scan_fingerprints_t
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path / "docs", 12)
     (root / "binary.txt").write_bytes(bytes(range(256)) * 8)
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
-    monkeypatch.setattr(scan_mod, "BATCH_FILES", 5)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(reading_mod, "BATCH_FILES", 5)
     # three batches read ahead (all there is), then "still starting" for two more looks: two
     # batches are fingerprinted here, the third by the workers
     looks = _warming_for(monkeypatch, 5)
@@ -273,9 +276,9 @@ def test_a_segmenter_that_fails_here_leaves_the_texts_to_the_workers(
     import neardup_core.scan.worker as worker_mod
 
     root = _tree(tmp_path / "docs", 12)
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
-    monkeypatch.setattr(scan_mod, "BATCH_FILES", 5)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(reading_mod, "BATCH_FILES", 5)
     _warming_for(monkeypatch, 5)
 
     def broken(settings):  # type: ignore[no-untyped-def]  # in this process only
@@ -291,15 +294,15 @@ def test_a_segmenter_that_fails_here_leaves_the_texts_to_the_workers(
 def test_read_ahead_survives_workers_that_cannot_start(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path / "docs", 20)
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
-    monkeypatch.setattr(scan_mod, "BATCH_FILES", 4)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(reading_mod, "BATCH_FILES", 4)
     _warming_for(monkeypatch, 2)
 
     def refuse(*a, **k):  # type: ignore[no-untyped-def]
         raise OSError(11, "Resource temporarily unavailable")
 
-    monkeypatch.setattr(scan_mod, "ProcessPoolExecutor", refuse)
+    monkeypatch.setattr(pool_mod, "ProcessPoolExecutor", refuse)
     result = ScanSession(ScanOptions(use_cache=False, jobs=2, boilerplate=None)).run(
         [str(root)])
     here = ScanSession(ScanOptions(use_cache=False, jobs=1, boilerplate=None)).run([str(root)])
@@ -323,9 +326,9 @@ def test_docx_files_are_never_read_ahead_in_the_scan_process(tmp_path: Path,
         d = docx.Document()
         d.add_paragraph(f"Report number {i}: " + "the quarterly figures were reviewed. " * 30)
         d.save(str(root / f"report{i}.docx"))
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
-    monkeypatch.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
-    monkeypatch.setattr(scan_mod, "BATCH_FILES", 6)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(reading_mod, "BATCH_FILES", 6)
     _warming_for(monkeypatch, 100)  # the pool "starts" for as long as there is work
     parent = os.getpid()
     read_here: list[str] = []

@@ -388,9 +388,9 @@ def test_groups_made_otherwise_are_made_again(folder, tmp_path, monkeypatch, cha
         kw["group_mode"] = GroupMode.STRICT
     else:
         monkeypatch.setattr(snapshot_mod, "grouping_code", lambda: "other code")
-        import neardup_core.scan.session as scan_mod
+        import neardup_core.scan.kept_result as kept_mod
 
-        monkeypatch.setattr(scan_mod, "grouping_code", lambda: "other code")
+        monkeypatch.setattr(kept_mod, "grouping_code", lambda: "other code")
     fresh = ScanSession(ScanOptions(use_cache=False, jobs=1, **kw)).run([str(folder)])
     replay = run(folder, cache, **kw)
     assert replay.stats["snapshot"] is True

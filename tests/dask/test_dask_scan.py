@@ -220,14 +220,14 @@ def test_near_copies_of_one_template_are_linked_as_locally(tmp_path: Path, dask_
     """Crowded LSH buckets are a chain in SimHash order and a star around the best-ranked
     file on the cluster too: the same pairs, groups and report as the local scan."""
     from neardup_core.dask import pairs as dask_pairs
-    from neardup_core.scan import session as scan_module
+    from neardup_core.pairs import find as find_module
 
     base = tg.en_doc(51, 25)
     for i in range(70):
         (tmp_path / f"letter {i:02d}.txt").write_text(tg.typos(base, 500 + i, 2 + i % 15),
                                                       encoding="utf-8")
-    monkeypatch.setattr(scan_module, "LSH_MAX_BUCKET", 8)
-    monkeypatch.setattr(scan_module, "HAMMING_WINDOW", 10_000)  # tables: every pair, both
+    monkeypatch.setattr(find_module, "LSH_MAX_BUCKET", 8)
+    monkeypatch.setattr(find_module, "HAMMING_WINDOW", 10_000)  # tables: every pair, both
     real_plan = dask_pairs.pair_plan
 
     def crowded_plan(opt: ScanOptions, floor: float, reps: int, **kw: Any):
@@ -250,7 +250,7 @@ def test_simhash_alone_on_near_copies_past_the_budget(tmp_path: Path, dask_clien
     cluster links them around the file each group keeps, as the local scan does, with a note;
     the groups are the local scan's, with far fewer pairs than every pair."""
     from neardup_core.dask import pairs as dask_pairs
-    from neardup_core.scan import session as scan_module
+    from neardup_core.pairs import find as find_module
 
     base = tg.en_doc(52, 25)
     for i in range(90):
@@ -261,7 +261,7 @@ def test_simhash_alone_on_near_copies_past_the_budget(tmp_path: Path, dask_clien
     every = DaskScanSession(opt, client=dask_client, **SMALL).run([str(tmp_path)])
     assert not every.stats.get("simhash_windowed")
     assert len(every.pairs) > 90 * 89 // 2 * 0.9   # nearly every pair of versions
-    for module in (scan_module, dask_pairs):
+    for module in (find_module, dask_pairs):
         monkeypatch.setattr(module, "SIMHASH_PAIRS_MIN", 200)
         monkeypatch.setattr(module, "SIMHASH_PAIRS_PER_DOC", 1)
     local = ScanSession(opt).run([str(tmp_path)])

@@ -14,7 +14,7 @@ import pytest
 import textgen as tg
 from _robust import IS_ROOT, assert_whole, by_name, scan
 
-import neardup_core.scan.session as scan_mod
+import neardup_core.scan.reading as reading_mod
 import neardup_core.scan.worker as worker_mod
 from neardup_core import CancelToken, ProblemKind, ScanOptions, ScanSession, Stage
 from neardup_core.report import render, write_csv, write_html, write_json
@@ -48,7 +48,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("big") / "tree"
     files = _big_tree(root)
     total = sum(p.stat().st_size for p in files)
-    assert len(files) > scan_mod.INPROCESS_MAX_FILES and total > scan_mod.INPROCESS_MAX_BYTES
+    assert len(files) > reading_mod.INPROCESS_MAX_FILES and total > reading_mod.INPROCESS_MAX_BYTES
     return root
 
 
@@ -67,7 +67,7 @@ def test_a_worker_killed_mid_scan_loses_only_its_file(big: Path,
 
     monkeypatch.setattr(worker_mod, "extract", deadly)  # forked workers inherit it
     # the victim must reach a worker: no plain-text read-ahead while the pool starts
-    monkeypatch.setattr(scan_mod, "READ_AHEAD_BYTES", 0)
+    monkeypatch.setattr(reading_mod, "READ_AHEAD_BYTES", 0)
     result = ScanSession(ScanOptions(use_cache=False, jobs=2), mp_context="fork").run([str(big)])
     assert_whole(result)
     [lost] = result.problems
@@ -96,7 +96,7 @@ def test_every_worker_dying_still_ends_the_scan(big: Path, tmp_path: Path,
         return real_extract(path, **kw)
 
     monkeypatch.setattr(worker_mod, "extract", deadly)
-    monkeypatch.setattr(scan_mod, "READ_AHEAD_BYTES", 0)  # every victim reaches a worker
+    monkeypatch.setattr(reading_mod, "READ_AHEAD_BYTES", 0)  # every victim reaches a worker
     result = ScanSession(ScanOptions(use_cache=True, cache_path=str(tmp_path / "c.sqlite"),
                                      jobs=2), mp_context="fork").run([str(big)])
     assert {os.path.basename(p.path) for p in result.problems if p.kind == "lost"} == victims
@@ -367,7 +367,7 @@ def test_cancel_before_the_scan_starts(mixed: Path) -> None:
 @pytest.mark.parametrize("after", [0, 8, 28])
 def test_cancel_while_worker_processes_read(big: Path, after: int,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(scan_mod, "BATCH_FILES", 4)  # 14 batches, at most 4 in flight
+    monkeypatch.setattr(reading_mod, "BATCH_FILES", 4)  # 14 batches, at most 4 in flight
     token = CancelToken()
 
     def progress(ev) -> None:

@@ -18,7 +18,7 @@ from _hostile import (
 )
 from _robust import IS_ROOT, assert_whole, by_name, scan
 
-import neardup_core.scan.session as scan_mod
+import neardup_core.scan.reading as reading_mod
 from neardup_core import ProblemKind, ScanOptions, ScanSession, Stage
 from neardup_core.report import write_csv, write_html, write_json, write_problems_csv
 from neardup_core.store.results_file import load_result, save_result
@@ -79,9 +79,9 @@ def test_reports_and_saved_results_of_a_hostile_scan(tree: Path, tmp_path: Path)
 def test_the_hostile_tree_through_worker_processes(tree: Path) -> None:
     """Workers only start for big batches: lower the bar so this small tree uses them."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(scan_mod, "INPROCESS_MAX_FILES", 4)
-        mp.setattr(scan_mod, "INPROCESS_MAX_BYTES", 1024)
-        mp.setattr(scan_mod, "BATCH_FILES", 3)
+        mp.setattr(reading_mod, "INPROCESS_MAX_FILES", 4)
+        mp.setattr(reading_mod, "INPROCESS_MAX_BYTES", 1024)
+        mp.setattr(reading_mod, "BATCH_FILES", 3)
         result = ScanSession(ScanOptions(use_cache=False, jobs=2),
                              mp_context="fork").run([str(tree)])
     assert by_name(result) == by_name(scan(tree))

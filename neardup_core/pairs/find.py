@@ -1,0 +1,192 @@
+"""The pair-finding stage of a scan: documents' fingerprints in, the table of scored pairs out.
+
+The exact tier first (identical normalised texts collapse to their first document, linked to
+it as a star), then candidate pairs among the distinct texts from MinHash LSH bands and/or the
+permuted-table SimHash index, each scored and kept down to the floor: the loosest threshold the
+slider allows, so that regrouping needs no new search.
+
+Used by the local scan (:mod:`neardup_core.scan.session`), which runs it once more after the
+boilerplate pass; the Dask scan (:mod:`neardup_core.dask.pairs`) plans the same tables and bands
+from the constants here, so both find the same pairs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from neardup_core.arrays import unique_sorted
+from neardup_core.errors import ScanCancelled
+from neardup_core.models import Document, Method, PairTable, ScanOptions
+from neardup_core.pairs.hamming_index import HammingIndex, PairLimitExceeded
+from neardup_core.pairs.lsh import candidate_pairs, scan_params
+from neardup_core.pairs.scoring import (
+    distance_for_similarity,
+    hamming,
+    minhash_agreement,
+    simhash_similarity,
+)
+from neardup_core.progress import CancelToken, Stage
+
+__all__ = ["BOTH_SIMHASH_K", "HAMMING_WINDOW", "LSH_BANDS_PER_CHUNK", "LSH_MAX_BUCKET",
+           "SIMHASH_PAIRS_MIN", "SIMHASH_PAIRS_PER_DOC", "Emit", "find_pairs"]
+
+#: Hamming radius the SimHash index adds when MinHash is the scorer (cheap, catches near-copies).
+BOTH_SIMHASH_K = 4
+#: LSH buckets larger than this are linked as a chain and as a star around their best-ranked
+#: member (the file a group would keep) instead of pair by pair (see lsh.py). A folder of
+#: thousands of near-copies of one text (letters or invoices from one template) puts most of
+#: them in one bucket of every band, and all pairs of such a bucket grow, in time and memory,
+#: with the square of their number. The star keeps the reference linked to every copy,
+#: which is what STRICT and large COHESIVE groups are read from. Real folders stay far below
+#: it: the largest buckets of the benchmark corpora are a small fraction of it.
+LSH_MAX_BUCKET = 256
+#: With MinHash and SimHash together, a fingerprint keeps this many of its matches per table
+#: of the SimHash index when many are alike, and the rest are linked around the best-ranked
+#: one (HammingIndex.all_pairs' window and hubs), for the same reason. SimHash alone stays
+#: exact within a budget of pairs (below): at its radius (up to 12 bits) many documents of the
+#: benchmark corpus have more partners than a window keeps, and a window changed its pairs.
+HAMMING_WINDOW = 16
+#: SimHash alone pairs exactly while the pairs stay within this budget (this many per
+#: document, and never less than SIMHASH_PAIRS_MIN): a real folder has far fewer a document,
+#: a folder of thousands of versions of one text has as many as it has files. Past it the index
+#: stops early and pairs again with the window and the star around each group's reference, as
+#: the combined method does; the scan says so in a note. On thousands of copies and versions of
+#: one text that takes a fraction of the time and memory of every pair, with the same largest
+#: groups.
+SIMHASH_PAIRS_PER_DOC = 64
+SIMHASH_PAIRS_MIN = 1_000_000
+#: Bands whose candidates are gathered, scored and filtered together.
+LSH_BANDS_PER_CHUNK = 4
+
+#: How the stage reports progress: ``emit(stage, done, total, message)``.
+Emit = Callable[[Stage, int, "int | None", str], None]
+
+
+def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, floor: float,
+               rank: np.ndarray, opt: ScanOptions, *, emit: Emit, cancel: CancelToken,
+               notes: list[str], stats: dict) -> tuple[PairTable, bool]:
+    """Every pair of ``docs`` that scores at least ``floor``, and whether a cancel cut the
+    search short (the table then holds the pairs found until then).
+
+    ``simh`` and ``minh`` are the documents' SimHash fingerprints and MinHash signatures (no
+    columns with SimHash alone), ``rank`` the documents' reference ranks: crowded buckets are
+    linked around the best-ranked document. What the user should know (crowded buckets, a
+    pair budget met) is appended to ``notes``; the stage's counts and time go into ``stats``.
+    """
+    n = len(docs)
+    emit(Stage.PAIRS, 0, 3, "Finding similar pairs")
+    t = time.monotonic()
+    cancelled = False
+    # Exact tier: identical normalised texts collapse to their first document.
+    first: dict[str, int] = {}
+    rep_of = np.empty(n, dtype=np.int64)
+    for i, d in enumerate(docs):
+        rep_of[i] = first.setdefault(d.text_hash, i)
+    reps = np.flatnonzero(rep_of == np.arange(n))
+    copies = np.flatnonzero(rep_of != np.arange(n))
+    ca: list[np.ndarray] = []
+    cb: list[np.ndarray] = []
+    hubs = rank[reps]  # crowded buckets are linked around the best-ranked
+    try:
+        if reps.size >= 2 and opt.method in (Method.MINHASH, Method.BOTH):
+            bands, rows = scan_params(floor, opt.num_perm, fp_weight=0.3, fn_weight=0.7)
+            sig = minh[reps]
+            simh_reps = simh[reps]
+            seen = 0
+            truncated = 0
+            # A few bands at a time, scored and filtered at once: thousands of short
+            # template files can share buckets in every band, and the candidate list of all
+            # bands together would grow with the square of their number before filtering.
+            for lo_band in range(0, bands, LSH_BANDS_PER_CHUNK):
+                nb = min(LSH_BANDS_PER_CHUNK, bands - lo_band)
+                part = sig[:, lo_band * rows:(lo_band + nb) * rows]
+                a, b, cut = candidate_pairs(part, nb, rows, max_bucket=LSH_MAX_BUCKET,
+                                            hubs=hubs, chain_keys=simh_reps)
+                truncated += cut
+                seen += int(a.size)
+                keep = minhash_agreement(sig, a, b) >= np.float32(floor)
+                ca.append(reps[a[keep]])
+                cb.append(reps[b[keep]])
+                cancel.raise_if_cancelled()
+            stats["lsh"] = {"bands": bands, "rows": rows, "candidates": seen,
+                            "truncated_buckets": int(truncated)}
+            if truncated:
+                notes.append(f"{truncated} very crowded LSH buckets (many documents "
+                             f"alike) were linked around the file each group would "
+                             f"keep and in a chain rather than pair by pair; a few "
+                             f"weak pairs among them may be missing.")
+        emit(Stage.PAIRS, 1, 3, "")
+        cancel.raise_if_cancelled()
+        if reps.size >= 2 and opt.method in (Method.SIMHASH, Method.BOTH):
+            kk = opt.max_distance if opt.method == Method.SIMHASH else \
+                min(opt.max_distance, BOTH_SIMHASH_K)
+            if opt.method == Method.SIMHASH:
+                kk = min(kk, distance_for_similarity(floor))
+            index = HammingIndex(simh[reps], max_k=kk)
+            if opt.method == Method.BOTH:  # there LSH gives the pairs, this adds some
+                a, b, _d = index.all_pairs(kk, window=HAMMING_WINDOW, hubs=hubs)
+            else:
+                a, b = _simhash_pairs(index, kk, hubs, notes)
+            stats["simhash_candidates"] = int(a.size)
+            if index.windowed:
+                stats["simhash_windowed"] = True
+            ca.append(reps[a])
+            cb.append(reps[b])
+        emit(Stage.PAIRS, 2, 3, "")
+    except ScanCancelled:
+        cancelled = True
+    if ca:
+        a = np.concatenate(ca).astype(np.int64)
+        b = np.concatenate(cb).astype(np.int64)
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        key = unique_sorted(lo * n + hi)
+        a, b = key // n, key % n
+    else:
+        a = b = np.empty(0, np.int64)
+    dist = hamming(simh[a], simh[b])
+    if minh.shape[1]:
+        jac = minhash_agreement(minh, a, b)
+        score = jac.copy()
+    else:
+        jac = np.full(a.size, np.nan, dtype=np.float32)
+        score = simhash_similarity(dist)
+    keep = score >= np.float32(floor)
+    a, b, dist, jac, score = a[keep], b[keep], dist[keep], jac[keep], score[keep]
+    exact = np.zeros(a.size, dtype=bool)
+    # star edges for exact copies: O(copies), not O(copies^2)
+    ea, eb = rep_of[copies], copies
+    pa = np.concatenate([a, ea]).astype(np.int32)
+    pb = np.concatenate([b, eb]).astype(np.int32)
+    table = PairTable(
+        a=pa, b=pb,
+        distance=np.concatenate([dist, np.zeros(ea.size, np.uint8)]),
+        jaccard=np.concatenate([jac, np.ones(ea.size, np.float32)
+                                if minh.shape[1] else np.full(ea.size, np.nan, np.float32)]),
+        score=np.concatenate([score, np.ones(ea.size, np.float32)]),
+        exact=np.concatenate([exact, np.ones(ea.size, bool)]),
+    )
+    stats["pairs"] = len(table)
+    stats["exact_copies"] = int(copies.size)
+    stats["seconds_pairs"] = round(time.monotonic() - t, 4)
+    emit(Stage.PAIRS, 3, 3, "")
+    return table, cancelled
+
+
+def _simhash_pairs(index: HammingIndex, k: int, hubs: np.ndarray, notes: list[str]
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """SimHash alone: every pair within k, unless there are far more than documents."""
+    budget = max(SIMHASH_PAIRS_MIN, SIMHASH_PAIRS_PER_DOC * len(index))
+    try:
+        a, b, _d = index.all_pairs(k, max_pairs=budget)
+        return a, b
+    except PairLimitExceeded:
+        pass
+    a, b, _d = index.all_pairs(k, window=HAMMING_WINDOW, hubs=hubs)
+    notes.append(f"Many documents here are near-copies of each other (more than "
+                 f"{budget:,} similar pairs): they were linked around the file each "
+                 f"group would keep rather than pair by pair; a few weak pairs among "
+                 f"them may be missing.")
+    return a, b

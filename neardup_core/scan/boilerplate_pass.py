@@ -1,0 +1,137 @@
+"""The boilerplate pass of a local scan: lines that a large share of the documents contain
+(letterheads, licence and disclaimer paragraphs, page furniture) are set aside, and the
+documents where they weigh are fingerprinted again without them, so that the pairs come from
+what the documents say.
+
+The vote, the lines' lengths and the note are :mod:`neardup_core.fingerprint.boilerplate`'s;
+this stage runs them on a scan's documents and re-reads the affected files through the run's
+worker pool, answering from the cache what it kept of an earlier pass with the same lines.
+The Dask scan (:mod:`neardup_core.dask.session`) runs the same pass with the constants here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from neardup_core.errors import CacheError
+from neardup_core.extract import FileEntry
+from neardup_core.fingerprint import boilerplate as bp
+from neardup_core.fingerprint.fingerprinter import DocFingerprint
+from neardup_core.hashing import hash128_hex
+from neardup_core.models import Document, PairTable
+from neardup_core.progress import Stage
+from neardup_core.scan.stages import RunStages
+from neardup_core.store.cache import CacheEntry, FingerprintCache
+
+__all__ = ["BOILERPLATE_MIN_DOCS", "BOILERPLATE_SAME", "BoilerplatePass"]
+
+#: A line is boilerplate when at least this many documents contain it (and the share is met).
+BOILERPLATE_MIN_DOCS = 5
+#: Documents at least this alike on their full text count as one when looking for boilerplate.
+BOILERPLATE_SAME = 0.8
+
+
+class BoilerplatePass(RunStages):
+    """The boilerplate stage of :class:`~neardup_core.scan.session.ScanSession`'s run (a mixin:
+    the run sets the state below). Re-reads through the reading stage's ``_run_batches`` (the
+    same worker pool) and turns the cache off through ``_cache_failed`` when it fails."""
+
+    settings_key: str
+    cache: FingerprintCache | None
+    _rows: dict[str, CacheEntry]
+    _replayable: bool
+
+    def _boilerplate(self, docs: list[Document], fps: list[DocFingerprint],
+                     entries: dict[str, FileEntry], pairs: PairTable) -> list[DocFingerprint]:
+        """Drop lines that a large share of documents contain, then re-fingerprint those docs.
+
+        Lines are the unit because boilerplate (letterheads, licence and disclaimer paragraphs,
+        page furniture) comes as whole lines. Documents that are already near-copies of each
+        other (score >= BOILERPLATE_SAME on their full text) count once: ten versions of one
+        contract share their clauses because they are one document, not because the clauses are
+        a template, and must still be found as a group.
+        """
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        share = self.opt.boilerplate
+        assert share is not None
+        n_docs = len(docs)
+        strong = pairs.score >= BOILERPLATE_SAME
+        graph = coo_matrix((np.ones(int(strong.sum()), np.int8),
+                            (pairs.a[strong], pairs.b[strong])), shape=(n_docs, n_docs))
+        n_clusters, label = connected_components(graph, directed=False)
+        if n_clusters < BOILERPLATE_MIN_DOCS:
+            return fps
+        need = max(BOILERPLATE_MIN_DOCS, math.ceil(share * n_clusters))
+        # a line repeated within a document, or within a cluster, is one vote (made distinct below)
+        sizes = np.fromiter((fp.line_hashes.size for fp in fps), dtype=np.int64, count=n_docs)
+        cl = np.repeat(label.astype(np.int64), sizes)
+        allv = np.concatenate([fp.line_hashes for fp in fps])
+        if allv.size == 0:
+            return fps
+        # one vote per (cluster, line): sort by line then cluster, keep distinct rows, count
+        order = np.lexsort((cl, allv))
+        v, c = allv[order], cl[order]
+        distinct = np.ones(v.size, dtype=bool)
+        distinct[1:] = (v[1:] != v[:-1]) | (c[1:] != c[:-1])
+        v = v[distinct]
+        starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
+        vals, counts = v[starts], np.diff(np.r_[starts, v.size])
+        boiler = vals[counts >= need]  # sorted
+        self.stats["boilerplate_lines"] = int(boiler.size)
+        if boiler.size == 0:
+            return fps
+        # where they are a sliver of the text, a document keeps its first fingerprint
+        line_doc = np.repeat(np.arange(n_docs, dtype=np.int64), sizes)
+        held = np.isin(allv, boiler)   # the boilerplate lines' places, found once
+        held_lines, held_doc = allv[held], line_doc[held]
+        chars = np.fromiter((fp.chars for fp in fps), dtype=np.int64, count=n_docs)
+        paths = [d.path for d in docs]
+        learn = bp.candidates(held_lines, held_doc, boiler, chars, paths)
+        lengths = bp.line_lengths(boiler, (bp.read_text(path, self.opt) for _, _, path in learn
+                                           if not self.cancel.cancelled))
+        dropped = bp.dropped_chars(held_lines, held_doc, n_docs, boiler, lengths)
+        affected = np.flatnonzero(bp.to_reread(dropped, chars)).tolist()
+        kept = int(np.count_nonzero(dropped)) - len(affected)
+        self.notes.append(bp.note(boiler.size, need, n_clusters, len(affected), kept))
+        key = f"{self.settings_key}:{hash128_hex(np.sort(boiler).tobytes().hex())}"
+        out = list(fps)
+        todo: list[FileEntry] = []
+        for i in affected:
+            row = self._rows.get(docs[i].path)
+            if row is not None and row.boiler_key == key and row.text_hash == fps[i].text_hash \
+                    and row.boiler_minhash is not None and row.boiler_simhash is not None:
+                out[i] = dataclasses.replace(fps[i], simhash=row.boiler_simhash,
+                                             minhash=row.boiler_minhash)
+            else:
+                todo.append(entries[docs[i].path])
+        self.stats["boilerplate_reread"] = len(todo)
+        if not todo:
+            return out
+        self.emit(Stage.READ, 0, len(todo), "Setting boilerplate aside")
+        redo = self._run_batches(todo, boiler, Stage.READ, 0, len(todo), "Re-reading")
+        redo_paths = {e.path for e in todo}
+        updated: list[CacheEntry] = []
+        for i in affected:
+            o = redo.get(docs[i].path)
+            if o is not None and o.fingerprint is not None and \
+                    o.fingerprint.text_hash == fps[i].text_hash:
+                out[i] = o.fingerprint
+                row = self._rows.get(docs[i].path)
+                if row is not None:
+                    updated.append(dataclasses.replace(
+                        row, boiler_key=key, boiler_simhash=o.fingerprint.simhash,
+                        boiler_minhash=o.fingerprint.minhash))
+            elif docs[i].path in redo_paths:
+                # changed, vanished or cancelled since the first read: keep the full fingerprint
+                self._replayable = False
+        if self.cache is not None and updated:
+            try:
+                self.cache.put_many(updated)
+            except CacheError as exc:
+                self._cache_failed(exc)
+        return out

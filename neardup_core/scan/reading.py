@@ -1,0 +1,364 @@
+"""The reading stage of a local scan: files extracted and fingerprinted in worker processes
+(or in the scan's own process when there are few, or when workers cannot start), with the
+first batches read here while the workers start.
+
+A dead worker costs only the files it held: its batch is read again one file at a time to find
+the file that killed it, which becomes a problem. A cancel stops the reading promptly; a pool
+that cannot even start sends the reading back into this process, with a note.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures.process import BrokenProcessPool
+
+import numpy as np
+
+from neardup_core.errors import CacheError
+from neardup_core.extract import FileEntry
+from neardup_core.fingerprint.fingerprinter import FingerprintSettings
+from neardup_core.models import DOCX_SUFFIXES, ProblemKind
+from neardup_core.progress import Stage
+from neardup_core.scan.cache_lookup import cache_entry, outcome_from_cache
+from neardup_core.scan.pool import WorkerPool
+from neardup_core.scan.stages import RunStages
+from neardup_core.scan.worker import (
+    Outcome,
+    Prepared,
+    fingerprint_prepared,
+    lost,
+    prepare_batch,
+    process_batch,
+)
+from neardup_core.store.cache import CacheEntry, FingerprintCache
+
+__all__ = ["BATCH_BYTES", "BATCH_FILES", "DEAD_POOLS_LIMIT", "INPROCESS_MAX_BYTES",
+           "INPROCESS_MAX_FILES", "READ_AHEAD_BYTES", "Reading", "batches", "load_grouping"]
+
+#: Below this many files (or bytes) worker processes cost more to start than they save.
+INPROCESS_MAX_FILES = 48
+INPROCESS_MAX_BYTES = 4 * 1024 * 1024
+#: A batch sent to a worker: small enough that cancel is quick and a crash loses little, large
+#: enough that the per-batch costs (a round trip, one fingerprinting pass) stay small (measured
+#: faster than half as many on the benchmark corpus).
+BATCH_FILES = 48
+BATCH_BYTES = 4 * 1024 * 1024
+#: Pools that break before returning anything, in a row, before the scan stops trying (workers
+#: that cannot even start would otherwise be retried once per file).
+DEAD_POOLS_LIMIT = 8
+#: Text (characters) the scan's own process may read ahead while the workers start.
+READ_AHEAD_BYTES = 32 * 1024 * 1024
+_DOCX = tuple(sorted(DOCX_SUFFIXES))
+
+
+class Reading(RunStages):
+    """The reading stage of :class:`~neardup_core.scan.session.ScanSession`'s run (a mixin: the
+    run sets the state below). Finishes the cache lookup of the walk (``_walked``) before it
+    reads, and turns the cache off through ``_cache_failed`` when writing to it fails."""
+
+    settings: FingerprintSettings
+    settings_key: str
+    cache: FingerprintCache | None
+    workers: WorkerPool
+    _rows: dict[str, CacheEntry]
+    _todo: list[FileEntry]
+    _told_no_workers: bool
+    _replayable: bool
+    _walked_paths: list[str]
+
+    def _read(self, entries: list[FileEntry]) -> dict[str, Outcome]:
+        self._walked_paths = [e.path for e in entries]
+        outcomes: dict[str, Outcome] = {}
+        total = len(entries)
+        self._walked(entries)  # the walk looked up all but a cancelled remainder
+        todo = self._todo
+        if self._rows:
+            for e in entries:
+                hit = self._rows.get(e.path)
+                if hit is not None:
+                    outcomes[e.path] = outcome_from_cache(hit)
+        self.stats["cache_hits"] = len(outcomes)
+        self.stats["read"] = len(todo)
+        self.emit(Stage.READ, len(outcomes), total, "")
+        fresh = self._run_batches(todo, None, Stage.READ, len(outcomes), total, "Reading")
+        outcomes.update(fresh)
+        if any(o.changed for o in fresh.values()):
+            self._replayable = False
+        if self.cache is not None and fresh:
+            rows = [cache_entry(o, self.settings_key) for o in fresh.values()
+                    if not o.changed and (o.problem is None or o.problem.kind not in
+                    (ProblemKind.LOST, ProblemKind.VANISHED, ProblemKind.UNREADABLE))
+                    and self.opt.encoding_of(o.path) is None]
+            self._rows.update((r.path, r) for r in rows)
+            try:
+                self.cache.put_many(rows)
+            except CacheError as exc:
+                self._cache_failed(exc)
+        return outcomes
+
+    def _run_batches(self, todo: list[FileEntry], drop_lines: np.ndarray | None, stage: Stage,
+                     done0: int, total: int, verb: str) -> dict[str, Outcome]:
+        """Run files through workers; survive dead workers; stop promptly on cancel."""
+        out: dict[str, Outcome] = {}
+        if not todo:
+            return out
+        nbytes = sum(e.size for e in todo)
+        if not self.workers.started and self.workers.unavailable is None and \
+                self._inprocess(len(todo), nbytes):
+            self._run_here(todo, drop_lines, stage, done0, total, verb, out)
+            return out
+        queue: deque[list[FileEntry]] = deque(batches(todo))
+        ready: deque[tuple[list[FileEntry], list[Outcome | Prepared]]] = deque()
+        done = done0
+        if drop_lines is None:
+            self._read_while_workers_start(queue, ready)
+            done = self._fingerprint_while_workers_start(ready, out, stage, done, total)
+        if self.workers.get() is None:
+            self._note_no_workers()
+            for batch, items in ready:
+                for o in fingerprint_prepared(items, self.settings, self.opt.max_size):
+                    out[o.path] = o
+                done += len(batch)
+                self.emit(stage, done, total, batch[-1].path)
+            self._run_here([e for b in queue for e in b], drop_lines, stage, done, total, verb,
+                           out)
+            return out
+
+        # Files that were in flight when a worker died; run one at a time to find the culprit.
+        suspects: deque[FileEntry] = deque()
+        limit = 2 * self.opt.workers
+        dead_pools = 0  # pools in a row that broke before returning anything
+        while (queue or ready or suspects) and not self.cancel.cancelled:
+            inflight: dict[Future, list[FileEntry]] = {}
+            returned = 0
+            if dead_pools >= DEAD_POOLS_LIMIT:
+                left = [e for b in queue for e in b] + list(suspects)
+                for e in left:
+                    out[e.path] = lost(e, "worker processes could not be started")
+                queue.clear()
+                suspects.clear()
+                self.notes.append(f"Worker processes kept failing as they started; "
+                                  f"{len(left)} files were not read.")
+                break
+            pool = self.workers.get()
+            if pool is None:
+                left = list(suspects) + [e for b in queue for e in b]
+                queue.clear()
+                suspects.clear()
+                self._note_no_workers()
+                self._run_here(left, drop_lines, stage, done, total, verb, out)
+                break
+            try:
+                while (queue or ready or suspects or inflight) and not self.cancel.cancelled:
+                    if suspects:
+                        if not inflight:
+                            fut = pool.submit(process_batch, [suspects[0]], self.settings,
+                                              self.opt.max_size, drop_lines,
+                                              self._chosen([suspects[0]]))
+                            inflight[fut] = [suspects[0]]
+                    else:
+                        while (ready or queue) and len(inflight) < limit:
+                            if ready:
+                                batch, items = ready.popleft()
+                                fut = pool.submit(fingerprint_prepared, items, self.settings,
+                                                  self.opt.max_size, drop_lines)
+                            else:
+                                batch = queue.popleft()
+                                fut = pool.submit(process_batch, batch, self.settings,
+                                                  self.opt.max_size, drop_lines,
+                                                  self._chosen(batch))
+                            inflight[fut] = batch
+                    finished, _ = wait(inflight, timeout=0.2, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        batch = inflight[fut]
+                        try:
+                            results = fut.result()
+                        except BrokenProcessPool:
+                            raise
+                        except Exception as exc:  # pickling trouble and the like
+                            results = [lost(e, f"could not be processed: {exc}")
+                                       for e in batch]
+                        del inflight[fut]
+                        returned += 1
+                        if suspects and batch[0] is suspects[0]:
+                            suspects.popleft()
+                        for o in results:
+                            out[o.path] = o
+                        done += len(batch)
+                        self.emit(stage, done, total, batch[-1].path)
+                if self.cancel.cancelled:
+                    for fut in inflight:
+                        fut.cancel()
+                    self.workers.discard()
+            except BrokenProcessPool:
+                # A worker died (killed, out of memory, a crash in a C library), or none could
+                # start at all. Texts read ahead are read again like any other queued file.
+                queue.extendleft(batch for batch, _ in reversed(ready))
+                ready.clear()
+                self.workers.discard()
+                for fut, batch in list(inflight.items()):
+                    if fut.done() and not fut.cancelled() and fut.exception() is None:
+                        for o in fut.result():
+                            out[o.path] = o
+                        done += len(batch)
+                        del inflight[fut]
+                if not returned and self.workers.failed_to_start():
+                    left = [e for b in inflight.values() for e in b] + list(suspects) + \
+                        [e for b in queue for e in b]
+                    queue.clear()
+                    suspects.clear()
+                    self._note_no_workers(script_hint=True)
+                    self._run_here(left, drop_lines, stage, done, total, verb, out)
+                    break
+                dead_pools = 0 if returned else dead_pools + 1
+                if suspects and len(inflight) == 1 and next(iter(inflight.values()))[0] \
+                        is suspects[0]:
+                    e = suspects.popleft()
+                    out[e.path] = lost(e, "its worker process stopped unexpectedly while "
+                                          "reading it")
+                    done += 1
+                    self.emit(stage, done, total, e.path)
+                    continue
+                for batch in inflight.values():
+                    suspects.extend(batch)
+                self.notes.append("A worker process stopped unexpectedly; the files it held "
+                                  "were read again one by one.")
+        if self.cancel.cancelled:
+            self._mark_cancelled(f"while {verb.lower()} files")
+        return out
+
+    def _read_while_workers_start(self, queue: deque[list[FileEntry]],
+                                  ready: deque[tuple[list[FileEntry], list[Outcome | Prepared]]]
+                                  ) -> None:
+        """Read (not fingerprint) the first batches here while the worker processes start.
+
+        The fork server takes a while to load its modules and the segmenter, with one core
+        busy and the other idle; reading and decoding is over half of a scan's work and
+        needs nothing loaded, so this process does it meanwhile and the workers start with
+        texts to fingerprint. It stops as soon as the workers are up (or READ_AHEAD_BYTES of
+        text are waiting).
+
+        Only plain-text files are read ahead: decoding them is Python code, whose failures are
+        exceptions that become problems. A .docx goes through zlib and libxml2, C code that a
+        hostile file could crash; those stay in the workers, where a crash costs one file and
+        not the scan (or the app).
+        """
+        held = 0
+        later: list[FileEntry] = []
+        while queue and held < READ_AHEAD_BYTES and self.workers.warming and \
+                not self.cancel.cancelled:
+            batch = queue.popleft()
+            text = [e for e in batch if not e.path.lower().endswith(_DOCX)]
+            later.extend(e for e in batch if e.path.lower().endswith(_DOCX))
+            if text:
+                items = prepare_batch(text, self.opt.max_size, self._chosen(text))
+                held += sum(len(x.got.text) for x in items if isinstance(x, Prepared))
+                ready.append((text, items))
+        queue.extendleft(reversed(list(batches(later))))
+        if ready:
+            self.stats["read_ahead"] = sum(len(b) for b, _ in ready)
+        load_grouping(self._walked_paths)
+
+    def _fingerprint_while_workers_start(
+            self, ready: deque[tuple[list[FileEntry], list[Outcome | Prepared]]],
+            out: dict[str, Outcome], stage: Stage, done: int, total: int) -> int:
+        """Fingerprint texts read ahead here, when everything that may be read ahead has been
+        and the workers are still starting: otherwise this process would sit idle for most of
+        a second (a folder of UTF-8 text is read in a fraction of the time the fork server
+        takes to load). Costs loading the segmenter here (time and memory), only then."""
+        while ready and self.workers.warming and not self.cancel.cancelled:
+            batch, items = ready[0]
+            try:
+                outcomes = fingerprint_prepared(items, self.settings, self.opt.max_size)
+            except Exception:  # e.g. a user dictionary that cannot be loaded: the workers
+                break          # meet it too, and say so per file as they do for any failure
+            ready.popleft()
+            for o in outcomes:
+                out[o.path] = o
+            done += len(batch)
+            self.stats["fingerprinted_ahead"] = self.stats.get("fingerprinted_ahead", 0) + \
+                len(batch)
+            self.emit(stage, done, total, batch[-1].path)
+        return done
+
+    def _note_no_workers(self, *, script_hint: bool = False) -> None:
+        if self._told_no_workers:
+            return
+        self._told_no_workers = True
+        hint = (" From a Python script, call the scan under 'if __name__ == \"__main__\":' so "
+                "that workers can start.") if script_hint else ""
+        self.notes.append(f"Worker processes could not start ({self.workers.unavailable}), so "
+                          f"the files were read in the scan's own process, more slowly.{hint}")
+
+    def _run_here(self, todo: list[FileEntry], drop_lines: np.ndarray | None, stage: Stage,
+                  done: int, total: int, verb: str, out: dict[str, Outcome]) -> None:
+        """Read in this process: small jobs, or when worker processes cannot start."""
+        for batch in batches(todo):
+            if self.cancel.cancelled:
+                self._mark_cancelled(f"while {verb.lower()} files")
+                break
+            for o in process_batch(batch, self.settings, self.opt.max_size, drop_lines,
+                                   self._chosen(batch)):
+                out[o.path] = o
+            done += len(batch)
+            self.emit(stage, done, total, batch[-1].path)
+
+    def _chosen(self, batch: Sequence[FileEntry]) -> dict[str, str] | None:
+        """The codecs the user chose for files of ``batch`` (None: none), for its worker."""
+        if not self.opt.encodings:
+            return None
+        return {e.path: c for e in batch if (c := self.opt.encoding_of(e.path)) is not None}
+
+    def _inprocess(self, files: int, nbytes: int) -> bool:
+        """Too little to read for worker processes to pay for their start."""
+        return (self.opt.workers == 1 or files <= INPROCESS_MAX_FILES
+                or nbytes <= INPROCESS_MAX_BYTES)
+
+
+_GROUPING = "neardup_core.grouping.groups"
+
+
+def load_grouping(paths: Sequence[str] = ()) -> None:
+    """Import what the end of the scan groups with (SciPy's graph routines, via the grouping
+    module) in a thread, while this process waits for the workers, and look at the names of
+    ``paths`` for copy markers there (what
+    :func:`~neardup_core.grouping.groups.reference_rank` asks of each file).
+
+    SciPy is slow to import. At the top of the scan's modules it delayed the start of the
+    workers by that import on every cold scan; imported at the end it would lengthen the tail,
+    when one core is idle. Here it overlaps the reading, and so do the names (much of the
+    ranking's time). Failure is silent: the import where the module is needed then raises as
+    usual, and names not looked at here are looked at then.
+    """
+    if _GROUPING in sys.modules and not paths:
+        return
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            importlib.import_module(_GROUPING).warm_names(paths)
+
+    threading.Thread(target=load, name="neardup-load-grouping", daemon=True).start()
+
+
+def batches(entries: Iterable[FileEntry], files: int | None = None,
+            size_limit: int | None = None) -> Iterator[list[FileEntry]]:
+    """Consecutive runs of at most ``files`` files or about ``size_limit`` bytes (by default
+    BATCH_FILES and BATCH_BYTES, read at call time)."""
+    files = BATCH_FILES if files is None else files
+    size_limit = BATCH_BYTES if size_limit is None else size_limit
+    batch: list[FileEntry] = []
+    size = 0
+    for e in entries:
+        batch.append(e)
+        size += e.size
+        if len(batch) >= files or size >= size_limit:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch

@@ -67,6 +67,7 @@ from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
 from . import settings as S
+from .diagnostics import log_file
 from .dialogs.confirm import Confirmation, confirm_plan
 from .dialogs.encoding_dialog import EncodingDialog
 from .dialogs.error_dialog import ErrorDialog
@@ -1081,8 +1082,6 @@ class MainWindow(QMainWindow):
         details = "".join(traceback.format_exception(exc)) if exc is not None else ""
         if exc is not None:
             log.error("%s", summary, exc_info=exc)
-        from .__main__ import log_file
-
         ErrorDialog(summary, details, log_file(), self).exec()
 
 

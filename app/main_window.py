@@ -8,11 +8,9 @@ for the diff, file actions, exports) runs in workers; their signals arrive on th
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import logging
 import os
-import sys
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -22,7 +20,6 @@ from PySide6.QtCore import (
     QByteArray,
     QItemSelectionModel,
     QModelIndex,
-    QProcess,
     QSortFilterProxyModel,
     Qt,
     QUrl,
@@ -55,7 +52,7 @@ from PySide6.QtWidgets import (
 )
 
 from neardup_core import actions
-from neardup_core.errors import ActionError, OptionsError, PathError, ReportError
+from neardup_core.errors import OptionsError
 from neardup_core.models import (
     DEFAULT_FLOOR,
     DEFAULT_THRESHOLD,
@@ -64,9 +61,11 @@ from neardup_core.models import (
     ScanOptions,
 )
 from neardup_core.result import ScanResult
-from neardup_core.visible import visible
 
 from . import settings as S
+from .controllers.file_actions import FileActionsController
+from .controllers.results_io import ResultsIOController
+from .controllers.scan import ScanController
 from .diagnostics import log_file
 from .dialogs.confirm import Confirmation, confirm_plan
 from .dialogs.encoding_dialog import EncodingDialog
@@ -80,7 +79,7 @@ from .widgets.progress_panel import ProgressPanel
 from .widgets.results_view import ResultsTree
 from .widgets.scan_panel import ScanPanel
 from .widgets.threshold_panel import ThresholdPanel
-from .workers import CallWorker, ScanWorker, Source, Worker, WorkerHost
+from .workers import ScanWorker, Source, Worker, WorkerHost
 
 log = logging.getLogger(__name__)
 
@@ -127,11 +126,12 @@ class MainWindow(QMainWindow):
         self.ask_text_file: Callable[[str], str] = self._ask_text_file
         self.make_encoding_dialog: Callable[[str, str | None], Any] = \
             self._make_encoding_dialog
-        self._session_factory = session_factory
         self.result: ScanResult | None = None
-        self.scan_worker: ScanWorker | None = None
-        self._busy_worker: Worker | None = None
+        self.busy_worker: Worker | None = None
         self.host = WorkerHost(self)
+        self.scans = ScanController(self, session_factory)
+        self.file_actions = FileActionsController(self)
+        self.results_io = ResultsIOController(self)
 
         self.setWindowTitle("neardup")
         self.setWindowIcon(app_icon())
@@ -144,8 +144,13 @@ class MainWindow(QMainWindow):
         self._restore()
         if folders:
             self.scan_panel.folders.set_folders(folders)
-        self._update_actions()
+        self.update_actions()
         self._update_counts()
+
+    @property
+    def scan_worker(self) -> ScanWorker | None:
+        """The running scan's worker, None when no scan runs."""
+        return self.scans.worker
 
     # ================================================================= construction
     def _build_widgets(self) -> None:
@@ -179,7 +184,7 @@ class MainWindow(QMainWindow):
 
         self.model = ResultsModel(self)
         self.model.marksChanged.connect(self._update_counts)
-        self.model.marksChanged.connect(self._update_actions)
+        self.model.marksChanged.connect(self.update_actions)
         self.tree = ResultsTree()
         self.tree.setObjectName("results")
         self.tree.setModel(self.model)
@@ -216,7 +221,7 @@ class MainWindow(QMainWindow):
         self.problems_view.horizontalHeader().setStretchLastSection(True)
         self.problems_view.setColumnWidth(0, 420)
         self.problems_view.setColumnWidth(1, 120)
-        self.problems_view.doubleClicked.connect(self._reveal_problem)
+        self.problems_view.doubleClicked.connect(self.file_actions.reveal_problem)
         self.problems_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.problems_view.customContextMenuRequested.connect(self._problem_menu)
 
@@ -460,93 +465,12 @@ class MainWindow(QMainWindow):
 
     # ================================================================= scanning
     def start_scan(self) -> None:
-        if self.scan_worker is not None or self._busy_worker is not None:
-            return
-        folders = self.scan_panel.folders.folders()
-        if not folders:
-            QMessageBox.information(self, self.tr("Nothing to scan"),
-                                    self.tr("Add at least one folder to scan: use “Add…” or "
-                                            "drop folders on the window."))
-            return
-        try:
-            options = self.scan_panel.build_options(self.threshold.threshold())
-            chosen = self.settings.encodings
-            if chosen:
-                options = dataclasses.replace(options, encodings=tuple(chosen.items()))
-                options.validate()
-        except OptionsError as exc:
-            self._show_options_error(exc)
-            return
-        missing = [f for f in folders if not os.path.isdir(f)]
-        if missing:
-            self._show_path_error(missing[0])
-            return
-        self.scan_panel.save(self.settings)
-        kwargs = {} if self._session_factory is None else {"session_factory":
-                                                          self._session_factory}
-        worker = ScanWorker(options, folders, **kwargs)
-        worker.progress.connect(self.progress.update_event)
-        worker.finished.connect(self._on_scan_finished)
-        worker.errored.connect(self._on_scan_error)
-        self.scan_worker = worker
-        self.progress.start()
-        self.banner.hide()
-        self._set_running(True)
-        self.statusBar().showMessage(self.tr("Scanning…"))
-        self.host.start(worker)
+        self.scans.start()
 
     def cancel_scan(self) -> None:
-        if self.scan_worker is not None:
-            self.scan_worker.cancel()
-            self.statusBar().showMessage(self.tr("Cancelling…"))
+        self.scans.cancel()
 
-    def _set_running(self, running: bool) -> None:
-        self.scan_panel.set_running(running)
-        self.progress.setVisible(running)
-        self._update_actions()
-        self.busyChanged.emit(running)
-
-    def _on_scan_finished(self, result: ScanResult) -> None:
-        cancelled = self.scan_worker is not None and self.scan_worker.cancelled
-        self.scan_worker = None
-        self._set_running(False)
-        self.set_result(result, new_scan=True)
-        if result.partial or cancelled:
-            lines = [self.tr("Scan cancelled — showing what was found so far.")
-                     if cancelled else self.tr("The scan was cut short — showing what was "
-                                               "found so far.")]
-            self._show_banner(lines + [n for n in result.notes])
-            self.statusBar().showMessage(lines[0], 8000)
-        else:
-            if result.notes:
-                self._show_banner(list(result.notes))
-            self.statusBar().showMessage(
-                self.tr("Scan finished in {s} s").format(s=f"{result.seconds:.1f}"), 8000)
-        self.scanFinished.emit()
-
-    def _on_scan_error(self, exc: BaseException) -> None:
-        self.scan_worker = None
-        self._set_running(False)
-        self.statusBar().clearMessage()
-        if isinstance(exc, OptionsError):
-            self._show_options_error(exc)
-        elif isinstance(exc, PathError):
-            self._show_path_error(exc.path, exc.message)
-        else:
-            self.show_error(self.tr("The scan failed: {err}").format(err=exc), exc)
-        self.scanFinished.emit()
-
-    def _show_options_error(self, exc: OptionsError) -> None:
-        QMessageBox.warning(self, self.tr("Cannot start the scan"),
-                            self.tr("The option “{option}” is not valid: {message}").format(
-                                option=exc.option, message=exc.message))
-
-    def _show_path_error(self, path: str, message: str | None = None) -> None:
-        QMessageBox.warning(self, self.tr("Folder not found"),
-                            self.tr("This folder does not exist or is not a folder:\n{path}")
-                            .format(path=path) + (f"\n\n{message}" if message else ""))
-
-    def _show_banner(self, lines: list[str]) -> None:
+    def show_banner(self, lines: list[str]) -> None:
         self.banner.setText("\n".join(lines))
         self.banner.setVisible(bool(lines))
 
@@ -579,7 +503,7 @@ class MainWindow(QMainWindow):
         self.tabs.setTabText(1, self.tr("Problems ({n})").format(n=n) if n
                              else self.tr("Problems"))
         self._update_counts()
-        self._update_actions()
+        self.update_actions()
         self.resultChanged.emit()
 
     def _regroup(self, **kwargs: Any) -> None:
@@ -627,9 +551,9 @@ class MainWindow(QMainWindow):
         self.threshold.set_summary(self.tr("{groups} groups, {dupes} duplicates at {t}").format(
             groups=f"{groups:,}", dupes=f"{dupes:,}", t=f"{100 * r.threshold:.1f}%"))
 
-    def _update_actions(self) -> None:
+    def update_actions(self) -> None:
         scanning = self.scan_worker is not None
-        busy = scanning or self._busy_worker is not None
+        busy = scanning or self.busy_worker is not None
         have = self.result is not None
         groups = have and self.model.group_count() > 0
         docs = self.selected_docs()
@@ -704,7 +628,7 @@ class MainWindow(QMainWindow):
             self.tree.scrollTo(idx)
 
     def _on_selection(self, *_args: Any) -> None:
-        self._update_actions()
+        self.update_actions()
         docs = self.selected_docs()
         if len(docs) != 1 or self.result is None:
             return
@@ -743,28 +667,7 @@ class MainWindow(QMainWindow):
             self.read_as(os.path.abspath(path))
 
     def read_as(self, path: str) -> None:
-        """Ask which encoding ``path`` is in; on a change, keep the choice and scan again (the
-        cache answers every other file, so only this one is read)."""
-        chosen = self.settings.encodings
-        dialog = self.make_encoding_dialog(path, chosen.get(path))
-        if not dialog.exec():
-            return
-        if dialog.choice == chosen.get(path):
-            return
-        if dialog.choice is None:
-            chosen.pop(path, None)
-        else:
-            chosen[path] = dialog.choice
-        self.settings.encodings = chosen
-        self.settings.sync()
-        name = os.path.basename(path)
-        self.statusBar().showMessage(
-            self.tr("{name} will be read as {enc}").format(name=name, enc=dialog.choice)
-            if dialog.choice else
-            self.tr("{name} will be read in the encoding detected").format(name=name), 8000)
-        if self.scan_panel.folders.folders() and self.scan_worker is None and \
-                self._busy_worker is None:
-            self.start_scan()
+        self.scans.read_as(path)
 
     def _make_encoding_dialog(self, path: str, current: str | None) -> EncodingDialog:
         return EncodingDialog(path, current, self)
@@ -838,29 +741,22 @@ class MainWindow(QMainWindow):
         self._regroup(ignored=frozenset(pairs))
 
     # ================================================================= opening files
-    def _selected_paths(self) -> list[str]:
+    def selected_paths(self) -> list[str]:
         if self.result is None:
             return []
         return [self.result.documents[d].path for d in self.selected_docs()]
 
     def open_selected(self) -> None:
-        for p in self._selected_paths()[:10]:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(p))
+        self.file_actions.open_selected()
 
     def reveal_selected(self) -> None:
-        for p in self._selected_paths()[:10]:
-            reveal_in_file_manager(p)
-
-    def _reveal_problem(self, index: QModelIndex) -> None:
-        path = self.problems_proxy.data(index, Qt.ItemDataRole.UserRole)
-        if path:
-            reveal_in_file_manager(path)
+        self.file_actions.reveal_selected()
 
     def problem_can_be_read_as(self, index: QModelIndex) -> bool:
         """A text file listed as a problem (binary, undecodable...) may just be in an encoding
         the detector did not consider, such as UTF-16 without a byte-order mark."""
         path = self.problems_proxy.data(index, Qt.ItemDataRole.UserRole)
-        busy = self.scan_worker is not None or self._busy_worker is not None
+        busy = self.scan_worker is not None or self.busy_worker is not None
         return bool(path) and not busy and \
             os.path.splitext(path)[1].lower() in TEXT_SUFFIXES
 
@@ -877,169 +773,40 @@ class MainWindow(QMainWindow):
         read.setEnabled(self.problem_can_be_read_as(index))
         read.triggered.connect(lambda _checked=False: self.read_problem_as(index))
         reveal = menu.addAction(icon("reveal"), self.tr("Reveal in folder"))
-        reveal.triggered.connect(lambda _checked=False: self._reveal_problem(index))
+        reveal.triggered.connect(lambda _checked=False: self.file_actions.reveal_problem(index))
         menu.exec(self.problems_view.viewport().mapToGlobal(pos))
 
     # ================================================================= file actions
     def trash_marked(self) -> None:
-        self._act("trash")
+        self.file_actions.act("trash")
 
     def move_marked(self) -> None:
-        self._act("move")
+        self.file_actions.act("move")
 
-    def _act(self, action: str) -> None:
-        if self.result is None or self._busy_worker is not None or self.scan_worker is not None:
-            return
-        docs = self.model.marked_docs()
-        if not docs:
-            QMessageBox.information(self, self.tr("Nothing marked"),
-                                    self.tr("Mark the files first: tick their boxes, press "
-                                            "Space, or use the Mark menu."))
-            return
-        try:
-            if action == "trash":
-                plan = actions.plan_trash(self.result, docs)
-            else:
-                folder = self.ask_folder(self.tr("Move the marked files into"))
-                if not folder:
-                    return
-                plan = actions.plan_move(self.result, docs, folder)
-        except (ActionError, ValueError, OSError) as exc:
-            QMessageBox.warning(self, self.tr("Cannot do that"), str(exc))
-            return
-        if not plan.items:
-            reasons = "\n".join(f"• {visible(os.path.basename(r.path))}: {visible(r.reason)}"
-                                for r in plan.refused[:20])
-            QMessageBox.information(self, self.tr("Nothing to do"),
-                                    self.tr("None of the marked files can be acted on:\n{why}")
-                                    .format(why=reasons))
-            return
-        conf = self.confirm(self, plan, self.result, self.action_log_path)
-        if conf is None:
-            self.statusBar().showMessage(self.tr("Nothing was changed"), 4000)
-            return
-        worker = CallWorker(actions.execute, plan, confirmed=True,
-                            allow_changed=conf.allow_changed, trash=self.trash_function,
-                            log=actions.ActionLog(self.action_log_path))
-        worker.finished.connect(self._on_action_done)
-        worker.errored.connect(self._on_action_error)
-        self._start_busy(worker, self.tr("Moving files…"))
-
-    def _start_busy(self, worker: Worker, message: str) -> None:
-        self._busy_worker = worker
+    def start_busy(self, worker: Worker, message: str) -> None:
+        self.busy_worker = worker
         self.statusBar().showMessage(message)
         QApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
-        self._update_actions()
+        self.update_actions()
         self.busyChanged.emit(True)
         self.host.start(worker)
 
-    def _end_busy(self) -> None:
-        self._busy_worker = None
+    def end_busy(self) -> None:
+        self.busy_worker = None
         QApplication.restoreOverrideCursor()
         self.statusBar().clearMessage()
-        self._update_actions()
+        self.update_actions()
         self.busyChanged.emit(False)
-
-    def _on_action_done(self, report: actions.ActionReport) -> None:
-        self._end_busy()
-        gone = list(report.done)
-        if gone and self.result is not None:
-            self.set_result(actions.remove_documents(self.result, gone))
-        summary = self.tr("{n} files done. Log: {log}").format(n=len(report.done),
-                                                              log=self.action_log_path)
-        self.statusBar().showMessage(summary, 15_000)
-        if not report.ok or report.notes:
-            lines = [f"• {visible(o.path)}: {visible(o.message)}"
-                     for o in (*report.failed, *report.skipped)]
-            box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Some files were not changed"),
-                              self.tr("{done} done, {failed} failed, {skipped} skipped.")
-                              .format(done=len(report.done), failed=len(report.failed),
-                                      skipped=len(report.skipped)), parent=self)
-            box.setDetailedText("\n".join(lines + list(report.notes)))
-            box.setInformativeText(summary)
-            box.open()
-        self.actionFinished.emit(report)
-
-    def _on_action_error(self, exc: BaseException) -> None:
-        self._end_busy()
-        self.show_error(self.tr("The file action failed: {err}").format(err=exc), exc)
-        self.actionFinished.emit(None)
 
     # ================================================================= export / sessions
     def export(self, fmt: str) -> None:
-        if self.result is None or self._busy_worker is not None:
-            return
-        filters = {"csv": self.tr("CSV spreadsheet (*.csv)"),
-                   "json": self.tr("JSON (*.json)"),
-                   "html": self.tr("HTML report (*.html)")}
-        path = self.ask_save_path(self.tr("Export results"), f"neardup-results.{fmt}",
-                                  filters[fmt])
-        if not path:
-            return
-        if not os.path.splitext(path)[1]:
-            path += f".{fmt}"
-        from neardup_core.report import writers as report
-
-        writer = {"csv": report.write_csv, "json": report.write_json,
-                  "html": report.write_html}[fmt]
-        self._run_file_job(CallWorker(writer, self.result, path),
-                           self.tr("Exporting…"),
-                           self.tr("Exported to {path}").format(path=path))
+        self.results_io.export(fmt)
 
     def save_results(self) -> None:
-        if self.result is None or self._busy_worker is not None:
-            return
-        from neardup_core.store import results_file as session_file
-
-        path = self.ask_save_path(self.tr("Save results"), f"scan{session_file.SUFFIX}",
-                                  self.tr("neardup results (*{suffix})").format(
-                                      suffix=session_file.SUFFIX))
-        if not path:
-            return
-        self._run_file_job(CallWorker(session_file.save_result, self.result, path),
-                           self.tr("Saving…"), self.tr("Saved to {path}").format(path=path))
+        self.results_io.save()
 
     def open_results(self) -> None:
-        if self._busy_worker is not None or self.scan_worker is not None:
-            return
-        from neardup_core.store import results_file as session_file
-
-        path = self.ask_open_path(self.tr("Open results"),
-                                  self.tr("neardup results (*{suffix});;All files (*)").format(
-                                      suffix=session_file.SUFFIX))
-        if not path:
-            return
-
-        worker = CallWorker(session_file.load_result, path)
-        worker.finished.connect(lambda result: self._on_loaded(result, path))
-        worker.errored.connect(self._on_file_job_error)
-        self._start_busy(worker, self.tr("Opening…"))
-
-    def _on_loaded(self, result: ScanResult, path: str) -> None:
-        self._end_busy()
-        self.set_result(result, new_scan=True)
-        self._show_banner([self.tr("Results loaded from {path}. Files may have changed since "
-                                   "that scan.").format(path=path)])
-        self.statusBar().showMessage(self.tr("Opened {path}").format(path=path), 8000)
-        self.actionFinished.emit(None)
-
-    def _run_file_job(self, worker: CallWorker, busy: str, done: str) -> None:
-        worker.finished.connect(lambda _v: self._on_file_job_done(done))
-        worker.errored.connect(self._on_file_job_error)
-        self._start_busy(worker, busy)
-
-    def _on_file_job_done(self, message: str) -> None:
-        self._end_busy()
-        self.statusBar().showMessage(message, 10_000)
-        self.actionFinished.emit(None)
-
-    def _on_file_job_error(self, exc: BaseException) -> None:
-        self._end_busy()
-        if isinstance(exc, ReportError | OSError | ValueError):
-            QMessageBox.warning(self, self.tr("Could not read or write the file"), str(exc))
-        else:
-            self.show_error(str(exc), exc)
-        self.actionFinished.emit(None)
+        self.results_io.open()
 
     # ================================================================= prompts (seams)
     def _ask_folder(self, title: str) -> str:
@@ -1085,14 +852,4 @@ class MainWindow(QMainWindow):
         ErrorDialog(summary, details, log_file(), self).exec()
 
 
-def reveal_in_file_manager(path: str) -> None:
-    """Show ``path`` in the system's file manager, selected where the platform allows it."""
-    if sys.platform.startswith("win"):
-        QProcess.startDetached("explorer", ["/select,", os.path.normpath(path)])
-    elif sys.platform == "darwin":
-        QProcess.startDetached("open", ["-R", path])
-    else:
-        QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.dirname(path)))
-
-
-__all__ = ["MainWindow", "reveal_in_file_manager"]
+__all__ = ["MainWindow"]

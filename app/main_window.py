@@ -8,7 +8,6 @@ for the diff, file actions, exports) runs in workers; their signals arrive on th
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import traceback
@@ -26,12 +25,10 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import (
-    QAction,
     QCloseEvent,
     QDesktopServices,
     QDragEnterEvent,
     QDropEvent,
-    QKeySequence,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -41,18 +38,15 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
-    QMenu,
     QMessageBox,
     QSplitter,
     QTableView,
     QTabWidget,
-    QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
 from neardup_core import actions
-from neardup_core.errors import OptionsError
 from neardup_core.models import (
     DEFAULT_FLOOR,
     DEFAULT_THRESHOLD,
@@ -64,6 +58,7 @@ from neardup_core.result import ScanResult
 
 from . import settings as S
 from .controllers.file_actions import FileActionsController
+from .controllers.grouping import GroupingController
 from .controllers.results_io import ResultsIOController
 from .controllers.scan import ScanController
 from .diagnostics import log_file
@@ -79,6 +74,7 @@ from .widgets.progress_panel import ProgressPanel
 from .widgets.results_view import ResultsTree
 from .widgets.scan_panel import ScanPanel
 from .widgets.threshold_panel import ThresholdPanel
+from .window_actions import WindowActions
 from .workers import ScanWorker, Source, Worker, WorkerHost
 
 log = logging.getLogger(__name__)
@@ -132,6 +128,8 @@ class MainWindow(QMainWindow):
         self.scans = ScanController(self, session_factory)
         self.file_actions = FileActionsController(self)
         self.results_io = ResultsIOController(self)
+        self.grouping = GroupingController(self)
+        self.window_actions = WindowActions(self)
 
         self.setWindowTitle("neardup")
         self.setWindowIcon(app_icon())
@@ -139,8 +137,8 @@ class MainWindow(QMainWindow):
         self.setStyleSheet(STYLE)
 
         self._build_widgets()
-        self._build_actions()
-        self._build_menus()
+        self.window_actions.build_actions()
+        self.window_actions.build_menus()
         self._restore()
         if folders:
             self.scan_panel.folders.set_folders(folders)
@@ -164,12 +162,12 @@ class MainWindow(QMainWindow):
         self.progress.cancelRequested.connect(self.cancel_scan)
 
         self.threshold = ThresholdPanel()
-        self.threshold.thresholdChanged.connect(self._on_threshold)
-        self.threshold.modeChanged.connect(self._on_mode)
+        self.threshold.thresholdChanged.connect(self.grouping.on_threshold)
+        self.threshold.modeChanged.connect(self.grouping.on_mode)
         self.threshold.logScaleChanged.connect(
             lambda on: self.settings.set(S.HISTOGRAM_LOG, on))
         self.scan_panel.group_mode.currentIndexChanged.connect(
-            lambda _i: self._on_mode(self.scan_panel.group_mode.currentData()))
+            lambda _i: self.grouping.on_mode(self.scan_panel.group_mode.currentData()))
         frame = QFrame()
         frame.setObjectName("thresholdFrame")
         fl = QVBoxLayout(frame)
@@ -193,7 +191,7 @@ class MainWindow(QMainWindow):
         self.tree.selectionModel().selectionChanged.connect(self._on_selection)
         self.tree.toggleMarkRequested.connect(self.toggle_marks)
         self.tree.openRequested.connect(self.open_selected)
-        self.tree.customContextMenuRequested.connect(self._context_menu)
+        self.tree.customContextMenuRequested.connect(self.window_actions.context_menu)
 
         self.filter = QLineEdit()
         self.filter.setPlaceholderText(self.tr("Filter by name or folder…"))
@@ -223,7 +221,7 @@ class MainWindow(QMainWindow):
         self.problems_view.setColumnWidth(1, 120)
         self.problems_view.doubleClicked.connect(self.file_actions.reveal_problem)
         self.problems_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.problems_view.customContextMenuRequested.connect(self._problem_menu)
+        self.problems_view.customContextMenuRequested.connect(self.window_actions.problem_menu)
 
         self.tabs = QTabWidget()
         self.tabs.addTab(groups_page, icon("compare"), self.tr("Groups"))
@@ -259,141 +257,6 @@ class MainWindow(QMainWindow):
         self.counts = QLabel()
         self.counts.setObjectName("counts")
         self.statusBar().addPermanentWidget(self.counts)
-
-    def _action(self, text: str, slot: Callable[[], Any], *, icon_name: str | None = None,
-                shortcut: QKeySequence | str | None = None, tip: str | None = None,
-                checkable: bool = False) -> QAction:
-        a = QAction(text, self)
-        if icon_name:
-            a.setIcon(icon(icon_name))
-        if shortcut is not None:
-            a.setShortcut(QKeySequence(shortcut))
-        if tip:
-            a.setStatusTip(tip)
-            a.setToolTip(tip)
-        a.setCheckable(checkable)
-        a.triggered.connect(lambda _checked=False: slot())
-        return a
-
-    def _build_actions(self) -> None:
-        A = self._action
-        self.act_scan = A(self.tr("Start scan"), self.start_scan, icon_name="scan",
-                          shortcut="Ctrl+R", tip=self.tr("Scan the folders for near-duplicates"))
-        self.act_cancel = A(self.tr("Cancel scan"), self.cancel_scan, icon_name="stop",
-                            tip=self.tr("Stop the scan and keep what was found so far"))
-        self.act_open_results = A(self.tr("Open results…"), self.open_results, icon_name="open",
-                                  shortcut=QKeySequence.StandardKey.Open)
-        self.act_save_results = A(self.tr("Save results…"), self.save_results, icon_name="save",
-                                  shortcut=QKeySequence.StandardKey.Save)
-        self.act_export_csv = A(self.tr("Export as CSV…"), lambda: self.export("csv"),
-                                icon_name="export")
-        self.act_export_json = A(self.tr("Export as JSON…"), lambda: self.export("json"))
-        self.act_export_html = A(self.tr("Export as HTML…"), lambda: self.export("html"))
-        self.act_quit = A(self.tr("Quit"), self.close, shortcut=QKeySequence.StandardKey.Quit)
-
-        self.act_toggle = A(self.tr("Mark / unmark"), self.toggle_marks, icon_name="mark",
-                            tip=self.tr("Mark or unmark the selected files (Space)"))
-        self.act_mark_all = A(self.tr("Mark all but reference"), self.mark_all_but_reference,
-                              icon_name="mark-all", shortcut="Ctrl+M",
-                              tip=self.tr("Mark every file except each group's reference"))
-        self.act_mark_group = A(self.tr("Mark all but reference in selected groups"),
-                                self.mark_selected_groups)
-        self.act_mark_folder = A(self.tr("Mark in folder…"), self.mark_in_folder)
-        self.act_unmark = A(self.tr("Unmark all"), self.unmark_all, icon_name="unmark",
-                            shortcut="Ctrl+Shift+M")
-
-        self.act_read_as = A(self.tr("Read in another encoding…"), self.read_selected_as,
-                             tip=self.tr("Choose the encoding of a text file the detector got "
-                                         "wrong; the scan then reads it so"))
-        self.act_read_file_as = A(self.tr("Read a file in another encoding…"),
-                                  self.read_file_as,
-                                  tip=self.tr("Pick a text file and the encoding to read it in"))
-        self.act_open_file = A(self.tr("Open file"), self.open_selected, icon_name="open-file")
-        self.act_reveal = A(self.tr("Reveal in folder"), self.reveal_selected, icon_name="reveal")
-        self.act_compare = A(self.tr("Compare two selected"), self.compare_selected,
-                             icon_name="compare", shortcut="Ctrl+D",
-                             tip=self.tr("Show the differences between the two selected files"))
-        self.act_make_ref = A(self.tr("Make reference"), self.make_reference, icon_name="reference",
-                              shortcut="Ctrl+E",
-                              tip=self.tr("Keep this file: it becomes its group's reference"))
-        self.act_ignore_pair = A(self.tr("Ignore pair"), self.ignore_pair, icon_name="ignore",
-                                 tip=self.tr("This file and its reference are not duplicates"))
-        self.act_ignore_group = A(self.tr("Ignore group"), self.ignore_group,
-                                  tip=self.tr("None of the files in this group are duplicates"))
-        self.act_trash = A(self.tr("Move to trash…"), self.trash_marked, icon_name="trash",
-                           shortcut=QKeySequence.StandardKey.Delete,
-                           tip=self.tr("Send the marked files to the trash (asks first)"))
-        self.act_move = A(self.tr("Move to folder…"), self.move_marked, icon_name="move",
-                          tip=self.tr("Move the marked files into a folder (asks first)"))
-
-        self.act_setup = A(self.tr("Scan set-up panel"), self._toggle_setup, shortcut="F9",
-                           checkable=True)
-        self.act_setup.setChecked(True)
-        self.act_prefs = A(self.tr("Preferences…"), self.show_preferences, icon_name="settings",
-                           shortcut=QKeySequence.StandardKey.Preferences)
-        self.act_log = A(self.tr("Open the action log folder"), self.show_action_log)
-        self.act_about = A(self.tr("About neardup"), self.show_about)
-
-        # Space and Delete belong to the tree; elsewhere they type into text fields.
-        for a in (self.act_trash,):
-            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            self.tree.addAction(a)
-
-        tb = QToolBar(self.tr("Main"))
-        tb.setObjectName("mainToolbar")
-        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        tb.setMovable(False)
-        for a in (self.act_scan, self.act_cancel, None, self.act_mark_all, self.act_unmark,
-                  self.act_make_ref, None, self.act_compare, self.act_trash, self.act_move,
-                  None, self.act_export_csv):
-            if a is None:
-                tb.addSeparator()
-            else:
-                tb.addAction(a)
-        self.addToolBar(tb)
-        self.toolbar = tb
-
-    def _build_menus(self) -> None:
-        mb = self.menuBar()
-        m = mb.addMenu(self.tr("&File"))
-        m.addAction(self.act_open_results)
-        m.addAction(self.act_save_results)
-        export = m.addMenu(icon("export"), self.tr("Export"))
-        for a in (self.act_export_csv, self.act_export_json, self.act_export_html):
-            export.addAction(a)
-        self.export_menu = export
-        m.addSeparator()
-        m.addAction(self.act_quit)
-
-        m = mb.addMenu(self.tr("&Scan"))
-        m.addAction(self.act_scan)
-        m.addAction(self.act_cancel)
-        m.addSeparator()
-        m.addAction(self.act_read_file_as)
-
-        m = mb.addMenu(self.tr("&Mark"))
-        for a in (self.act_toggle, self.act_mark_all, self.act_mark_group, self.act_mark_folder,
-                  self.act_unmark):
-            m.addAction(a)
-
-        m = mb.addMenu(self.tr("&Actions"))
-        for a in (self.act_open_file, self.act_reveal, self.act_compare, None,
-                  self.act_make_ref, self.act_ignore_pair, self.act_ignore_group, None,
-                  self.act_trash, self.act_move):
-            if a is None:
-                m.addSeparator()
-            else:
-                m.addAction(a)
-
-        m = mb.addMenu(self.tr("&View"))
-        m.addAction(self.act_setup)
-        m.addAction(self.toolbar.toggleViewAction())
-
-        m = mb.addMenu(self.tr("&Help"))
-        m.addAction(self.act_prefs)
-        m.addAction(self.act_log)
-        m.addSeparator()
-        m.addAction(self.act_about)
 
     # ================================================================= settings
     def _restore(self) -> None:
@@ -506,31 +369,6 @@ class MainWindow(QMainWindow):
         self.update_actions()
         self.resultChanged.emit()
 
-    def _regroup(self, **kwargs: Any) -> None:
-        if self.result is None:
-            return
-        try:
-            new = self.result.regroup(**kwargs)
-        except OptionsError as exc:
-            self.statusBar().showMessage(str(exc), 6000)
-            return
-        self.set_result(new)
-
-    def _on_threshold(self, t: float) -> None:
-        self.settings.threshold = t
-        if self.result is not None and abs(t - self.result.threshold) > 1e-9:
-            self._regroup(threshold=max(t, self.result.floor))
-
-    def _on_mode(self, mode: str) -> None:
-        self.threshold.set_mode(mode)
-        i = self.scan_panel.group_mode.findData(mode)
-        self.scan_panel.group_mode.blockSignals(True)
-        self.scan_panel.group_mode.setCurrentIndex(max(0, i))
-        self.scan_panel.group_mode.blockSignals(False)
-        self.settings.set(S.GROUP_MODE, mode)
-        if self.result is not None and str(self.result.group_mode) != mode:
-            self._regroup(mode=mode)
-
     def _on_filter(self, text: str) -> None:
         self.model.set_text_filter(text)
         self.tree.expand_groups()
@@ -584,24 +422,24 @@ class MainWindow(QMainWindow):
         self.act_move.setEnabled(marked and not busy)
 
     # ================================================================= selection
-    def _selected_rows(self) -> list[QModelIndex]:
+    def selected_rows(self) -> list[QModelIndex]:
         return self.tree.selectionModel().selectedRows(0)
 
     def selected_docs(self) -> list[int]:
         """Document indices of the selected member rows, in display order."""
         if self.result is None:
             return []
-        docs = [self.model.doc_at(i) for i in self._selected_rows()]
+        docs = [self.model.doc_at(i) for i in self.selected_rows()]
         return list(dict.fromkeys(d for d in docs if d >= 0))
 
     def selected_groups(self) -> list[int]:
         if self.result is None:
             return []
-        rows = [self.model.group_row_of(i) for i in self._selected_rows()]
+        rows = [self.model.group_row_of(i) for i in self.selected_rows()]
         return sorted({r for r in rows if r >= 0})
 
     def _is_reference_selected(self) -> bool:
-        return any(self.model.is_reference(i) for i in self._selected_rows())
+        return any(self.model.is_reference(i) for i in self.selected_rows())
 
     def _current_path(self) -> str | None:
         docs = self.selected_docs()
@@ -632,7 +470,7 @@ class MainWindow(QMainWindow):
         docs = self.selected_docs()
         if len(docs) != 1 or self.result is None:
             return
-        idx = next(i for i in self._selected_rows() if self.model.doc_at(i) >= 0)
+        idx = next(i for i in self.selected_rows() if self.model.doc_at(i) >= 0)
         g = self.model.group(self.model.group_row_of(idx))
         if self.model.is_reference(idx):
             # the reference: compare it with the most similar other member
@@ -678,18 +516,6 @@ class MainWindow(QMainWindow):
             self, title, start, self.tr("Text files (*.txt *.text *.md *.csv);;All files (*)"))
         return path
 
-    def _context_menu(self, pos: Any) -> None:
-        menu = QMenu(self)
-        for a in (self.act_open_file, self.act_reveal, self.act_compare, self.act_read_as,
-                  None, self.act_toggle, self.act_mark_group, self.act_make_ref,
-                  self.act_ignore_pair, self.act_ignore_group, None, self.act_trash,
-                  self.act_move):
-            if a is None:
-                menu.addSeparator()
-            else:
-                menu.addAction(a)
-        menu.exec(self.tree.viewport().mapToGlobal(pos))
-
     # ================================================================= marking
     def toggle_marks(self) -> None:
         self.model.toggle(self.selected_docs())
@@ -713,32 +539,13 @@ class MainWindow(QMainWindow):
 
     # ================================================================= regrouping actions
     def make_reference(self) -> None:
-        docs = self.selected_docs()
-        if len(docs) != 1 or self.result is None:
-            return
-        self.model.set_marked(docs, False)
-        self._regroup(references=(*self.result.references, (docs[0],)))
+        self.grouping.make_reference()
 
     def ignore_pair(self) -> None:
-        if self.result is None:
-            return
-        rows = [i for i in self._selected_rows() if self.model.doc_at(i) >= 0]
-        if len(rows) != 1 or self.model.is_reference(rows[0]):
-            return
-        g = self.model.group(self.model.group_row_of(rows[0]))
-        d = self.result.documents
-        pair = (d[g.reference].path, d[self.model.doc_at(rows[0])].path)
-        self._regroup(ignored=self.result.ignored | {pair})
+        self.grouping.ignore_pair()
 
     def ignore_group(self) -> None:
-        if self.result is None:
-            return
-        d = self.result.documents
-        pairs = set(self.result.ignored)
-        for row in self.selected_groups():
-            paths = [d[m.doc].path for m in self.model.group(row).members]
-            pairs.update(itertools.combinations(paths, 2))
-        self._regroup(ignored=frozenset(pairs))
+        self.grouping.ignore_group()
 
     # ================================================================= opening files
     def selected_paths(self) -> list[str]:
@@ -763,18 +570,6 @@ class MainWindow(QMainWindow):
     def read_problem_as(self, index: QModelIndex) -> None:
         if self.problem_can_be_read_as(index):
             self.read_as(self.problems_proxy.data(index, Qt.ItemDataRole.UserRole))
-
-    def _problem_menu(self, pos: Any) -> None:
-        index = self.problems_view.indexAt(pos)
-        if not index.isValid():
-            return
-        menu = QMenu(self)
-        read = menu.addAction(self.tr("Read in another encoding…"))
-        read.setEnabled(self.problem_can_be_read_as(index))
-        read.triggered.connect(lambda _checked=False: self.read_problem_as(index))
-        reveal = menu.addAction(icon("reveal"), self.tr("Reveal in folder"))
-        reveal.triggered.connect(lambda _checked=False: self.file_actions.reveal_problem(index))
-        menu.exec(self.problems_view.viewport().mapToGlobal(pos))
 
     # ================================================================= file actions
     def trash_marked(self) -> None:

@@ -113,7 +113,7 @@ def chinese(qapp):
 
 def test_the_chinese_translation_loads_and_translates(chinese, qtbot, settings):
     assert chinese, "neardup_zh_CN.qm was not found or did not load"
-    assert QCoreApplication.translate("MainWindow", "Start scan") == "开始扫描"
+    assert QCoreApplication.translate("WindowActions", "Start scan") == "开始扫描"
     assert QCoreApplication.translate("Stage", "Finding similar pairs") != "Finding similar pairs"
     w = MainWindow(settings)
     qtbot.addWidget(w)

@@ -2,6 +2,14 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>ChangeMap</name>
+    <message>
+        <location filename="../../widgets/diff_navigation.py" line="+49"/>
+        <source>Changes in the whole text; click to go there</source>
+        <translation>全文中的差异位置；点击可跳转</translation>
+    </message>
+</context>
+<context>
     <name>ConfirmActionDialog</name>
     <message>
         <location filename="../../dialogs/confirm.py" line="+54"/>
@@ -77,9 +85,27 @@
     </message>
 </context>
 <context>
+    <name>DiffCanvas</name>
+    <message>
+        <location filename="../../widgets/diff_canvas.py" line="+653"/>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Select all on the left</source>
+        <translation>全选左侧</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Select all on the right</source>
+        <translation>全选右侧</translation>
+    </message>
+</context>
+<context>
     <name>DiffView</name>
     <message>
-        <location filename="../../widgets/diff_view.py" line="+968"/>
+        <location filename="../../widgets/diff_view.py" line="+74"/>
         <source>Previous change</source>
         <translation>上一处差异</translation>
     </message>
@@ -1328,32 +1354,6 @@ Action log: {log}</source>
         <location line="+4"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
-    </message>
-</context>
-<context>
-    <name>_ChangeMap</name>
-    <message>
-        <location filename="../../widgets/diff_view.py" line="-368"/>
-        <source>Changes in the whole text; click to go there</source>
-        <translation>全文中的差异位置；点击可跳转</translation>
-    </message>
-</context>
-<context>
-    <name>_DiffCanvas</name>
-    <message>
-        <location line="-50"/>
-        <source>Copy</source>
-        <translation>复制</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Select all on the left</source>
-        <translation>全选左侧</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Select all on the right</source>
-        <translation>全选右侧</translation>
     </message>
 </context>
 </TS>

@@ -4,6 +4,11 @@ The window holds one immutable ScanResult at a time. Every change the user makes
 grouping (threshold, mode, references, ignored pairs, files that left) produces a new result
 through the core's API and is shown with one model reset. Slow work (the scan, reading texts
 for the diff, file actions, exports) runs in workers; their signals arrive on the main thread.
+
+The window lays out the widgets and wires them; what an action does lives in its collaborators
+(``app.controllers``: scans, file actions, results I/O, regrouping), and its actions and menus
+are built by ``app.window_actions``. The public methods here are the actions' entry points and
+the seams the controllers and the tests use.
 """
 
 from __future__ import annotations
@@ -423,6 +428,7 @@ class MainWindow(QMainWindow):
 
     # ================================================================= selection
     def selected_rows(self) -> list[QModelIndex]:
+        """The selected rows of the results tree (groups and members), column 0."""
         return self.tree.selectionModel().selectedRows(0)
 
     def selected_docs(self) -> list[int]:

@@ -10,17 +10,11 @@ from pathlib import Path
 __all__ = ["RESOURCES", "resource_path"]
 
 
-def _find_resources() -> Path:
-    # A source checkout keeps resources/ beside app/; an installed wheel ships app/resources/.
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "resources", here.parent / "resources"):
-        if (candidate / "icons").is_dir():
-            return candidate
-    return here.parent / "resources"
-
-
-RESOURCES = _find_resources()
+# The icons and translations live in app/resources/, inside the package, so that a wheel ships
+# them (package-data) and a source checkout finds them in the same place.
+RESOURCES = Path(__file__).resolve().parent / "resources"
 
 
 def resource_path(*parts: str) -> Path:
+    """The path of a file under app/resources/ (icons/, translations/)."""
     return RESOURCES.joinpath(*parts)

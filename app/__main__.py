@@ -1,73 +1,21 @@
 """Start the desktop app: ``python -m app [FOLDER...]`` or ``neardup-gui [FOLDER...]``.
 
-An uncaught exception in a slot would otherwise print to a console nobody sees (or end the
-app). The hook installed here writes it to the log file and shows a dialog, and the app goes on.
+The entry point only: it reads the arguments, sets up logging and the exception hook (see
+``app.diagnostics``), opens the window and gives the scan a head start.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import logging.handlers
 import os
 import sys
 import threading
-import traceback
 from collections.abc import Sequence
-from types import TracebackType
 
-import platformdirs
+from .diagnostics import excepthook, setup_logging
 
 log = logging.getLogger("app")
-
-_handling = False
-
-
-def log_file() -> str:
-    return os.path.join(platformdirs.user_log_dir("neardup", appauthor=False), "neardup.log")
-
-
-def setup_logging() -> str | None:
-    """Log to a rotating file in the user's log folder; returns its path (None if unwritable)."""
-    path = log_file()
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        handler = logging.handlers.RotatingFileHandler(path, maxBytes=1_000_000, backupCount=3,
-                                                       encoding="utf-8")
-    except OSError:
-        return None
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
-    return path
-
-
-def excepthook(exc_type: type[BaseException], exc: BaseException,
-               tb: TracebackType | None) -> None:
-    """Log the exception and show it in a dialog instead of letting the app die."""
-    global _handling
-    if issubclass(exc_type, KeyboardInterrupt):
-        sys.__excepthook__(exc_type, exc, tb)
-        return
-    details = "".join(traceback.format_exception(exc_type, exc, tb))
-    log.error("uncaught exception\n%s", details)
-    if _handling:  # an error inside the dialog itself: do not loop
-        sys.__excepthook__(exc_type, exc, tb)
-        return
-    from PySide6.QtWidgets import QApplication
-
-    if QApplication.instance() is None:
-        sys.__excepthook__(exc_type, exc, tb)
-        return
-    _handling = True
-    try:
-        from .dialogs.error_dialog import ErrorDialog
-
-        ErrorDialog(f"{exc_type.__name__}: {exc}", details, log_file(),
-                    QApplication.activeWindow()).exec()
-    finally:
-        _handling = False
 
 
 def prestart_workers() -> None:

@@ -1,7 +1,7 @@
 """Choosing and loading the interface language (English and Simplified Chinese).
 
 English is the source language, so it needs no file; Chinese comes from
-``resources/translations/neardup_zh_CN.qm`` (compiled from the .ts with pyside6-lrelease) plus
+``app/resources/translations/neardup_zh_CN.qm`` (compiled from the .ts with pyside6-lrelease) plus
 Qt's own ``qtbase_zh_CN.qm`` for standard buttons and dialogs. By default the language follows
 the system; any Chinese locale gets Simplified Chinese, which Traditional readers also read
 better than English.

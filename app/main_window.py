@@ -4,15 +4,17 @@ The window holds one immutable ScanResult at a time. Every change the user makes
 grouping (threshold, mode, references, ignored pairs, files that left) produces a new result
 through the core's API and is shown with one model reset. Slow work (the scan, reading texts
 for the diff, file actions, exports) runs in workers; their signals arrive on the main thread.
+
+The window lays out the widgets and wires them; what an action does lives in its collaborators
+(``app.controllers``: scans, file actions, results I/O, regrouping), and its actions and menus
+are built by ``app.window_actions``. The public methods here are the actions' entry points and
+the seams the controllers and the tests use.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
 import logging
 import os
-import sys
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -22,19 +24,16 @@ from PySide6.QtCore import (
     QByteArray,
     QItemSelectionModel,
     QModelIndex,
-    QProcess,
     QSortFilterProxyModel,
     Qt,
     QUrl,
     Signal,
 )
 from PySide6.QtGui import (
-    QAction,
     QCloseEvent,
     QDesktopServices,
     QDragEnterEvent,
     QDropEvent,
-    QKeySequence,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -44,18 +43,15 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
-    QMenu,
     QMessageBox,
     QSplitter,
     QTableView,
     QTabWidget,
-    QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
 from neardup_core import actions
-from neardup_core.errors import ActionError, OptionsError, PathError, ReportError
 from neardup_core.models import (
     DEFAULT_FLOOR,
     DEFAULT_THRESHOLD,
@@ -64,9 +60,13 @@ from neardup_core.models import (
     ScanOptions,
 )
 from neardup_core.result import ScanResult
-from neardup_core.visible import visible
 
 from . import settings as S
+from .controllers.file_actions import FileActionsController
+from .controllers.grouping import GroupingController
+from .controllers.results_io import ResultsIOController
+from .controllers.scan import ScanController
+from .diagnostics import log_file
 from .dialogs.confirm import Confirmation, confirm_plan
 from .dialogs.encoding_dialog import EncodingDialog
 from .dialogs.error_dialog import ErrorDialog
@@ -79,7 +79,8 @@ from .widgets.progress_panel import ProgressPanel
 from .widgets.results_view import ResultsTree
 from .widgets.scan_panel import ScanPanel
 from .widgets.threshold_panel import ThresholdPanel
-from .workers import CallWorker, ScanWorker, Source, Worker, WorkerHost
+from .window_actions import WindowActions
+from .workers import ScanWorker, Source, Worker, WorkerHost
 
 log = logging.getLogger(__name__)
 
@@ -126,11 +127,14 @@ class MainWindow(QMainWindow):
         self.ask_text_file: Callable[[str], str] = self._ask_text_file
         self.make_encoding_dialog: Callable[[str, str | None], Any] = \
             self._make_encoding_dialog
-        self._session_factory = session_factory
         self.result: ScanResult | None = None
-        self.scan_worker: ScanWorker | None = None
-        self._busy_worker: Worker | None = None
+        self.busy_worker: Worker | None = None
         self.host = WorkerHost(self)
+        self.scans = ScanController(self, session_factory)
+        self.file_actions = FileActionsController(self)
+        self.results_io = ResultsIOController(self)
+        self.grouping = GroupingController(self)
+        self.window_actions = WindowActions(self)
 
         self.setWindowTitle("neardup")
         self.setWindowIcon(app_icon())
@@ -138,13 +142,18 @@ class MainWindow(QMainWindow):
         self.setStyleSheet(STYLE)
 
         self._build_widgets()
-        self._build_actions()
-        self._build_menus()
+        self.window_actions.build_actions()
+        self.window_actions.build_menus()
         self._restore()
         if folders:
             self.scan_panel.folders.set_folders(folders)
-        self._update_actions()
+        self.update_actions()
         self._update_counts()
+
+    @property
+    def scan_worker(self) -> ScanWorker | None:
+        """The running scan's worker, None when no scan runs."""
+        return self.scans.worker
 
     # ================================================================= construction
     def _build_widgets(self) -> None:
@@ -158,12 +167,12 @@ class MainWindow(QMainWindow):
         self.progress.cancelRequested.connect(self.cancel_scan)
 
         self.threshold = ThresholdPanel()
-        self.threshold.thresholdChanged.connect(self._on_threshold)
-        self.threshold.modeChanged.connect(self._on_mode)
+        self.threshold.thresholdChanged.connect(self.grouping.on_threshold)
+        self.threshold.modeChanged.connect(self.grouping.on_mode)
         self.threshold.logScaleChanged.connect(
             lambda on: self.settings.set(S.HISTOGRAM_LOG, on))
         self.scan_panel.group_mode.currentIndexChanged.connect(
-            lambda _i: self._on_mode(self.scan_panel.group_mode.currentData()))
+            lambda _i: self.grouping.on_mode(self.scan_panel.group_mode.currentData()))
         frame = QFrame()
         frame.setObjectName("thresholdFrame")
         fl = QVBoxLayout(frame)
@@ -178,7 +187,7 @@ class MainWindow(QMainWindow):
 
         self.model = ResultsModel(self)
         self.model.marksChanged.connect(self._update_counts)
-        self.model.marksChanged.connect(self._update_actions)
+        self.model.marksChanged.connect(self.update_actions)
         self.tree = ResultsTree()
         self.tree.setObjectName("results")
         self.tree.setModel(self.model)
@@ -187,7 +196,7 @@ class MainWindow(QMainWindow):
         self.tree.selectionModel().selectionChanged.connect(self._on_selection)
         self.tree.toggleMarkRequested.connect(self.toggle_marks)
         self.tree.openRequested.connect(self.open_selected)
-        self.tree.customContextMenuRequested.connect(self._context_menu)
+        self.tree.customContextMenuRequested.connect(self.window_actions.context_menu)
 
         self.filter = QLineEdit()
         self.filter.setPlaceholderText(self.tr("Filter by name or folder…"))
@@ -215,9 +224,9 @@ class MainWindow(QMainWindow):
         self.problems_view.horizontalHeader().setStretchLastSection(True)
         self.problems_view.setColumnWidth(0, 420)
         self.problems_view.setColumnWidth(1, 120)
-        self.problems_view.doubleClicked.connect(self._reveal_problem)
+        self.problems_view.doubleClicked.connect(self.file_actions.reveal_problem)
         self.problems_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.problems_view.customContextMenuRequested.connect(self._problem_menu)
+        self.problems_view.customContextMenuRequested.connect(self.window_actions.problem_menu)
 
         self.tabs = QTabWidget()
         self.tabs.addTab(groups_page, icon("compare"), self.tr("Groups"))
@@ -253,141 +262,6 @@ class MainWindow(QMainWindow):
         self.counts = QLabel()
         self.counts.setObjectName("counts")
         self.statusBar().addPermanentWidget(self.counts)
-
-    def _action(self, text: str, slot: Callable[[], Any], *, icon_name: str | None = None,
-                shortcut: QKeySequence | str | None = None, tip: str | None = None,
-                checkable: bool = False) -> QAction:
-        a = QAction(text, self)
-        if icon_name:
-            a.setIcon(icon(icon_name))
-        if shortcut is not None:
-            a.setShortcut(QKeySequence(shortcut))
-        if tip:
-            a.setStatusTip(tip)
-            a.setToolTip(tip)
-        a.setCheckable(checkable)
-        a.triggered.connect(lambda _checked=False: slot())
-        return a
-
-    def _build_actions(self) -> None:
-        A = self._action
-        self.act_scan = A(self.tr("Start scan"), self.start_scan, icon_name="scan",
-                          shortcut="Ctrl+R", tip=self.tr("Scan the folders for near-duplicates"))
-        self.act_cancel = A(self.tr("Cancel scan"), self.cancel_scan, icon_name="stop",
-                            tip=self.tr("Stop the scan and keep what was found so far"))
-        self.act_open_results = A(self.tr("Open results…"), self.open_results, icon_name="open",
-                                  shortcut=QKeySequence.StandardKey.Open)
-        self.act_save_results = A(self.tr("Save results…"), self.save_results, icon_name="save",
-                                  shortcut=QKeySequence.StandardKey.Save)
-        self.act_export_csv = A(self.tr("Export as CSV…"), lambda: self.export("csv"),
-                                icon_name="export")
-        self.act_export_json = A(self.tr("Export as JSON…"), lambda: self.export("json"))
-        self.act_export_html = A(self.tr("Export as HTML…"), lambda: self.export("html"))
-        self.act_quit = A(self.tr("Quit"), self.close, shortcut=QKeySequence.StandardKey.Quit)
-
-        self.act_toggle = A(self.tr("Mark / unmark"), self.toggle_marks, icon_name="mark",
-                            tip=self.tr("Mark or unmark the selected files (Space)"))
-        self.act_mark_all = A(self.tr("Mark all but reference"), self.mark_all_but_reference,
-                              icon_name="mark-all", shortcut="Ctrl+M",
-                              tip=self.tr("Mark every file except each group's reference"))
-        self.act_mark_group = A(self.tr("Mark all but reference in selected groups"),
-                                self.mark_selected_groups)
-        self.act_mark_folder = A(self.tr("Mark in folder…"), self.mark_in_folder)
-        self.act_unmark = A(self.tr("Unmark all"), self.unmark_all, icon_name="unmark",
-                            shortcut="Ctrl+Shift+M")
-
-        self.act_read_as = A(self.tr("Read in another encoding…"), self.read_selected_as,
-                             tip=self.tr("Choose the encoding of a text file the detector got "
-                                         "wrong; the scan then reads it so"))
-        self.act_read_file_as = A(self.tr("Read a file in another encoding…"),
-                                  self.read_file_as,
-                                  tip=self.tr("Pick a text file and the encoding to read it in"))
-        self.act_open_file = A(self.tr("Open file"), self.open_selected, icon_name="open-file")
-        self.act_reveal = A(self.tr("Reveal in folder"), self.reveal_selected, icon_name="reveal")
-        self.act_compare = A(self.tr("Compare two selected"), self.compare_selected,
-                             icon_name="compare", shortcut="Ctrl+D",
-                             tip=self.tr("Show the differences between the two selected files"))
-        self.act_make_ref = A(self.tr("Make reference"), self.make_reference, icon_name="reference",
-                              shortcut="Ctrl+E",
-                              tip=self.tr("Keep this file: it becomes its group's reference"))
-        self.act_ignore_pair = A(self.tr("Ignore pair"), self.ignore_pair, icon_name="ignore",
-                                 tip=self.tr("This file and its reference are not duplicates"))
-        self.act_ignore_group = A(self.tr("Ignore group"), self.ignore_group,
-                                  tip=self.tr("None of the files in this group are duplicates"))
-        self.act_trash = A(self.tr("Move to trash…"), self.trash_marked, icon_name="trash",
-                           shortcut=QKeySequence.StandardKey.Delete,
-                           tip=self.tr("Send the marked files to the trash (asks first)"))
-        self.act_move = A(self.tr("Move to folder…"), self.move_marked, icon_name="move",
-                          tip=self.tr("Move the marked files into a folder (asks first)"))
-
-        self.act_setup = A(self.tr("Scan set-up panel"), self._toggle_setup, shortcut="F9",
-                           checkable=True)
-        self.act_setup.setChecked(True)
-        self.act_prefs = A(self.tr("Preferences…"), self.show_preferences, icon_name="settings",
-                           shortcut=QKeySequence.StandardKey.Preferences)
-        self.act_log = A(self.tr("Open the action log folder"), self.show_action_log)
-        self.act_about = A(self.tr("About neardup"), self.show_about)
-
-        # Space and Delete belong to the tree; elsewhere they type into text fields.
-        for a in (self.act_trash,):
-            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            self.tree.addAction(a)
-
-        tb = QToolBar(self.tr("Main"))
-        tb.setObjectName("mainToolbar")
-        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        tb.setMovable(False)
-        for a in (self.act_scan, self.act_cancel, None, self.act_mark_all, self.act_unmark,
-                  self.act_make_ref, None, self.act_compare, self.act_trash, self.act_move,
-                  None, self.act_export_csv):
-            if a is None:
-                tb.addSeparator()
-            else:
-                tb.addAction(a)
-        self.addToolBar(tb)
-        self.toolbar = tb
-
-    def _build_menus(self) -> None:
-        mb = self.menuBar()
-        m = mb.addMenu(self.tr("&File"))
-        m.addAction(self.act_open_results)
-        m.addAction(self.act_save_results)
-        export = m.addMenu(icon("export"), self.tr("Export"))
-        for a in (self.act_export_csv, self.act_export_json, self.act_export_html):
-            export.addAction(a)
-        self.export_menu = export
-        m.addSeparator()
-        m.addAction(self.act_quit)
-
-        m = mb.addMenu(self.tr("&Scan"))
-        m.addAction(self.act_scan)
-        m.addAction(self.act_cancel)
-        m.addSeparator()
-        m.addAction(self.act_read_file_as)
-
-        m = mb.addMenu(self.tr("&Mark"))
-        for a in (self.act_toggle, self.act_mark_all, self.act_mark_group, self.act_mark_folder,
-                  self.act_unmark):
-            m.addAction(a)
-
-        m = mb.addMenu(self.tr("&Actions"))
-        for a in (self.act_open_file, self.act_reveal, self.act_compare, None,
-                  self.act_make_ref, self.act_ignore_pair, self.act_ignore_group, None,
-                  self.act_trash, self.act_move):
-            if a is None:
-                m.addSeparator()
-            else:
-                m.addAction(a)
-
-        m = mb.addMenu(self.tr("&View"))
-        m.addAction(self.act_setup)
-        m.addAction(self.toolbar.toggleViewAction())
-
-        m = mb.addMenu(self.tr("&Help"))
-        m.addAction(self.act_prefs)
-        m.addAction(self.act_log)
-        m.addSeparator()
-        m.addAction(self.act_about)
 
     # ================================================================= settings
     def _restore(self) -> None:
@@ -459,93 +333,12 @@ class MainWindow(QMainWindow):
 
     # ================================================================= scanning
     def start_scan(self) -> None:
-        if self.scan_worker is not None or self._busy_worker is not None:
-            return
-        folders = self.scan_panel.folders.folders()
-        if not folders:
-            QMessageBox.information(self, self.tr("Nothing to scan"),
-                                    self.tr("Add at least one folder to scan: use “Add…” or "
-                                            "drop folders on the window."))
-            return
-        try:
-            options = self.scan_panel.build_options(self.threshold.threshold())
-            chosen = self.settings.encodings
-            if chosen:
-                options = dataclasses.replace(options, encodings=tuple(chosen.items()))
-                options.validate()
-        except OptionsError as exc:
-            self._show_options_error(exc)
-            return
-        missing = [f for f in folders if not os.path.isdir(f)]
-        if missing:
-            self._show_path_error(missing[0])
-            return
-        self.scan_panel.save(self.settings)
-        kwargs = {} if self._session_factory is None else {"session_factory":
-                                                          self._session_factory}
-        worker = ScanWorker(options, folders, **kwargs)
-        worker.progress.connect(self.progress.update_event)
-        worker.finished.connect(self._on_scan_finished)
-        worker.errored.connect(self._on_scan_error)
-        self.scan_worker = worker
-        self.progress.start()
-        self.banner.hide()
-        self._set_running(True)
-        self.statusBar().showMessage(self.tr("Scanning…"))
-        self.host.start(worker)
+        self.scans.start()
 
     def cancel_scan(self) -> None:
-        if self.scan_worker is not None:
-            self.scan_worker.cancel()
-            self.statusBar().showMessage(self.tr("Cancelling…"))
+        self.scans.cancel()
 
-    def _set_running(self, running: bool) -> None:
-        self.scan_panel.set_running(running)
-        self.progress.setVisible(running)
-        self._update_actions()
-        self.busyChanged.emit(running)
-
-    def _on_scan_finished(self, result: ScanResult) -> None:
-        cancelled = self.scan_worker is not None and self.scan_worker.cancelled
-        self.scan_worker = None
-        self._set_running(False)
-        self.set_result(result, new_scan=True)
-        if result.partial or cancelled:
-            lines = [self.tr("Scan cancelled — showing what was found so far.")
-                     if cancelled else self.tr("The scan was cut short — showing what was "
-                                               "found so far.")]
-            self._show_banner(lines + [n for n in result.notes])
-            self.statusBar().showMessage(lines[0], 8000)
-        else:
-            if result.notes:
-                self._show_banner(list(result.notes))
-            self.statusBar().showMessage(
-                self.tr("Scan finished in {s} s").format(s=f"{result.seconds:.1f}"), 8000)
-        self.scanFinished.emit()
-
-    def _on_scan_error(self, exc: BaseException) -> None:
-        self.scan_worker = None
-        self._set_running(False)
-        self.statusBar().clearMessage()
-        if isinstance(exc, OptionsError):
-            self._show_options_error(exc)
-        elif isinstance(exc, PathError):
-            self._show_path_error(exc.path, exc.message)
-        else:
-            self.show_error(self.tr("The scan failed: {err}").format(err=exc), exc)
-        self.scanFinished.emit()
-
-    def _show_options_error(self, exc: OptionsError) -> None:
-        QMessageBox.warning(self, self.tr("Cannot start the scan"),
-                            self.tr("The option “{option}” is not valid: {message}").format(
-                                option=exc.option, message=exc.message))
-
-    def _show_path_error(self, path: str, message: str | None = None) -> None:
-        QMessageBox.warning(self, self.tr("Folder not found"),
-                            self.tr("This folder does not exist or is not a folder:\n{path}")
-                            .format(path=path) + (f"\n\n{message}" if message else ""))
-
-    def _show_banner(self, lines: list[str]) -> None:
+    def show_banner(self, lines: list[str]) -> None:
         self.banner.setText("\n".join(lines))
         self.banner.setVisible(bool(lines))
 
@@ -578,33 +371,8 @@ class MainWindow(QMainWindow):
         self.tabs.setTabText(1, self.tr("Problems ({n})").format(n=n) if n
                              else self.tr("Problems"))
         self._update_counts()
-        self._update_actions()
+        self.update_actions()
         self.resultChanged.emit()
-
-    def _regroup(self, **kwargs: Any) -> None:
-        if self.result is None:
-            return
-        try:
-            new = self.result.regroup(**kwargs)
-        except OptionsError as exc:
-            self.statusBar().showMessage(str(exc), 6000)
-            return
-        self.set_result(new)
-
-    def _on_threshold(self, t: float) -> None:
-        self.settings.threshold = t
-        if self.result is not None and abs(t - self.result.threshold) > 1e-9:
-            self._regroup(threshold=max(t, self.result.floor))
-
-    def _on_mode(self, mode: str) -> None:
-        self.threshold.set_mode(mode)
-        i = self.scan_panel.group_mode.findData(mode)
-        self.scan_panel.group_mode.blockSignals(True)
-        self.scan_panel.group_mode.setCurrentIndex(max(0, i))
-        self.scan_panel.group_mode.blockSignals(False)
-        self.settings.set(S.GROUP_MODE, mode)
-        if self.result is not None and str(self.result.group_mode) != mode:
-            self._regroup(mode=mode)
 
     def _on_filter(self, text: str) -> None:
         self.model.set_text_filter(text)
@@ -626,9 +394,9 @@ class MainWindow(QMainWindow):
         self.threshold.set_summary(self.tr("{groups} groups, {dupes} duplicates at {t}").format(
             groups=f"{groups:,}", dupes=f"{dupes:,}", t=f"{100 * r.threshold:.1f}%"))
 
-    def _update_actions(self) -> None:
+    def update_actions(self) -> None:
         scanning = self.scan_worker is not None
-        busy = scanning or self._busy_worker is not None
+        busy = scanning or self.busy_worker is not None
         have = self.result is not None
         groups = have and self.model.group_count() > 0
         docs = self.selected_docs()
@@ -659,24 +427,25 @@ class MainWindow(QMainWindow):
         self.act_move.setEnabled(marked and not busy)
 
     # ================================================================= selection
-    def _selected_rows(self) -> list[QModelIndex]:
+    def selected_rows(self) -> list[QModelIndex]:
+        """The selected rows of the results tree (groups and members), column 0."""
         return self.tree.selectionModel().selectedRows(0)
 
     def selected_docs(self) -> list[int]:
         """Document indices of the selected member rows, in display order."""
         if self.result is None:
             return []
-        docs = [self.model.doc_at(i) for i in self._selected_rows()]
+        docs = [self.model.doc_at(i) for i in self.selected_rows()]
         return list(dict.fromkeys(d for d in docs if d >= 0))
 
     def selected_groups(self) -> list[int]:
         if self.result is None:
             return []
-        rows = [self.model.group_row_of(i) for i in self._selected_rows()]
+        rows = [self.model.group_row_of(i) for i in self.selected_rows()]
         return sorted({r for r in rows if r >= 0})
 
     def _is_reference_selected(self) -> bool:
-        return any(self.model.is_reference(i) for i in self._selected_rows())
+        return any(self.model.is_reference(i) for i in self.selected_rows())
 
     def _current_path(self) -> str | None:
         docs = self.selected_docs()
@@ -703,11 +472,11 @@ class MainWindow(QMainWindow):
             self.tree.scrollTo(idx)
 
     def _on_selection(self, *_args: Any) -> None:
-        self._update_actions()
+        self.update_actions()
         docs = self.selected_docs()
         if len(docs) != 1 or self.result is None:
             return
-        idx = next(i for i in self._selected_rows() if self.model.doc_at(i) >= 0)
+        idx = next(i for i in self.selected_rows() if self.model.doc_at(i) >= 0)
         g = self.model.group(self.model.group_row_of(idx))
         if self.model.is_reference(idx):
             # the reference: compare it with the most similar other member
@@ -742,28 +511,7 @@ class MainWindow(QMainWindow):
             self.read_as(os.path.abspath(path))
 
     def read_as(self, path: str) -> None:
-        """Ask which encoding ``path`` is in; on a change, keep the choice and scan again (the
-        cache answers every other file, so only this one is read)."""
-        chosen = self.settings.encodings
-        dialog = self.make_encoding_dialog(path, chosen.get(path))
-        if not dialog.exec():
-            return
-        if dialog.choice == chosen.get(path):
-            return
-        if dialog.choice is None:
-            chosen.pop(path, None)
-        else:
-            chosen[path] = dialog.choice
-        self.settings.encodings = chosen
-        self.settings.sync()
-        name = os.path.basename(path)
-        self.statusBar().showMessage(
-            self.tr("{name} will be read as {enc}").format(name=name, enc=dialog.choice)
-            if dialog.choice else
-            self.tr("{name} will be read in the encoding detected").format(name=name), 8000)
-        if self.scan_panel.folders.folders() and self.scan_worker is None and \
-                self._busy_worker is None:
-            self.start_scan()
+        self.scans.read_as(path)
 
     def _make_encoding_dialog(self, path: str, current: str | None) -> EncodingDialog:
         return EncodingDialog(path, current, self)
@@ -773,18 +521,6 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(
             self, title, start, self.tr("Text files (*.txt *.text *.md *.csv);;All files (*)"))
         return path
-
-    def _context_menu(self, pos: Any) -> None:
-        menu = QMenu(self)
-        for a in (self.act_open_file, self.act_reveal, self.act_compare, self.act_read_as,
-                  None, self.act_toggle, self.act_mark_group, self.act_make_ref,
-                  self.act_ignore_pair, self.act_ignore_group, None, self.act_trash,
-                  self.act_move):
-            if a is None:
-                menu.addSeparator()
-            else:
-                menu.addAction(a)
-        menu.exec(self.tree.viewport().mapToGlobal(pos))
 
     # ================================================================= marking
     def toggle_marks(self) -> None:
@@ -809,57 +545,31 @@ class MainWindow(QMainWindow):
 
     # ================================================================= regrouping actions
     def make_reference(self) -> None:
-        docs = self.selected_docs()
-        if len(docs) != 1 or self.result is None:
-            return
-        self.model.set_marked(docs, False)
-        self._regroup(references=(*self.result.references, (docs[0],)))
+        self.grouping.make_reference()
 
     def ignore_pair(self) -> None:
-        if self.result is None:
-            return
-        rows = [i for i in self._selected_rows() if self.model.doc_at(i) >= 0]
-        if len(rows) != 1 or self.model.is_reference(rows[0]):
-            return
-        g = self.model.group(self.model.group_row_of(rows[0]))
-        d = self.result.documents
-        pair = (d[g.reference].path, d[self.model.doc_at(rows[0])].path)
-        self._regroup(ignored=self.result.ignored | {pair})
+        self.grouping.ignore_pair()
 
     def ignore_group(self) -> None:
-        if self.result is None:
-            return
-        d = self.result.documents
-        pairs = set(self.result.ignored)
-        for row in self.selected_groups():
-            paths = [d[m.doc].path for m in self.model.group(row).members]
-            pairs.update(itertools.combinations(paths, 2))
-        self._regroup(ignored=frozenset(pairs))
+        self.grouping.ignore_group()
 
     # ================================================================= opening files
-    def _selected_paths(self) -> list[str]:
+    def selected_paths(self) -> list[str]:
         if self.result is None:
             return []
         return [self.result.documents[d].path for d in self.selected_docs()]
 
     def open_selected(self) -> None:
-        for p in self._selected_paths()[:10]:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(p))
+        self.file_actions.open_selected()
 
     def reveal_selected(self) -> None:
-        for p in self._selected_paths()[:10]:
-            reveal_in_file_manager(p)
-
-    def _reveal_problem(self, index: QModelIndex) -> None:
-        path = self.problems_proxy.data(index, Qt.ItemDataRole.UserRole)
-        if path:
-            reveal_in_file_manager(path)
+        self.file_actions.reveal_selected()
 
     def problem_can_be_read_as(self, index: QModelIndex) -> bool:
         """A text file listed as a problem (binary, undecodable...) may just be in an encoding
         the detector did not consider, such as UTF-16 without a byte-order mark."""
         path = self.problems_proxy.data(index, Qt.ItemDataRole.UserRole)
-        busy = self.scan_worker is not None or self._busy_worker is not None
+        busy = self.scan_worker is not None or self.busy_worker is not None
         return bool(path) and not busy and \
             os.path.splitext(path)[1].lower() in TEXT_SUFFIXES
 
@@ -867,178 +577,37 @@ class MainWindow(QMainWindow):
         if self.problem_can_be_read_as(index):
             self.read_as(self.problems_proxy.data(index, Qt.ItemDataRole.UserRole))
 
-    def _problem_menu(self, pos: Any) -> None:
-        index = self.problems_view.indexAt(pos)
-        if not index.isValid():
-            return
-        menu = QMenu(self)
-        read = menu.addAction(self.tr("Read in another encoding…"))
-        read.setEnabled(self.problem_can_be_read_as(index))
-        read.triggered.connect(lambda _checked=False: self.read_problem_as(index))
-        reveal = menu.addAction(icon("reveal"), self.tr("Reveal in folder"))
-        reveal.triggered.connect(lambda _checked=False: self._reveal_problem(index))
-        menu.exec(self.problems_view.viewport().mapToGlobal(pos))
-
     # ================================================================= file actions
     def trash_marked(self) -> None:
-        self._act("trash")
+        self.file_actions.act("trash")
 
     def move_marked(self) -> None:
-        self._act("move")
+        self.file_actions.act("move")
 
-    def _act(self, action: str) -> None:
-        if self.result is None or self._busy_worker is not None or self.scan_worker is not None:
-            return
-        docs = self.model.marked_docs()
-        if not docs:
-            QMessageBox.information(self, self.tr("Nothing marked"),
-                                    self.tr("Mark the files first: tick their boxes, press "
-                                            "Space, or use the Mark menu."))
-            return
-        try:
-            if action == "trash":
-                plan = actions.plan_trash(self.result, docs)
-            else:
-                folder = self.ask_folder(self.tr("Move the marked files into"))
-                if not folder:
-                    return
-                plan = actions.plan_move(self.result, docs, folder)
-        except (ActionError, ValueError, OSError) as exc:
-            QMessageBox.warning(self, self.tr("Cannot do that"), str(exc))
-            return
-        if not plan.items:
-            reasons = "\n".join(f"• {visible(os.path.basename(r.path))}: {visible(r.reason)}"
-                                for r in plan.refused[:20])
-            QMessageBox.information(self, self.tr("Nothing to do"),
-                                    self.tr("None of the marked files can be acted on:\n{why}")
-                                    .format(why=reasons))
-            return
-        conf = self.confirm(self, plan, self.result, self.action_log_path)
-        if conf is None:
-            self.statusBar().showMessage(self.tr("Nothing was changed"), 4000)
-            return
-        worker = CallWorker(actions.execute, plan, confirmed=True,
-                            allow_changed=conf.allow_changed, trash=self.trash_function,
-                            log=actions.ActionLog(self.action_log_path))
-        worker.finished.connect(self._on_action_done)
-        worker.errored.connect(self._on_action_error)
-        self._start_busy(worker, self.tr("Moving files…"))
-
-    def _start_busy(self, worker: Worker, message: str) -> None:
-        self._busy_worker = worker
+    def start_busy(self, worker: Worker, message: str) -> None:
+        self.busy_worker = worker
         self.statusBar().showMessage(message)
         QApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
-        self._update_actions()
+        self.update_actions()
         self.busyChanged.emit(True)
         self.host.start(worker)
 
-    def _end_busy(self) -> None:
-        self._busy_worker = None
+    def end_busy(self) -> None:
+        self.busy_worker = None
         QApplication.restoreOverrideCursor()
         self.statusBar().clearMessage()
-        self._update_actions()
+        self.update_actions()
         self.busyChanged.emit(False)
-
-    def _on_action_done(self, report: actions.ActionReport) -> None:
-        self._end_busy()
-        gone = list(report.done)
-        if gone and self.result is not None:
-            self.set_result(actions.remove_documents(self.result, gone))
-        summary = self.tr("{n} files done. Log: {log}").format(n=len(report.done),
-                                                              log=self.action_log_path)
-        self.statusBar().showMessage(summary, 15_000)
-        if not report.ok or report.notes:
-            lines = [f"• {visible(o.path)}: {visible(o.message)}"
-                     for o in (*report.failed, *report.skipped)]
-            box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Some files were not changed"),
-                              self.tr("{done} done, {failed} failed, {skipped} skipped.")
-                              .format(done=len(report.done), failed=len(report.failed),
-                                      skipped=len(report.skipped)), parent=self)
-            box.setDetailedText("\n".join(lines + list(report.notes)))
-            box.setInformativeText(summary)
-            box.open()
-        self.actionFinished.emit(report)
-
-    def _on_action_error(self, exc: BaseException) -> None:
-        self._end_busy()
-        self.show_error(self.tr("The file action failed: {err}").format(err=exc), exc)
-        self.actionFinished.emit(None)
 
     # ================================================================= export / sessions
     def export(self, fmt: str) -> None:
-        if self.result is None or self._busy_worker is not None:
-            return
-        filters = {"csv": self.tr("CSV spreadsheet (*.csv)"),
-                   "json": self.tr("JSON (*.json)"),
-                   "html": self.tr("HTML report (*.html)")}
-        path = self.ask_save_path(self.tr("Export results"), f"neardup-results.{fmt}",
-                                  filters[fmt])
-        if not path:
-            return
-        if not os.path.splitext(path)[1]:
-            path += f".{fmt}"
-        from neardup_core import report
-
-        writer = {"csv": report.write_csv, "json": report.write_json,
-                  "html": report.write_html}[fmt]
-        self._run_file_job(CallWorker(writer, self.result, path),
-                           self.tr("Exporting…"),
-                           self.tr("Exported to {path}").format(path=path))
+        self.results_io.export(fmt)
 
     def save_results(self) -> None:
-        if self.result is None or self._busy_worker is not None:
-            return
-        from neardup_core.store import results_file as session_file
-
-        path = self.ask_save_path(self.tr("Save results"), f"scan{session_file.SUFFIX}",
-                                  self.tr("neardup results (*{suffix})").format(
-                                      suffix=session_file.SUFFIX))
-        if not path:
-            return
-        self._run_file_job(CallWorker(session_file.save_result, self.result, path),
-                           self.tr("Saving…"), self.tr("Saved to {path}").format(path=path))
+        self.results_io.save()
 
     def open_results(self) -> None:
-        if self._busy_worker is not None or self.scan_worker is not None:
-            return
-        from neardup_core.store import results_file as session_file
-
-        path = self.ask_open_path(self.tr("Open results"),
-                                  self.tr("neardup results (*{suffix});;All files (*)").format(
-                                      suffix=session_file.SUFFIX))
-        if not path:
-            return
-
-        worker = CallWorker(session_file.load_result, path)
-        worker.finished.connect(lambda result: self._on_loaded(result, path))
-        worker.errored.connect(self._on_file_job_error)
-        self._start_busy(worker, self.tr("Opening…"))
-
-    def _on_loaded(self, result: ScanResult, path: str) -> None:
-        self._end_busy()
-        self.set_result(result, new_scan=True)
-        self._show_banner([self.tr("Results loaded from {path}. Files may have changed since "
-                                   "that scan.").format(path=path)])
-        self.statusBar().showMessage(self.tr("Opened {path}").format(path=path), 8000)
-        self.actionFinished.emit(None)
-
-    def _run_file_job(self, worker: CallWorker, busy: str, done: str) -> None:
-        worker.finished.connect(lambda _v: self._on_file_job_done(done))
-        worker.errored.connect(self._on_file_job_error)
-        self._start_busy(worker, busy)
-
-    def _on_file_job_done(self, message: str) -> None:
-        self._end_busy()
-        self.statusBar().showMessage(message, 10_000)
-        self.actionFinished.emit(None)
-
-    def _on_file_job_error(self, exc: BaseException) -> None:
-        self._end_busy()
-        if isinstance(exc, ReportError | OSError | ValueError):
-            QMessageBox.warning(self, self.tr("Could not read or write the file"), str(exc))
-        else:
-            self.show_error(str(exc), exc)
-        self.actionFinished.emit(None)
+        self.results_io.open()
 
     # ================================================================= prompts (seams)
     def _ask_folder(self, title: str) -> str:
@@ -1081,19 +650,7 @@ class MainWindow(QMainWindow):
         details = "".join(traceback.format_exception(exc)) if exc is not None else ""
         if exc is not None:
             log.error("%s", summary, exc_info=exc)
-        from .__main__ import log_file
-
         ErrorDialog(summary, details, log_file(), self).exec()
 
 
-def reveal_in_file_manager(path: str) -> None:
-    """Show ``path`` in the system's file manager, selected where the platform allows it."""
-    if sys.platform.startswith("win"):
-        QProcess.startDetached("explorer", ["/select,", os.path.normpath(path)])
-    elif sys.platform == "darwin":
-        QProcess.startDetached("open", ["-R", path])
-    else:
-        QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.dirname(path)))
-
-
-__all__ = ["MainWindow", "reveal_in_file_manager"]
+__all__ = ["MainWindow"]

@@ -1,4 +1,4 @@
-"""Icons drawn as SVG in resources/icons/, tinted to the palette so they suit dark themes too.
+"""Icons drawn as SVG in app/resources/icons/, tinted to the palette so they suit dark themes too.
 
 The SVGs use ``currentColor``; it is replaced by the requested colour before rendering, which
 keeps one file per icon instead of one per theme.
@@ -54,7 +54,7 @@ def _icon(name: str, colour: str) -> QIcon:
 
 
 def icon(name: str, colour: str | None = None) -> QIcon:
-    """The icon ``resources/icons/<name>.svg`` (an empty icon if there is none)."""
+    """The icon ``app/resources/icons/<name>.svg`` (an empty icon if there is none)."""
     return _icon(name, colour or _default_colour())
 
 

@@ -8,7 +8,8 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
-from app.widgets.diff_view import LEFT, RIGHT, DiffView, build_diff, change_blocks
+from app.widgets.diff_rows import LEFT, RIGHT, build_diff, change_blocks
+from app.widgets.diff_view import DiffView
 from neardup_core.diff import DiffResult, aligned_diff
 
 LEFT_ZH = "\n".join([

@@ -10,7 +10,7 @@ from PySide6.QtCore import QCoreApplication, QLibraryInfo, QTranslator
 from PySide6.QtWidgets import QApplication
 
 import app.__main__ as entry
-from app import i18n
+from app import diagnostics, i18n
 from app.dialogs.error_dialog import ErrorDialog
 from app.dialogs.preferences import PreferencesDialog
 from app.main_window import MainWindow
@@ -38,7 +38,7 @@ def test_main_prefills_folders_and_runs(qtbot, tmp_path, monkeypatch):
     assert shown[0].scan_panel.folders.folders() == [str(folder)]
     assert started == [True]  # the worker server starts while the user picks folders
     assert preloaded == [True]  # ... and the scan modules load
-    assert sys.excepthook is entry.excepthook
+    assert sys.excepthook is diagnostics.excepthook
     qtbot.addWidget(shown[0])
 
 
@@ -86,7 +86,7 @@ def test_excepthook_logs_and_shows_a_dialog(qtbot, monkeypatch, caplog):
     try:
         raise ValueError("something broke")
     except ValueError:
-        entry.excepthook(*sys.exc_info())
+        diagnostics.excepthook(*sys.exc_info())
     assert shown and "something broke" in shown[0]
     assert "something broke" in caplog.text
 
@@ -113,7 +113,7 @@ def chinese(qapp):
 
 def test_the_chinese_translation_loads_and_translates(chinese, qtbot, settings):
     assert chinese, "neardup_zh_CN.qm was not found or did not load"
-    assert QCoreApplication.translate("MainWindow", "Start scan") == "开始扫描"
+    assert QCoreApplication.translate("WindowActions", "Start scan") == "开始扫描"
     assert QCoreApplication.translate("Stage", "Finding similar pairs") != "Finding similar pairs"
     w = MainWindow(settings)
     qtbot.addWidget(w)

@@ -2,9 +2,17 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>ChangeMap</name>
+    <message>
+        <location filename="../../widgets/diff_navigation.py" line="+49"/>
+        <source>Changes in the whole text; click to go there</source>
+        <translation>全文中的差异位置；点击可跳转</translation>
+    </message>
+</context>
+<context>
     <name>ConfirmActionDialog</name>
     <message>
-        <location filename="../../app/dialogs/confirm.py" line="+54"/>
+        <location filename="../../dialogs/confirm.py" line="+54"/>
         <location line="+86"/>
         <source>Move to trash</source>
         <translation>移到回收站</translation>
@@ -77,9 +85,27 @@
     </message>
 </context>
 <context>
+    <name>DiffCanvas</name>
+    <message>
+        <location filename="../../widgets/diff_canvas.py" line="+653"/>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Select all on the left</source>
+        <translation>全选左侧</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Select all on the right</source>
+        <translation>全选右侧</translation>
+    </message>
+</context>
+<context>
     <name>DiffView</name>
     <message>
-        <location filename="../../app/widgets/diff_view.py" line="+968"/>
+        <location filename="../../widgets/diff_view.py" line="+74"/>
         <source>Previous change</source>
         <translation>上一处差异</translation>
     </message>
@@ -132,7 +158,7 @@
 <context>
     <name>EncodingDialog</name>
     <message>
-        <location filename="../../app/dialogs/encoding_dialog.py" line="+66"/>
+        <location filename="../../dialogs/encoding_dialog.py" line="+66"/>
         <source>Read in another encoding</source>
         <translation>以其他编码读取</translation>
     </message>
@@ -175,7 +201,7 @@
 <context>
     <name>ErrorDialog</name>
     <message>
-        <location filename="../../app/dialogs/error_dialog.py" line="+22"/>
+        <location filename="../../dialogs/error_dialog.py" line="+22"/>
         <source>Unexpected error</source>
         <translation>意外错误</translation>
     </message>
@@ -201,433 +227,9 @@
     </message>
 </context>
 <context>
-    <name>FolderList</name>
+    <name>FileActionsController</name>
     <message>
-        <location filename="../../app/widgets/scan_panel.py" line="+61"/>
-        <source>Add…</source>
-        <translation>添加…</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Remove</source>
-        <translation>移除</translation>
-    </message>
-    <message>
-        <location line="+39"/>
-        <source>{path}
-This folder does not exist</source>
-        <translation>{path}
-此文件夹不存在</translation>
-    </message>
-</context>
-<context>
-    <name>HistogramWidget</name>
-    <message>
-        <location filename="../../app/widgets/histogram.py" line="+40"/>
-        <source>How many pairs of files score at each similarity. Pairs right of the red line are grouped. Click to move it.</source>
-        <translation>各相似度上的文件对数量。红线右侧的文件对会被分组。点击图表可移动红线。</translation>
-    </message>
-    <message>
-        <location line="+121"/>
-        <source>log scale</source>
-        <translation>对数刻度</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>No pairs yet: scan some folders</source>
-        <translation>还没有文件对：请先扫描文件夹</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>No similar pairs above the floor</source>
-        <translation>下限以上没有相似的文件对</translation>
-    </message>
-    <message>
-        <location line="+21"/>
-        <source>+ {n} exact-copy pairs</source>
-        <translation>另有 {n} 对完全相同的副本</translation>
-    </message>
-</context>
-<context>
-    <name>MainWindow</name>
-    <message>
-        <location filename="../../app/main_window.py" line="+193"/>
-        <source>Filter by name or folder…</source>
-        <translation>按文件名或文件夹筛选…</translation>
-    </message>
-    <message>
-        <location line="+30"/>
-        <source>Groups</source>
-        <translation>分组</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <location line="+355"/>
-        <source>Problems</source>
-        <translation>问题</translation>
-    </message>
-    <message>
-        <location line="-305"/>
-        <source>Start scan</source>
-        <translation>开始扫描</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Scan the folders for near-duplicates</source>
-        <translation>扫描文件夹，查找近似重复的文档</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Cancel scan</source>
-        <translation>取消扫描</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Stop the scan and keep what was found so far</source>
-        <translation>停止扫描并保留已找到的结果</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Open results…</source>
-        <translation>打开结果…</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Save results…</source>
-        <translation>保存结果…</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Export as CSV…</source>
-        <translation>导出为 CSV…</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Export as JSON…</source>
-        <translation>导出为 JSON…</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Export as HTML…</source>
-        <translation>导出为 HTML…</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Quit</source>
-        <translation>退出</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Mark / unmark</source>
-        <translation>标记/取消标记</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Mark or unmark the selected files (Space)</source>
-        <translation>标记或取消标记所选文件（空格键）</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Mark all but reference</source>
-        <translation>标记除基准外的全部文件</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Mark every file except each group&apos;s reference</source>
-        <translation>标记每组中除基准文件以外的所有文件</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Mark all but reference in selected groups</source>
-        <translation>在所选分组中标记除基准外的文件</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Mark in folder…</source>
-        <translation>标记某文件夹中的文件…</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Unmark all</source>
-        <translation>全部取消标记</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <location line="+576"/>
-        <source>Read in another encoding…</source>
-        <translation>以其他编码读取…</translation>
-    </message>
-    <message>
-        <location line="-575"/>
-        <source>Choose the encoding of a text file the detector got wrong; the scan then reads it so</source>
-        <translation>为检测出错的文本文件指定编码；之后扫描将按此编码读取</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Read a file in another encoding…</source>
-        <translation>以其他编码读取文件…</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Pick a text file and the encoding to read it in</source>
-        <translation>选择一个文本文件及读取它所用的编码</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Open file</source>
-        <translation>打开文件</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <location line="+572"/>
-        <source>Reveal in folder</source>
-        <translation>在文件夹中显示</translation>
-    </message>
-    <message>
-        <location line="-571"/>
-        <source>Compare two selected</source>
-        <translation>比较所选的两个文件</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Show the differences between the two selected files</source>
-        <translation>显示所选两个文件之间的差异</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Make reference</source>
-        <translation>设为基准</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Keep this file: it becomes its group&apos;s reference</source>
-        <translation>保留此文件：将其设为所在分组的基准</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Ignore pair</source>
-        <translation>忽略这一对</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>This file and its reference are not duplicates</source>
-        <translation>此文件与其基准文件不算重复</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Ignore group</source>
-        <translation>忽略整组</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>None of the files in this group are duplicates</source>
-        <translation>此分组中的文件互不重复</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Move to trash…</source>
-        <translation>移到回收站…</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Send the marked files to the trash (asks first)</source>
-        <translation>将已标记的文件移到回收站（会先确认）</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Move to folder…</source>
-        <translation>移到文件夹…</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Move the marked files into a folder (asks first)</source>
-        <translation>将已标记的文件移到某个文件夹（会先确认）</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Scan set-up panel</source>
-        <translation>扫描设置面板</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Preferences…</source>
-        <translation>首选项…</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Open the action log folder</source>
-        <translation>打开操作日志所在文件夹</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <location line="+746"/>
-        <source>About neardup</source>
-        <translation>关于 neardup</translation>
-    </message>
-    <message>
-        <location line="-739"/>
-        <source>Main</source>
-        <translation>主工具栏</translation>
-    </message>
-    <message>
-        <location line="+16"/>
-        <source>&amp;File</source>
-        <translation>文件(&amp;F)</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Export</source>
-        <translation>导出</translation>
-    </message>
-    <message>
-        <location line="+7"/>
-        <source>&amp;Scan</source>
-        <translation>扫描(&amp;S)</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>&amp;Mark</source>
-        <translation>标记(&amp;M)</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>&amp;Actions</source>
-        <translation>操作(&amp;A)</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>&amp;View</source>
-        <translation>视图(&amp;V)</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>&amp;Help</source>
-        <translation>帮助(&amp;H)</translation>
-    </message>
-    <message>
-        <location line="+63"/>
-        <source>Added {n} folders</source>
-        <translation>已添加 {n} 个文件夹</translation>
-    </message>
-    <message>
-        <location line="+17"/>
-        <source>Nothing to scan</source>
-        <translation>没有可扫描的内容</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Add at least one folder to scan: use “Add…” or drop folders on the window.</source>
-        <translation>请至少添加一个要扫描的文件夹：点击“添加…”，或把文件夹拖放到窗口上。</translation>
-    </message>
-    <message>
-        <location line="+27"/>
-        <source>Scanning…</source>
-        <translation>正在扫描…</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Cancelling…</source>
-        <translation>正在取消…</translation>
-    </message>
-    <message>
-        <location line="+14"/>
-        <source>Scan cancelled — showing what was found so far.</source>
-        <translation>扫描已取消——显示目前已找到的结果。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>The scan was cut short — showing what was found so far.</source>
-        <translation>扫描未能完成——显示目前已找到的结果。</translation>
-    </message>
-    <message>
-        <location line="+8"/>
-        <source>Scan finished in {s} s</source>
-        <translation>扫描完成，用时 {s} 秒</translation>
-    </message>
-    <message>
-        <location line="+12"/>
-        <source>The scan failed: {err}</source>
-        <translation>扫描失败：{err}</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Cannot start the scan</source>
-        <translation>无法开始扫描</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>The option “{option}” is not valid: {message}</source>
-        <translation>选项“{option}”无效：{message}</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Folder not found</source>
-        <translation>找不到文件夹</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>This folder does not exist or is not a folder:
-{path}</source>
-        <translation>此文件夹不存在，或者不是文件夹：
-{path}</translation>
-    </message>
-    <message>
-        <location line="+33"/>
-        <source>Problems ({n})</source>
-        <translation>问题 ({n})</translation>
-    </message>
-    <message>
-        <location line="+38"/>
-        <source>No results yet</source>
-        <translation>尚无结果</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Files scanned: {files}  ·  Groups: {groups}  ·  Duplicates: {dupes}  ·  Marked: {marked}  ·  Problems: {problems}</source>
-        <translation>已扫描文件：{files}  ·  分组：{groups}  ·  重复：{dupes}  ·  已标记：{marked}  ·  问题：{problems}</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>{groups} groups, {dupes} duplicates at {t}</source>
-        <translation>阈值 {t} 时：{groups} 个分组，{dupes} 个重复文件</translation>
-    </message>
-    <message>
-        <location line="+104"/>
-        <source>Select exactly two files to compare</source>
-        <translation>请恰好选择两个文件进行比较</translation>
-    </message>
-    <message>
-        <location line="+10"/>
-        <source>Text file to read in another encoding</source>
-        <translation>要以其他编码读取的文本文件</translation>
-    </message>
-    <message>
-        <location line="+21"/>
-        <source>{name} will be read as {enc}</source>
-        <translation>{name} 将按 {enc} 读取</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>{name} will be read in the encoding detected</source>
-        <translation>{name} 将按检测到的编码读取</translation>
-    </message>
-    <message>
-        <location line="+11"/>
-        <source>Text files (*.txt *.text *.md *.csv);;All files (*)</source>
-        <translation>文本文件 (*.txt *.text *.md *.csv);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <location line="+26"/>
-        <source>Mark the duplicates inside this folder</source>
-        <translation>标记此文件夹中的重复文件</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Marked {n} files in {folder}</source>
-        <translation>已在 {folder} 中标记 {n} 个文件</translation>
-    </message>
-    <message>
-        <location line="+90"/>
+        <location filename="../../controllers/file_actions.py" line="+52"/>
         <source>Nothing marked</source>
         <translation>没有标记任何文件</translation>
     </message>
@@ -669,7 +271,7 @@ This folder does not exist</source>
         <translation>正在移动文件…</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+8"/>
         <source>{n} files done. Log: {log}</source>
         <translation>已处理 {n} 个文件。日志：{log}</translation>
     </message>
@@ -684,92 +286,134 @@ This folder does not exist</source>
         <translation>完成 {done} 个，失败 {failed} 个，跳过 {skipped} 个。</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>The file action failed: {err}</source>
         <translation>文件操作失败：{err}</translation>
     </message>
+</context>
+<context>
+    <name>FolderList</name>
     <message>
-        <location line="+7"/>
-        <source>CSV spreadsheet (*.csv)</source>
-        <translation>CSV 表格 (*.csv)</translation>
+        <location filename="../../widgets/scan_panel.py" line="+61"/>
+        <source>Add…</source>
+        <translation>添加…</translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>JSON (*.json)</source>
-        <translation>JSON (*.json)</translation>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location line="+39"/>
+        <source>{path}
+This folder does not exist</source>
+        <translation>{path}
+此文件夹不存在</translation>
+    </message>
+</context>
+<context>
+    <name>HistogramWidget</name>
+    <message>
+        <location filename="../../widgets/histogram.py" line="+40"/>
+        <source>How many pairs of files score at each similarity. Pairs right of the red line are grouped. Click to move it.</source>
+        <translation>各相似度上的文件对数量。红线右侧的文件对会被分组。点击图表可移动红线。</translation>
+    </message>
+    <message>
+        <location line="+121"/>
+        <source>log scale</source>
+        <translation>对数刻度</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>No pairs yet: scan some folders</source>
+        <translation>还没有文件对：请先扫描文件夹</translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>HTML report (*.html)</source>
-        <translation>HTML 报告 (*.html)</translation>
+        <source>No similar pairs above the floor</source>
+        <translation>下限以上没有相似的文件对</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>+ {n} exact-copy pairs</source>
+        <translation>另有 {n} 对完全相同的副本</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../../main_window.py" line="+197"/>
+        <source>Filter by name or folder…</source>
+        <translation>按文件名或文件夹筛选…</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>Groups</source>
+        <translation>分组</translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>Export results</source>
-        <translation>导出结果</translation>
+        <location line="+139"/>
+        <source>Problems</source>
+        <translation>问题</translation>
     </message>
     <message>
-        <location line="+11"/>
-        <source>Exporting…</source>
-        <translation>正在导出…</translation>
+        <location line="+271"/>
+        <source>About neardup</source>
+        <translation>关于 neardup</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>Exported to {path}</source>
-        <translation>已导出到 {path}</translation>
+        <location line="-320"/>
+        <source>Added {n} folders</source>
+        <translation>已添加 {n} 个文件夹</translation>
     </message>
     <message>
-        <location line="+7"/>
-        <source>Save results</source>
-        <translation>保存结果</translation>
+        <location line="+48"/>
+        <source>Problems ({n})</source>
+        <translation>问题 ({n})</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>neardup results (*{suffix})</source>
-        <translation>neardup 结果 (*{suffix})</translation>
+        <location line="+13"/>
+        <source>No results yet</source>
+        <translation>尚无结果</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>Saving…</source>
-        <translation>正在保存…</translation>
+        <location line="+6"/>
+        <source>Files scanned: {files}  ·  Groups: {groups}  ·  Duplicates: {dupes}  ·  Marked: {marked}  ·  Problems: {problems}</source>
+        <translation>已扫描文件：{files}  ·  分组：{groups}  ·  重复：{dupes}  ·  已标记：{marked}  ·  问题：{problems}</translation>
     </message>
     <message>
-        <location line="+0"/>
-        <source>Saved to {path}</source>
-        <translation>已保存到 {path}</translation>
+        <location line="+4"/>
+        <source>{groups} groups, {dupes} duplicates at {t}</source>
+        <translation>阈值 {t} 时：{groups} 个分组，{dupes} 个重复文件</translation>
     </message>
     <message>
-        <location line="+7"/>
-        <source>Open results</source>
-        <translation>打开结果</translation>
+        <location line="+104"/>
+        <source>Select exactly two files to compare</source>
+        <translation>请恰好选择两个文件进行比较</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>neardup results (*{suffix});;All files (*)</source>
-        <translation>neardup 结果 (*{suffix});;所有文件 (*)</translation>
+        <location line="+10"/>
+        <source>Text file to read in another encoding</source>
+        <translation>要以其他编码读取的文本文件</translation>
     </message>
     <message>
-        <location line="+8"/>
-        <source>Opening…</source>
-        <translation>正在打开…</translation>
+        <location line="+13"/>
+        <source>Text files (*.txt *.text *.md *.csv);;All files (*)</source>
+        <translation>文本文件 (*.txt *.text *.md *.csv);;所有文件 (*)</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>Results loaded from {path}. Files may have changed since that scan.</source>
-        <translation>结果已从 {path} 载入。自那次扫描以来，文件可能已有变化。</translation>
+        <location line="+14"/>
+        <source>Mark the duplicates inside this folder</source>
+        <translation>标记此文件夹中的重复文件</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>Opened {path}</source>
-        <translation>已打开 {path}</translation>
+        <location line="+4"/>
+        <source>Marked {n} files in {folder}</source>
+        <translation>已在 {folder} 中标记 {n} 个文件</translation>
     </message>
     <message>
-        <location line="+16"/>
-        <source>Could not read or write the file</source>
-        <translation>无法读取或写入文件</translation>
-    </message>
-    <message>
-        <location line="+38"/>
+        <location line="+105"/>
         <source>&lt;h3&gt;neardup {v}&lt;/h3&gt;&lt;p&gt;Finds near-duplicate documents — plain text in any encoding and Word files — in Chinese and English alike.&lt;/p&gt;&lt;p&gt;Action log: {log}&lt;/p&gt;</source>
         <translation>&lt;h3&gt;neardup {v}&lt;/h3&gt;&lt;p&gt;查找近似重复的文档——任意编码的纯文本文件和 Word 文件，中文与英文同样支持。&lt;/p&gt;&lt;p&gt;操作日志：{log}&lt;/p&gt;</translation>
     </message>
@@ -777,7 +421,7 @@ This folder does not exist</source>
 <context>
     <name>PreferencesDialog</name>
     <message>
-        <location filename="../../app/dialogs/preferences.py" line="+30"/>
+        <location filename="../../dialogs/preferences.py" line="+30"/>
         <source>Preferences</source>
         <translation>首选项</translation>
     </message>
@@ -814,7 +458,7 @@ Action log: {log}</source>
         <translation>无：所有文本文件都按检测到的编码读取。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+11"/>
         <source>Language:</source>
         <translation>界面语言：</translation>
     </message>
@@ -827,7 +471,7 @@ Action log: {log}</source>
 <context>
     <name>PreviewPane</name>
     <message>
-        <location filename="../../app/widgets/preview.py" line="+31"/>
+        <location filename="../../widgets/preview.py" line="+31"/>
         <source>Select a file to compare it with its group&apos;s reference, or select two files and choose “Compare two selected”.</source>
         <translation>选择一个文件，将其与所在分组的基准文件对比；或选择两个文件，然后点击“比较所选的两个文件”。</translation>
     </message>
@@ -865,7 +509,7 @@ Action log: {log}</source>
 <context>
     <name>ProblemKind</name>
     <message>
-        <location filename="../../app/models/problems_model.py" line="+24"/>
+        <location filename="../../models/problems_model.py" line="+24"/>
         <source>Unreadable</source>
         <translation>无法读取</translation>
     </message>
@@ -936,7 +580,7 @@ Action log: {log}</source>
 <context>
     <name>ProgressPanel</name>
     <message>
-        <location filename="../../app/widgets/progress_panel.py" line="+39"/>
+        <location filename="../../widgets/progress_panel.py" line="+39"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -972,10 +616,94 @@ Action log: {log}</source>
     </message>
 </context>
 <context>
+    <name>ResultsIOController</name>
+    <message>
+        <location filename="../../controllers/results_io.py" line="+30"/>
+        <source>CSV spreadsheet (*.csv)</source>
+        <translation>CSV 表格 (*.csv)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>HTML report (*.html)</source>
+        <translation>HTML 报告 (*.html)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Export results</source>
+        <translation>导出结果</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Exporting…</source>
+        <translation>正在导出…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Exported to {path}</source>
+        <translation>已导出到 {path}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Save results</source>
+        <translation>保存结果</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>neardup results (*{suffix})</source>
+        <translation>neardup 结果 (*{suffix})</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Saving…</source>
+        <translation>正在保存…</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Saved to {path}</source>
+        <translation>已保存到 {path}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Open results</source>
+        <translation>打开结果</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>neardup results (*{suffix});;All files (*)</source>
+        <translation>neardup 结果 (*{suffix});;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Opening…</source>
+        <translation>正在打开…</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Results loaded from {path}. Files may have changed since that scan.</source>
+        <translation>结果已从 {path} 载入。自那次扫描以来，文件可能已有变化。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Opened {path}</source>
+        <translation>已打开 {path}</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Could not read or write the file</source>
+        <translation>无法读取或写入文件</translation>
+    </message>
+</context>
+<context>
     <name>ResultsModel</name>
     <message>
-        <location filename="../../app/models/results_model.py" line="+93"/>
+        <location filename="../../models/results_model.py" line="+108"/>
         <source>Name</source>
+        <extracomment>Groups given to the view at first, and at each scroll to its end (see the module docstring). A thousand fill many screens and lay out in about 15 ms.</extracomment>
         <translation>名称</translation>
     </message>
     <message>
@@ -1029,7 +757,7 @@ Action log: {log}</source>
         <translation>两个 64 位 SimHash 指纹之间不同的位数（0 表示文本相同）</translation>
     </message>
     <message>
-        <location line="+198"/>
+        <location line="+245"/>
         <source>Group {id} · {n} files</source>
         <translation>第 {id} 组 · {n} 个文件</translation>
     </message>
@@ -1085,9 +813,84 @@ Action log: {log}</source>
     </message>
 </context>
 <context>
+    <name>ScanController</name>
+    <message>
+        <location filename="../../controllers/scan.py" line="+37"/>
+        <source>Nothing to scan</source>
+        <translation>没有可扫描的内容</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Add at least one folder to scan: use “Add…” or drop folders on the window.</source>
+        <translation>请至少添加一个要扫描的文件夹：点击“添加…”，或把文件夹拖放到窗口上。</translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>Scanning…</source>
+        <translation>正在扫描…</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Scan cancelled — showing what was found so far.</source>
+        <translation>扫描已取消——显示目前已找到的结果。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The scan was cut short — showing what was found so far.</source>
+        <translation>扫描未能完成——显示目前已找到的结果。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Scan finished in {s} s</source>
+        <translation>扫描完成，用时 {s} 秒</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>The scan failed: {err}</source>
+        <translation>扫描失败：{err}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Cannot start the scan</source>
+        <translation>无法开始扫描</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The option “{option}” is not valid: {message}</source>
+        <translation>选项“{option}”无效：{message}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Folder not found</source>
+        <translation>找不到文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>This folder does not exist or is not a folder:
+{path}</source>
+        <translation>此文件夹不存在，或者不是文件夹：
+{path}</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>{name} will be read as {enc}</source>
+        <translation>{name} 将按 {enc} 读取</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{name} will be read in the encoding detected</source>
+        <translation>{name} 将按检测到的编码读取</translation>
+    </message>
+</context>
+<context>
     <name>ScanPanel</name>
     <message>
-        <location filename="../../app/widgets/scan_panel.py" line="+26"/>
+        <location filename="../../widgets/scan_panel.py" line="+26"/>
         <source>Add a folder to scan</source>
         <translation>添加要扫描的文件夹</translation>
     </message>
@@ -1225,7 +1028,7 @@ Action log: {log}</source>
 <context>
     <name>Stage</name>
     <message>
-        <location filename="../../app/widgets/progress_panel.py" line="-67"/>
+        <location filename="../../widgets/progress_panel.py" line="-67"/>
         <source>Listing files</source>
         <translation>正在列出文件</translation>
     </message>
@@ -1253,7 +1056,7 @@ Action log: {log}</source>
 <context>
     <name>ThresholdPanel</name>
     <message>
-        <location filename="../../app/widgets/threshold_panel.py" line="+42"/>
+        <location filename="../../widgets/threshold_panel.py" line="+42"/>
         <source>Similarity threshold</source>
         <translation>相似度阈值</translation>
     </message>
@@ -1314,29 +1117,243 @@ Action log: {log}</source>
     </message>
 </context>
 <context>
-    <name>_ChangeMap</name>
+    <name>WindowActions</name>
     <message>
-        <location filename="../../app/widgets/diff_view.py" line="-368"/>
-        <source>Changes in the whole text; click to go there</source>
-        <translation>全文中的差异位置；点击可跳转</translation>
-    </message>
-</context>
-<context>
-    <name>_DiffCanvas</name>
-    <message>
-        <location line="-50"/>
-        <source>Copy</source>
-        <translation>复制</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Select all on the left</source>
-        <translation>全选左侧</translation>
+        <location filename="../../window_actions.py" line="+47"/>
+        <source>Start scan</source>
+        <translation>开始扫描</translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>Select all on the right</source>
-        <translation>全选右侧</translation>
+        <source>Scan the folders for near-duplicates</source>
+        <translation>扫描文件夹，查找近似重复的文档</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cancel scan</source>
+        <translation>取消扫描</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop the scan and keep what was found so far</source>
+        <translation>停止扫描并保留已找到的结果</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open results…</source>
+        <translation>打开结果…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Save results…</source>
+        <translation>保存结果…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Export as CSV…</source>
+        <translation>导出为 CSV…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Export as JSON…</source>
+        <translation>导出为 JSON…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Export as HTML…</source>
+        <translation>导出为 HTML…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Mark / unmark</source>
+        <translation>标记/取消标记</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Mark or unmark the selected files (Space)</source>
+        <translation>标记或取消标记所选文件（空格键）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Mark all but reference</source>
+        <translation>标记除基准外的全部文件</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Mark every file except each group&apos;s reference</source>
+        <translation>标记每组中除基准文件以外的所有文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Mark all but reference in selected groups</source>
+        <translation>在所选分组中标记除基准外的文件</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Mark in folder…</source>
+        <translation>标记某文件夹中的文件…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Unmark all</source>
+        <translation>全部取消标记</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location line="+113"/>
+        <source>Read in another encoding…</source>
+        <translation>以其他编码读取…</translation>
+    </message>
+    <message>
+        <location line="-112"/>
+        <source>Choose the encoding of a text file the detector got wrong; the scan then reads it so</source>
+        <translation>为检测出错的文本文件指定编码；之后扫描将按此编码读取</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Read a file in another encoding…</source>
+        <translation>以其他编码读取文件…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Pick a text file and the encoding to read it in</source>
+        <translation>选择一个文本文件及读取它所用的编码</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open file</source>
+        <translation>打开文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+109"/>
+        <source>Reveal in folder</source>
+        <translation>在文件夹中显示</translation>
+    </message>
+    <message>
+        <location line="-108"/>
+        <source>Compare two selected</source>
+        <translation>比较所选的两个文件</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Show the differences between the two selected files</source>
+        <translation>显示所选两个文件之间的差异</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Make reference</source>
+        <translation>设为基准</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Keep this file: it becomes its group&apos;s reference</source>
+        <translation>保留此文件：将其设为所在分组的基准</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ignore pair</source>
+        <translation>忽略这一对</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>This file and its reference are not duplicates</source>
+        <translation>此文件与其基准文件不算重复</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ignore group</source>
+        <translation>忽略整组</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>None of the files in this group are duplicates</source>
+        <translation>此分组中的文件互不重复</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Move to trash…</source>
+        <translation>移到回收站…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Send the marked files to the trash (asks first)</source>
+        <translation>将已标记的文件移到回收站（会先确认）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Move to folder…</source>
+        <translation>移到文件夹…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Move the marked files into a folder (asks first)</source>
+        <translation>将已标记的文件移到某个文件夹（会先确认）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Scan set-up panel</source>
+        <translation>扫描设置面板</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Preferences…</source>
+        <translation>首选项…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Open the action log folder</source>
+        <translation>打开操作日志所在文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>About neardup</source>
+        <translation>关于 neardup</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Main</source>
+        <translation>主工具栏</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>&amp;Scan</source>
+        <translation>扫描(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>&amp;Mark</source>
+        <translation>标记(&amp;M)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>&amp;Actions</source>
+        <translation>操作(&amp;A)</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
     </message>
 </context>
 </TS>

@@ -1,0 +1,120 @@
+"""Acting on files: trash or move the marked ones through ``neardup_core.actions`` (planned,
+confirmed in a dialog, run in a worker, written to the action log), and open or reveal them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QObject, QProcess, Qt, QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QMessageBox
+
+from neardup_core import actions
+from neardup_core.errors import ActionError
+from neardup_core.visible import visible
+
+from ..workers import CallWorker
+
+
+class FileActionsController(QObject):
+    """Trash, move, open and reveal for the window. ``window`` is the MainWindow (not imported:
+    it imports us); its ``confirm``, ``ask_folder`` and ``trash_function`` are the seams."""
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        self.window = window
+
+    # ================================================================= opening files
+    def open_selected(self) -> None:
+        for p in self.window.selected_paths()[:10]:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(p))
+
+    def reveal_selected(self) -> None:
+        for p in self.window.selected_paths()[:10]:
+            reveal_in_file_manager(p)
+
+    def reveal_problem(self, index: QModelIndex) -> None:
+        path = self.window.problems_proxy.data(index, Qt.ItemDataRole.UserRole)
+        if path:
+            reveal_in_file_manager(path)
+
+    # ================================================================= trash and move
+    def act(self, action: str) -> None:
+        """Plan ``action`` ("trash" or "move") for the marked files, confirm it, run it."""
+        w = self.window
+        if w.result is None or w.busy_worker is not None or w.scan_worker is not None:
+            return
+        docs = w.model.marked_docs()
+        if not docs:
+            QMessageBox.information(w, self.tr("Nothing marked"),
+                                    self.tr("Mark the files first: tick their boxes, press "
+                                            "Space, or use the Mark menu."))
+            return
+        try:
+            if action == "trash":
+                plan = actions.plan_trash(w.result, docs)
+            else:
+                folder = w.ask_folder(self.tr("Move the marked files into"))
+                if not folder:
+                    return
+                plan = actions.plan_move(w.result, docs, folder)
+        except (ActionError, ValueError, OSError) as exc:
+            QMessageBox.warning(w, self.tr("Cannot do that"), str(exc))
+            return
+        if not plan.items:
+            reasons = "\n".join(f"• {visible(os.path.basename(r.path))}: {visible(r.reason)}"
+                                for r in plan.refused[:20])
+            QMessageBox.information(w, self.tr("Nothing to do"),
+                                    self.tr("None of the marked files can be acted on:\n{why}")
+                                    .format(why=reasons))
+            return
+        conf = w.confirm(w, plan, w.result, w.action_log_path)
+        if conf is None:
+            w.statusBar().showMessage(self.tr("Nothing was changed"), 4000)
+            return
+        worker = CallWorker(actions.execute, plan, confirmed=True,
+                            allow_changed=conf.allow_changed, trash=w.trash_function,
+                            log=actions.ActionLog(w.action_log_path))
+        worker.finished.connect(self._on_done)
+        worker.errored.connect(self._on_error)
+        w.start_busy(worker, self.tr("Moving files…"))
+
+    def _on_done(self, report: actions.ActionReport) -> None:
+        w = self.window
+        w.end_busy()
+        gone = list(report.done)
+        if gone and w.result is not None:
+            w.set_result(actions.remove_documents(w.result, gone))
+        summary = self.tr("{n} files done. Log: {log}").format(n=len(report.done),
+                                                              log=w.action_log_path)
+        w.statusBar().showMessage(summary, 15_000)
+        if not report.ok or report.notes:
+            lines = [f"• {visible(o.path)}: {visible(o.message)}"
+                     for o in (*report.failed, *report.skipped)]
+            box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Some files were not changed"),
+                              self.tr("{done} done, {failed} failed, {skipped} skipped.")
+                              .format(done=len(report.done), failed=len(report.failed),
+                                      skipped=len(report.skipped)), parent=w)
+            box.setDetailedText("\n".join(lines + list(report.notes)))
+            box.setInformativeText(summary)
+            box.open()
+        w.actionFinished.emit(report)
+
+    def _on_error(self, exc: BaseException) -> None:
+        w = self.window
+        w.end_busy()
+        w.show_error(self.tr("The file action failed: {err}").format(err=exc), exc)
+        w.actionFinished.emit(None)
+
+
+def reveal_in_file_manager(path: str) -> None:
+    """Show ``path`` in the system's file manager, selected where the platform allows it."""
+    if sys.platform.startswith("win"):
+        QProcess.startDetached("explorer", ["/select,", os.path.normpath(path)])
+    elif sys.platform == "darwin":
+        QProcess.startDetached("open", ["-R", path])
+    else:
+        QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.dirname(path)))

@@ -12,9 +12,10 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMessageBox
 
 from neardup_core.errors import OptionsError, PathError
-from neardup_core.models import ScanOptions
+from neardup_core.models import MiB, ScanOptions
 from neardup_core.result import ScanResult
 
+from .. import settings as S
 from ..workers import ScanWorker
 
 
@@ -41,9 +42,11 @@ class ScanController(QObject):
         try:
             options = w.scan_panel.build_options(w.threshold.threshold())
             chosen = w.settings.encodings
-            if chosen:
-                options = dataclasses.replace(options, encodings=tuple(chosen.items()))
-                options.validate()
+            options = dataclasses.replace(  # the cache's bounds, from the preferences
+                options, cache_limit=w.settings.get(S.CACHE_LIMIT_MIB) * MiB,
+                cache_days=w.settings.get(S.CACHE_DAYS),
+                encodings=tuple(chosen.items()) if chosen else options.encodings)
+            options.validate()
         except OptionsError as exc:
             self._show_options_error(exc)
             return

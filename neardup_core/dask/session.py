@@ -31,6 +31,11 @@ every group at any threshold the result allows is such a document, so ``regroup`
 ``compare`` within groups behave as locally. ``stats["dask"]`` says how many were fetched.
 
 The fingerprint cache is not used (it is a file on the client; workers cannot share it).
+
+This module stays one piece, a little over 600 lines: the client's run is one sequence of
+cluster round trips sharing the client, its futures, the cancel token and the progress sink;
+split, every part would take all four as arguments and the order of the round trips would be
+harder to read.
 """
 
 from __future__ import annotations

@@ -355,6 +355,29 @@ def test_cancel_shows_what_was_found(qtbot, settings, tmp_path, messages):
     w.host.wait(5000)
 
 
+def test_a_scan_takes_the_cache_bounds_from_the_preferences(qtbot, settings, tmp_path, messages):
+    from app import settings as S
+
+    seen: list[ScanOptions] = []
+
+    class Recording:
+        def __call__(self, options: ScanOptions) -> Recording:
+            seen.append(options)
+            return self
+
+        def run(self, paths, progress, cancel):
+            raise RuntimeError("stop here")
+
+    settings.set(S.CACHE_LIMIT_MIB, 300)
+    settings.set(S.CACHE_DAYS, 7)
+    w = MainWindow(settings, folders=[str(tmp_path)], session_factory=Recording())
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.scanFinished, timeout=10_000):
+        w.start_scan()
+    assert [(o.cache_limit, o.cache_days) for o in seen] == [(300 * 1024 * 1024, 7)]
+    w.host.wait(5000)
+
+
 def test_start_reports_bad_options_and_missing_folders(window, tmp_path, messages):
     window.start_scan()
     assert "Nothing to scan" in messages[-1][1]

@@ -11,7 +11,8 @@ Targets (each a function of bytes that raises only when a contract is broken):
 * ``docx-parts``: a valid package with one part (chosen by the first byte) replaced by the
   rest of the bytes, so mutations reach the XML, relationships and content types.
 * ``session``: the bytes as a saved results file through :func:`load_result`: a
-  :class:`ReportError`, or a result whose groups, regrouping and JSON report all work.
+  :class:`ReportError`, or a result whose groups, regrouping and JSON report all work, and
+  whose trash and move plans hold only files inside its roots with their recorded bytes.
 * ``session-parts``: a valid results file with one part (the header or an array, chosen by
   the first byte) replaced by the rest of the bytes, its digest made to match.
 
@@ -213,6 +214,26 @@ def fuzz_session(data: bytes) -> None:
     _ = result.groups  # everything a view does with an opened file must work
     result.regroup(max(result.floor, min(1.0, result.threshold)))
     render(write_json, result)
+    _untrusted_plans(result)
+
+
+def _untrusted_plans(result: Any) -> None:
+    """A loaded result is untrusted: whatever its rows say, a plan may only hold files inside
+    its own roots whose bytes still hash to the recorded hash (issue 18). Plans touch nothing."""
+    from neardup_core.actions import plan_move, plan_trash, root_of
+    from neardup_core.extract import content_hash
+
+    _check(result.origin == "file", "a loaded result not marked as read from a file")
+    everything = range(len(result.documents))
+    plans = [plan_trash(result, everything), plan_move(result, everything, _SCRATCH or '.')]
+    for plan in plans:
+        for it in plan.items:
+            doc = result.documents[it.doc]
+            _check(root_of(it.path, result.roots) is not None,
+                   f"a file outside the result's folders was planned: {it.path!r}")
+            _check(doc.content_hash is not None and
+                   content_hash(it.path, result.options.max_size) == doc.content_hash,
+                   f"a file whose bytes are not the recorded ones was planned: {it.path!r}")
 
 
 _SESSION_MEMBERS: list[tuple[str, bytes]] | None = None

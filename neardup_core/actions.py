@@ -5,7 +5,17 @@ deleting a file edited after the scan, trusting a fuzzy match blindly), so the f
 steps. :func:`plan_trash` / :func:`plan_move` look at the disk and say what would happen and
 what is refused and why; nothing is touched. The GUI or CLI shows that plan, the user confirms
 the list that names every file, and :func:`execute` carries it out, checking each file again
-just before touching it. Nothing here ever unlinks a user's file: "delete" means the system
+just before touching it.
+
+"The file" means the one that was scanned, not whatever its path names later. Each document
+records its identity at scan time (device, inode, size, mtime in ns); plans and execute reach
+the path from its scanned root one folder at a time without following a folder that has become
+a symbolic link (``O_NOFOLLOW`` and ``dir_fd``), and compare what they find with that identity
+and with the identity the plan saw (what the user confirmed). Anything else at that path (a
+folder swapped for a symlink to another folder, a file replaced by one with a copied size and
+mtime) is refused or skipped with a reason. A result read from a results file is untrusted: its
+documents are acted on only when they lie in its own roots and their bytes still hash to the
+recorded content hash. Nothing here ever unlinks a user's file: "delete" means the system
 trash (``send2trash``), and moving across drives copies then removes the source only once the
 copy is complete. Every file acted on gets one line in an :class:`ActionLog`.
 
@@ -32,6 +42,7 @@ import platformdirs
 import send2trash
 
 from neardup_core.errors import ActionError
+from neardup_core.extract import content_hash
 from neardup_core.models import Document, PairTable
 from neardup_core.result import ScanResult
 
@@ -49,6 +60,37 @@ class Refusal(NamedTuple):
     doc: int
     path: str
     reason: str
+
+
+class FileId(NamedTuple):
+    """Which file a path named when it was looked at: equal ids mean the same, unchanged file."""
+
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, st: os.stat_result) -> FileId:
+        return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def same_file(self, st: os.stat_result) -> bool:
+        """The same file (device and inode), changed or not. A file system that reports no
+        inode (0) cannot tell; then size and mtime are all there is to compare."""
+        return not self.ino or (st.st_dev, st.st_ino) == (self.dev, self.ino)
+
+
+#: Why a file is refused or skipped: one plain sentence each, shown in the app and the log.
+MISSING_PLAN = "missing: not found on disk"
+MISSING_NOW = "missing: no longer on disk"
+PARENT_LINK = "a folder on its path is now a symbolic link: it may lead to another file"
+FILE_LINK = "the file is now a symbolic link: it may lead to another file"
+REPLACED = "replaced since the scan: another file now has its name"
+REPLACED_CONFIRMED = "replaced since it was confirmed: another file now has its name"
+NOT_IN_ROOTS = "not in the scanned folders of these results: scan again to act on it"
+CHANGED_SAVED = "changed since these results were saved: scan again to act on it"
+UNRECORDED = ("these results do not record which file it was (saved by an earlier version): "
+              "scan again to act on it")
 
 
 class Outcome(NamedTuple):
@@ -78,6 +120,9 @@ class PlannedItem:
     target: str | None = None  # final path for a move (a " (2)" suffix avoids overwriting)
     kept: tuple[str, ...] = ()
     group: int | None = None   # the group id, for a trash item
+    mtime_ns: int = 0          # the scan's mtime in ns (0: not recorded, ``mtime`` decides)
+    seen: FileId | None = None  # the file the plan found, which the user confirmed
+    kept_ids: tuple[FileId, ...] = ()  # the copies that stay, as the plan found them
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +132,8 @@ class ActionPlan:
     refused: tuple[Refusal, ...]
     destination: str | None  # the folder for a move
     warnings: tuple[str, ...]
+    roots: tuple[str, ...] = ()   # the result's scanned folders: paths are reached from these
+    follow_symlinks: bool = False  # the scan followed symlinks, so a path may go through one
 
     @property
     def changed(self) -> tuple[PlannedItem, ...]:
@@ -169,13 +216,15 @@ def plan_trash(result: ScanResult, docs: Iterable[int]) -> ActionPlan:
     current threshold are refused too: nothing else holds their text.
     """
     chosen = _selection(result, docs)
-    stats = {i: _stat(result.documents[i].path) for i in chosen}
+    check = _Checker(result)
+    stats = {i: check(i) for i in chosen}
     refused: list[Refusal] = []
     warnings: list[str] = []
     selected = []
     for i in chosen:
-        if stats[i] is None:
-            refused.append(Refusal(i, result.documents[i].path, "missing: not found on disk"))
+        st, why = stats[i]
+        if st is None:
+            refused.append(Refusal(i, result.documents[i].path, why or MISSING_PLAN))
         else:
             selected.append(i)
     sel = set(selected)
@@ -191,14 +240,16 @@ def plan_trash(result: ScanResult, docs: Iterable[int]) -> ActionPlan:
             sel.discard(i)
 
     kept_by_doc: dict[int, tuple[str, ...]] = {}
+    kept_ids: dict[int, tuple[FileId, ...]] = {}
     group_by_doc: dict[int, int] = {}
     for g in result.groups:
         idx = [m.doc for m in g.members]
         if not any(d in sel for d in idx):
             continue
-        stays = [d for d in idx if d not in sel and _exists(result.documents[d].path)]
+        # a copy that stays must be the file the scan saw, not merely something at its path
+        stays = [d for d in idx if d not in sel and check.present(d)]
         if not stays:
-            keep = _keeper(result, g.reference, [d for d in idx if d in sel])
+            keep = _keeper(check, g.reference, [d for d in idx if d in sel])
             sel.discard(keep)
             stays = [keep]
             name = result.documents[keep].name
@@ -218,19 +269,23 @@ def plan_trash(result: ScanResult, docs: Iterable[int]) -> ActionPlan:
             warnings.append(f"group {g.id} is similar, not identical: "
                             f"what goes to the trash differs from what stays")
         stay_paths = tuple(result.documents[d].path for d in stays)
+        stay_ids = tuple(FileId.of(st) for d in stays if (st := check(d)[0]) is not None)
         for d in stays:
-            st = _stat(result.documents[d].path)
+            st = check(d)[0]
             if st is not None and _differs(result.documents[d], st):
                 warnings.append(f"group {g.id}: {result.documents[d].name}, which stays, "
                                 f"changed since the scan")
         for d in idx:
             if d in sel:
                 kept_by_doc[d] = kept_by_doc.get(d, ()) + stay_paths
+                kept_ids[d] = kept_ids.get(d, ()) + stay_ids
                 group_by_doc.setdefault(d, g.id)
 
-    items = tuple(_item(result.documents[i], i, stats[i], kept=kept_by_doc.get(i, ()),
-                        group=group_by_doc.get(i)) for i in selected if i in sel)
-    return ActionPlan("trash", items, tuple(refused), None, tuple(dict.fromkeys(warnings)))
+    items = tuple(_item(result.documents[i], i, _found(stats[i]), kept=kept_by_doc.get(i, ()),
+                        kept_ids=kept_ids.get(i, ()), group=group_by_doc.get(i))
+                  for i in selected if i in sel)
+    return ActionPlan("trash", items, tuple(refused), None, tuple(dict.fromkeys(warnings)),
+                      result.roots, result.options.follow_symlinks)
 
 
 def plan_move(result: ScanResult, docs: Iterable[int], folder: str | os.PathLike[str]
@@ -245,14 +300,15 @@ def plan_move(result: ScanResult, docs: Iterable[int], folder: str | os.PathLike
     if not os.path.isdir(dest):
         raise ActionError(dest, "the destination folder does not exist")
     chosen = _selection(result, docs)
+    check = _Checker(result)
     refused: list[Refusal] = []
     items: list[PlannedItem] = []
     taken: set[str] = set()
     for i in chosen:
         doc = result.documents[i]
-        st = _stat(doc.path)
+        st, why = check(i)
         if st is None:
-            refused.append(Refusal(i, doc.path, "missing: not found on disk"))
+            refused.append(Refusal(i, doc.path, why or MISSING_PLAN))
             continue
         if os.path.normcase(os.path.dirname(os.path.abspath(doc.path))) == os.path.normcase(dest):
             refused.append(Refusal(i, doc.path, "already in the destination folder"))
@@ -268,7 +324,8 @@ def plan_move(result: ScanResult, docs: Iterable[int], folder: str | os.PathLike
     for g in result.groups:
         if all(m.doc in moving for m in g.members):
             warnings.append(f"group {g.id}: every copy moves to {dest}")
-    return ActionPlan("move", tuple(items), tuple(refused), dest, tuple(warnings))
+    return ActionPlan("move", tuple(items), tuple(refused), dest, tuple(warnings),
+                      result.roots, result.options.follow_symlinks)
 
 
 def free_name(folder: str, name: str, taken: Iterable[str] = ()) -> str:
@@ -294,46 +351,200 @@ def _selection(result: ScanResult, docs: Iterable[int]) -> list[int]:
     return list(dict.fromkeys(out))
 
 
-def _keeper(result: ScanResult, reference: int, selected: list[int]) -> int:
+def _keeper(check: _Checker, reference: int, selected: list[int]) -> int:
     """Which selected member stays when all would go: the reference, else one that exists."""
     if reference in selected:
         return reference
     for d in selected:
-        if _exists(result.documents[d].path):
+        if check.present(d):
             return d
     return selected[0]
 
 
+def _found(checked: tuple[os.stat_result | None, str | None]) -> os.stat_result:
+    st = checked[0]
+    assert st is not None  # only files found are planned
+    return st
+
+
 def _item(doc: Document, i: int, st: os.stat_result, *, target: str | None = None,
-          kept: tuple[str, ...] = (), group: int | None = None) -> PlannedItem:
+          kept: tuple[str, ...] = (), kept_ids: tuple[FileId, ...] = (),
+          group: int | None = None) -> PlannedItem:
     reason = _change_reason(doc, st)
     return PlannedItem(i, doc.path, reason is not None, reason, doc.size, doc.mtime,
-                       st.st_size, st.st_mtime, target, kept, group)
+                       st.st_size, st.st_mtime, target, kept, group, doc.mtime_ns,
+                       FileId.of(st), kept_ids)
 
 
 def _change_reason(doc: Document, st: os.stat_result) -> str | None:
     if st.st_size != doc.size:
         return f"changed since the scan (size {doc.size} -> {st.st_size} bytes)"
-    if abs(st.st_mtime - doc.mtime) > MTIME_TOLERANCE:
+    if _mtime_moved(doc.mtime_ns, doc.mtime, st):
         when = datetime.fromtimestamp(st.st_mtime).isoformat(sep=" ", timespec="seconds")
         return f"changed since the scan (modified {when})"
     return None
+
+
+def _mtime_moved(mtime_ns: int, mtime: float, st: os.stat_result) -> bool:
+    """Whether ``st``'s mtime is not the recorded one: exactly, when nanoseconds were
+    recorded; within :data:`MTIME_TOLERANCE` of the float otherwise."""
+    if mtime_ns:
+        return st.st_mtime_ns != mtime_ns
+    return abs(st.st_mtime - mtime) > MTIME_TOLERANCE
 
 
 def _differs(doc: Document, st: os.stat_result) -> bool:
     return _change_reason(doc, st) is not None
 
 
-def _stat(path: str) -> os.stat_result | None:
-    try:
-        st = os.stat(path)
-    except OSError:
+class _Checker:
+    """Each document of a result looked up once for a plan: the file found at its path (reached
+    from the scanned root, see :func:`probe`) when it is the file the result describes, else
+    None and why. A result read from a results file must also prove its documents: inside its
+    own roots, identity recorded and unchanged, and the bytes hashing to the recorded hash."""
+
+    def __init__(self, result: ScanResult) -> None:
+        self.result = result
+        self.untrusted = result.origin != "scan"
+        self._seen: dict[int, tuple[os.stat_result | None, str | None]] = {}
+
+    def __call__(self, i: int) -> tuple[os.stat_result | None, str | None]:
+        if i not in self._seen:
+            self._seen[i] = self._check(self.result.documents[i])
+        return self._seen[i]
+
+    def present(self, i: int) -> bool:
+        return self(i)[0] is not None
+
+    def _check(self, doc: Document) -> tuple[os.stat_result | None, str | None]:
+        r = self.result
+        st, why = probe(doc.path, r.roots, r.options.follow_symlinks)
+        if st is None:
+            return None, why
+        if doc.ino and (st.st_dev, st.st_ino) != (doc.dev, doc.ino):
+            return None, REPLACED
+        if not self.untrusted:
+            return st, None
+        if not (doc.ino and doc.mtime_ns and doc.content_hash):
+            return None, UNRECORDED
+        if st.st_size != doc.size or st.st_mtime_ns != doc.mtime_ns:
+            return None, CHANGED_SAVED
+        try:
+            now = content_hash(doc.path, r.options.max_size)
+        except OSError:
+            return None, CHANGED_SAVED
+        return (st, None) if now == doc.content_hash else (None, CHANGED_SAVED)
+
+
+# -- finding the file a path names ------------------------------------------------------------
+
+#: ``dir_fd`` and ``O_NOFOLLOW`` (Linux, macOS, the BSDs): each folder is opened relative to
+#: the one before and never through a symlink, so what is checked is what is acted on.
+_BY_FD = (hasattr(os, "O_NOFOLLOW") and hasattr(os, "O_DIRECTORY")
+          and os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def root_of(path: str, roots: Iterable[str]) -> str | None:
+    """The scanned root ``path`` lies in (the nearest), or None; a path that is not absolute
+    and normalised (``..``, ``.``, doubled separators) lies in none: it is not one a scan made."""
+    if not path or os.path.abspath(path) != path:
         return None
-    return st if stat.S_ISREG(st.st_mode) else None
+    best: str | None = None
+    for root in roots:
+        r = os.path.abspath(root)
+        prefix = r if r.endswith(os.sep) else r + os.sep
+        if os.path.normcase(path).startswith(os.path.normcase(prefix)) and \
+                (best is None or len(r) > len(best)):
+            best = r
+    return best
 
 
-def _exists(path: str) -> bool:
-    return _stat(path) is not None
+def probe(path: str, roots: Iterable[str], follow_symlinks: bool = False
+          ) -> tuple[os.stat_result | None, str | None]:
+    """The regular file at ``path`` reached from its scanned root without following a folder
+    that became a symbolic link (unless the scan followed symlinks); ``(None, reason)``
+    otherwise, ``(None, None)`` when it is simply missing. The root itself is opened as the user
+    named it."""
+    root = root_of(path, roots)
+    if root is None:
+        return None, NOT_IN_ROOTS
+    parts = [p for p in path[len(root):].split(os.sep) if p]
+    if not parts:
+        return None, None
+    if not _BY_FD:
+        return _probe_by_path(root, parts, follow_symlinks)
+    try:
+        fd = os.open(root, _DIR_FLAGS)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, None
+    except OSError as exc:
+        return None, f"it cannot be checked ({exc.strerror or exc})"
+    try:
+        for name in parts[:-1]:
+            try:
+                sub = os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+            except (FileNotFoundError, NotADirectoryError):
+                if not _is_link(name, fd):
+                    return None, None
+                if not follow_symlinks:
+                    return None, PARENT_LINK
+                try:
+                    sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                except OSError:
+                    return None, None
+            except OSError as exc:
+                if exc.errno != errno.ELOOP:
+                    return None, f"it cannot be checked ({exc.strerror or exc})"
+                if not follow_symlinks:
+                    return None, PARENT_LINK
+                try:
+                    sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                except OSError:
+                    return None, None
+            os.close(fd)
+            fd = sub
+        try:
+            st = os.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISLNK(st.st_mode):
+                if not follow_symlinks:
+                    return None, FILE_LINK
+                st = os.stat(parts[-1], dir_fd=fd)
+        except OSError:
+            return None, None
+    finally:
+        os.close(fd)
+    return (st, None) if stat.S_ISREG(st.st_mode) else (None, None)
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _probe_by_path(root: str, parts: list[str], follow_symlinks: bool
+                   ) -> tuple[os.stat_result | None, str | None]:
+    """:func:`probe` where there is no ``dir_fd`` (Windows): every folder below the root is
+    looked at without following it; a symlink or junction (a reparse point) is refused."""
+    here = root
+    for k, name in enumerate(parts):
+        here = os.path.join(here, name)
+        try:
+            st = os.lstat(here)
+        except OSError:
+            return None, None
+        reparse = getattr(st, "st_file_attributes", 0) & getattr(
+            stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0)
+        if stat.S_ISLNK(st.st_mode) or reparse:
+            if not follow_symlinks:
+                return None, PARENT_LINK if k < len(parts) - 1 else FILE_LINK
+            try:
+                st = os.stat(here)
+            except OSError:
+                return None, None
+    return (st, None) if stat.S_ISREG(st.st_mode) else (None, None)
 
 
 # -- carrying out ---------------------------------------------------------------------------
@@ -344,10 +555,12 @@ def execute(plan: ActionPlan, *, confirmed: bool, allow_changed: bool = False,
             log: ActionLog | None = None) -> ActionReport:
     """Carry out a confirmed plan, one file at a time; per-file errors are reported, not raised.
 
-    Right before each file its size and mtime are read again: a file that changed since the
-    scan is skipped unless ``allow_changed`` (the user confirmed the changed ones again), and
-    even then only if it still matches what the plan saw. A trash item is also skipped when the
-    copies that were to stay have all vanished in the meantime.
+    Right before each file it is found again from its scanned root (:func:`probe`): a path
+    that now goes through a symlink, or names another file than the one the plan saw (device
+    and inode), is skipped. A file that changed since the scan is skipped unless
+    ``allow_changed`` (the user confirmed the changed ones again), and even then only if it
+    still matches what the plan saw. A trash item is also skipped when the copies that were to
+    stay have all vanished (or been replaced) in the meantime.
     """
     if not confirmed:
         raise ActionError(plan.destination or (plan.items[0].path if plan.items else "-"),
@@ -367,19 +580,30 @@ def execute(plan: ActionPlan, *, confirmed: bool, allow_changed: bool = False,
             if note not in notes:
                 notes.append(note)
 
-    in_group: dict[int, list[str]] = {}
+    in_group: dict[int, list[PlannedItem]] = {}
     for it in plan.items:
         if it.group is not None:
-            in_group.setdefault(it.group, []).append(it.path)
+            in_group.setdefault(it.group, []).append(it)
     gone: set[str] = set()
 
+    def still(path: str, fid: FileId | None) -> bool:
+        """``path`` still names the file ``fid`` the plan saw there."""
+        st, _ = probe(path, plan.roots, plan.follow_symlinks)
+        return st is not None and (fid is None or fid.same_file(st))
+
+    def kept_there(it: PlannedItem) -> bool:
+        ids: tuple[FileId | None, ...] = it.kept_ids if len(it.kept_ids) == len(it.kept) \
+            else (None,) * len(it.kept)
+        return any(still(p, fid) for p, fid in zip(it.kept, ids, strict=True))
+
     for it in plan.items:
-        why = _skip_reason(it, allow_changed)
-        if why is None and it.kept and not any(_exists(p) for p in it.kept):
+        why = _skip_reason(plan, it, allow_changed)
+        if why is None and it.kept and not kept_there(it):
             # the copies meant to stay vanished since planning: another copy in this plan
             # may stand in for them, but the last one left on disk stays
-            others = [p for p in in_group.get(it.group, ()) if p != it.path and p not in gone]
-            if not any(_exists(p) for p in others):
+            others = [o for o in in_group.get(it.group, ())
+                      if o.path != it.path and o.path not in gone]
+            if not any(still(o.path, o.seen) for o in others):
                 why = "the copies that were to stay are gone; this is now the last copy"
         if why is not None:
             skipped.append(Outcome(it.path, why))
@@ -404,15 +628,19 @@ def execute(plan: ActionPlan, *, confirmed: bool, allow_changed: bool = False,
     return ActionReport(tuple(done), tuple(failed), tuple(skipped), tuple(moved), tuple(notes))
 
 
-def _skip_reason(it: PlannedItem, allow_changed: bool) -> str | None:
-    st = _stat(it.path)
+def _skip_reason(plan: ActionPlan, it: PlannedItem, allow_changed: bool) -> str | None:
+    st, why = probe(it.path, plan.roots, plan.follow_symlinks)
     if st is None:
-        return "missing: no longer on disk"
-    now_changed = st.st_size != it.size or abs(st.st_mtime - it.mtime) > MTIME_TOLERANCE
+        return why or MISSING_NOW
+    if it.seen is not None and not it.seen.same_file(st):
+        return REPLACED_CONFIRMED
+    now_changed = st.st_size != it.size or _mtime_moved(it.mtime_ns, it.mtime, st)
     if now_changed:
         if not allow_changed:
             return "changed since the scan; confirm changed files to include it"
-        if st.st_size != it.seen_size or abs(st.st_mtime - it.seen_mtime) > MTIME_TOLERANCE:
+        again = (FileId.of(st) != it.seen if it.seen is not None else
+                 st.st_size != it.seen_size or abs(st.st_mtime - it.seen_mtime) > MTIME_TOLERANCE)
+        if again:
             return "changed again after it was confirmed"
     return None
 

@@ -91,6 +91,12 @@ class Document:
     replaced: int             # characters replaced by U+FFFD while decoding
     chars: int                # length of the normalised text
     text_hash: str            # hex digest of the normalised text: equal means "same text"
+    # The file's identity as the walk saw it (0 / None: not recorded), so that a trash or move
+    # acts on the file that was scanned and not on whatever its path names by then.
+    mtime_ns: int = 0
+    dev: int = 0
+    ino: int = 0
+    content_hash: str | None = None  # xxh3-128 of the bytes read (see extract.content_hash)
 
     @property
     def name(self) -> str:
@@ -105,15 +111,19 @@ def documents_from_columns(*columns: Sequence) -> tuple[Document, ...]:
     """``tuple(map(Document, *columns))``, faster: the frozen dataclass's ``__init__`` sets
     each field through ``object.__setattr__``; this calls the slots' own setters. A rescan
     that replays a kept result makes a Document for every file. Documents have no checks in
-    ``__init__`` to skip."""
+    ``__init__`` to skip. The identity columns (the last four fields) may be left out: they
+    then take their defaults, "not recorded"."""
     setters = tuple(getattr(Document, name).__set__ for name in Document.__slots__)
-    if len(columns) != len(setters):
-        raise TypeError(f"{len(setters)} columns needed, got {len(columns)}")
+    required = len(setters) - 4
+    if len(columns) not in (required, len(setters)):
+        raise TypeError(f"{required} or {len(setters)} columns needed, got {len(columns)}")
     new = object.__new__
-    p, s, m, f, e, c, r, ch, h = setters
+    p, s, m, f, e, c, r, ch, h, mns, dv, ino, chash = setters
 
     def make(path: str, size: int, mtime: float, fmt: str, encoding: str | None,
-             confidence: float | None, replaced: int, chars: int, text_hash: str) -> Document:
+             confidence: float | None, replaced: int, chars: int, text_hash: str,
+             mtime_ns: int = 0, dev: int = 0, inode: int = 0,
+             content_hash: str | None = None) -> Document:
         d = new(Document)
         p(d, path)
         s(d, size)
@@ -124,6 +134,10 @@ def documents_from_columns(*columns: Sequence) -> tuple[Document, ...]:
         r(d, replaced)
         ch(d, chars)
         h(d, text_hash)
+        mns(d, mtime_ns)
+        dv(d, dev)
+        ino(d, inode)
+        chash(d, content_hash)
         return d
 
     return tuple(starmap(make, zip(*columns, strict=True)))

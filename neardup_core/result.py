@@ -54,6 +54,10 @@ class ScanResult:
     stats: dict = field(default_factory=dict, compare=False)
     ignored: frozenset[tuple[str, str]] = frozenset()   # path pairs the user said are not dupes
     references: tuple[tuple[int, ...], ...] = ()        # user-chosen references, most recent last
+    #: "scan" for a result a scan made here; "file" for one read from a results file, which is
+    #: untrusted input: file actions check each of its documents against the disk first
+    #: (:mod:`neardup_core.actions`).
+    origin: str = "scan"
 
     # -- grouping -------------------------------------------------------------------------
     @cached_property

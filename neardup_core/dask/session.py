@@ -346,7 +346,7 @@ class _DaskRun(RunStages):
                     continue
                 fmt, enc, conf, repl, chars, text_hash = m
                 docs.append(Document(e.path, e.size, e.mtime_ns / 1e9, fmt, enc, conf, repl,
-                                     chars, text_hash))
+                                     chars, text_hash, e.mtime_ns, e.dev, e.ino))
         return docs
 
     # -- tables on the cluster ---------------------------------------------------------------

@@ -39,28 +39,41 @@ CANCEL_EVERY = 256
 
 @dataclass(frozen=True, slots=True)
 class FileEntry:
+    """A file the walk found, with its identity as the walk saw it.
+
+    ``dev`` / ``ino`` (0 when the platform gives none) travel into the
+    :class:`~neardup_core.models.Document`, so a later trash or move can tell the file that was
+    scanned from another file that took its path (a folder swapped for a symlink, a file replaced
+    by one with a copied size and mtime).
+    """
+
     path: str       # absolute, normalised; symlinks in it are not resolved
     size: int
     mtime_ns: int
+    dev: int = 0
+    ino: int = 0
 
     def __reduce__(self) -> tuple:
         # sent to a worker for every file: a constructor call pickles faster than a slotted
         # dataclass's field-by-field state
-        return (FileEntry, (self.path, self.size, self.mtime_ns))
+        return (FileEntry, (self.path, self.size, self.mtime_ns, self.dev, self.ino))
 
 
-def _entry_maker() -> Callable[[str, int, int], FileEntry]:
+def _entry_maker() -> Callable[[str, int, int, int, int], FileEntry]:
     """``FileEntry`` without its ``__init__``: the frozen dataclass sets each field through
     ``object.__setattr__``, the slots' own setters are quicker. The walk makes one per file,
     and a rescan of an unchanged folder is mostly the walk."""
     new = object.__new__
-    set_path, set_size, set_mtime = (getattr(FileEntry, n).__set__ for n in FileEntry.__slots__)
+    set_path, set_size, set_mtime, set_dev, set_ino = (getattr(FileEntry, n).__set__
+                                                       for n in FileEntry.__slots__)
 
-    def make(path: str, size: int, mtime_ns: int) -> FileEntry:
+    def make(path: str, size: int, mtime_ns: int, dev: int, ino: int) -> FileEntry:
         e = new(FileEntry)
         set_path(e, path)
         set_size(e, size)
         set_mtime(e, mtime_ns)
+        set_dev(e, dev)
+        set_ino(e, ino)
         return e
 
     return make
@@ -233,7 +246,7 @@ def walk(roots: Sequence[str], options: ScanOptions, *, cancel: CancelToken | No
                                 continue
                             seen_files.add(key)
                             st.files += 1
-                            yield _new_entry(entry.path, s.st_size, s.st_mtime_ns)
+                            yield _new_entry(entry.path, s.st_size, s.st_mtime_ns, *key)
                             continue
                 found = _classify(entry, root, options, suffixes, excluded, st, problem)
                 if found is None:
@@ -296,4 +309,4 @@ def _classify(entry: os.DirEntry[str], root: str, options: ScanOptions, suffixes
     if s.st_size < options.min_size:
         st.skipped_small += 1
         return None
-    return (s.st_dev, s.st_ino), FileEntry(path, s.st_size, s.st_mtime_ns)
+    return (s.st_dev, s.st_ino), FileEntry(path, s.st_size, s.st_mtime_ns, s.st_dev, s.st_ino)

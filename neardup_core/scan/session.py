@@ -155,8 +155,12 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass):
             assert o.extracted is not None and o.fingerprint is not None
             fmt, enc, conf, repl = o.extracted
             fp = o.fingerprint
+            # the identity is the walk's (a cache hit's row says nothing about which file now
+            # holds the path); a file changed while read keeps it too, and if it was replaced
+            # outright its new inode no longer matches, so no action will touch it unseen
             docs.append(Document(e.path, o.size, o.mtime_ns / 1e9, fmt, enc, conf, repl,
-                                 fp.chars, fp.text_hash))
+                                 fp.chars, fp.text_hash, o.mtime_ns, e.dev, e.ino,
+                                 o.content_hash))
             fps.append(fp)
         return docs, fps, by_path
 

@@ -248,6 +248,11 @@ def outcome_arrays(o: Outcome) -> tuple[dict[str, np.ndarray], dict]:
                                    for d in docs), "<f8", n),
         "replaced": np.fromiter((d.replaced for d in docs), "<i8", n),
         "chars": np.fromiter((d.chars for d in docs), "<i8", n),
+        # identity (see Document): what a trash or move checks before touching the file
+        "mtime_ns": np.fromiter((d.mtime_ns for d in docs), "<i8", n),
+        "dev": np.fromiter((d.dev for d in docs), "<u8", n),
+        "ino": np.fromiter((d.ino for d in docs), "<u8", n),
+        "content_hash": strings([d.content_hash or "" for d in docs]),
         "simhash": np.ascontiguousarray(o.simhash, dtype="<u8"),
         "minhash": np.ascontiguousarray(o.minhash, dtype="<u4"),
     }
@@ -322,11 +327,19 @@ def outcome_from(meta: dict, a: dict[str, np.ndarray]) -> Outcome:
     if n and not np.isfinite(mtime).all():
         raise ValueError("the document table has a modification time that is not a number")
     enc_names: list[str | None] = [*encodings, None]  # -1 indexes None
-    docs = documents_from_columns(
+    columns = [
         paths, size.tolist(), mtime.tolist(), [formats[f] for f in fmt.tolist()],
         [enc_names[e] for e in enc.tolist()],
         [None if math.isnan(c) else c for c in conf.tolist()], replaced.tolist(),
-        chars.tolist(), hashes)
+        chars.tolist(), hashes]
+    if "mtime_ns" in a or "dev" in a or "ino" in a or "content_hash" in a:
+        # written together: a payload with some of them is damaged, not older
+        columns += [column(a, "mtime_ns", "<i8", (n,)).tolist(),
+                    column(a, "dev", "<u8", (n,)).tolist(),
+                    column(a, "ino", "<u8", (n,)).tolist(),
+                    [h or None for h in unstrings(_present(a, "content_hash"), n,
+                                                  "content_hash")]]
+    docs = documents_from_columns(*columns)
     cols = {name: column(a, f"pairs_{name}", dtype, (m,)) for name, dtype in PAIR_COLUMNS}
     pairs = PairTable(**cols)
     if m and (pairs.a.min() < 0 or pairs.b.max() >= n or not bool((pairs.a < pairs.b).all())):

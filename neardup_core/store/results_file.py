@@ -33,8 +33,11 @@ from neardup_core.store import payload
 from neardup_core.store.payload import meta_value, text
 
 SESSION_FORMAT = "neardup-results"
-#: 1 was a zip of manifest.json and .npy members; 2 is the shared payload.
-SESSION_VERSION = 2
+#: 1 was a zip of manifest.json and .npy members; 2 is the shared payload; 3 adds each
+#: document's identity and content hash. Version 2 files still open, but their documents
+#: cannot be acted on until they are scanned again (nothing shows they are the same files).
+SESSION_VERSION = 3
+_OLDEST_READ = 2
 #: Suggested suffix for results files.
 SUFFIX = ".neardup"
 _EARLIER = ("it was saved by an earlier version of neardup: scan the folders again (this "
@@ -70,7 +73,11 @@ def save_result(result: ScanResult, path: str) -> None:
 
 
 def load_result(path: str) -> ScanResult:
-    """Read a results file written by :func:`save_result`. Raises :class:`ReportError`."""
+    """Read a results file written by :func:`save_result`. Raises :class:`ReportError`.
+
+    The result is marked ``origin="file"``: anyone can edit a results file, so the file actions
+    check every document against its roots, its identity and its content hash before acting
+    on it (:mod:`neardup_core.actions`)."""
     try:
         with open(path, "rb") as f:
             header, arrays = _read(f, path)
@@ -123,7 +130,7 @@ def _read(f: Any, path: str) -> tuple[dict, dict[str, np.ndarray]]:
     if version > SESSION_VERSION:
         raise ReportError(f"it was saved by a newer neardup (results format {version}; this one "
                           f"reads up to {SESSION_VERSION})")
-    if version < SESSION_VERSION:
+    if version < _OLDEST_READ:
         raise ReportError(_EARLIER)
     f.seek(head.body_start)
     body = np.empty(head.body_size, dtype=np.uint8)  # no larger than the file: checked above
@@ -164,7 +171,8 @@ def _result(header: dict, arrays: dict[str, np.ndarray]) -> ScanResult:
         documents=found.documents, problems=found.problems, simhash=found.simhash,
         minhash=found.minhash, pairs=found.pairs, threshold=threshold, group_mode=group_mode,
         partial=meta_value(m, "partial", bool), seconds=meta_value(m, "seconds", float),
-        notes=found.notes, stats=stats, ignored=ignored, references=references)
+        notes=found.notes, stats=stats, ignored=ignored, references=references,
+        origin="file")
 
 
 def _jsonable(obj: Any) -> Any:

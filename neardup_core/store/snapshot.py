@@ -42,7 +42,7 @@ from neardup_core.store import payload
 from neardup_core.store.payload import Outcome, column, outcome_arrays, outcome_from
 
 #: Bump when the payload layout or the meaning of a stored field changes.
-SNAPSHOT_VERSION = 3
+SNAPSHOT_VERSION = 4  # 4: documents carry their identity (mtime_ns, dev, ino, content hash)
 #: Options that only regroup (applied to the stored pairs) or only say how to run.
 _NOT_IN_KEY = frozenset({"threshold", "group_mode", "jobs", "use_cache", "cache_path"})
 _SEP = "\0"  # never part of a path, an encoding name or a hex digest
@@ -78,10 +78,14 @@ def snapshot_key(roots: Sequence[str], options: ScanOptions, settings_key: str) 
 
 def folder_state(entries: Sequence[FileEntry], walk_problems: Sequence[Problem]) -> str:
     """A digest of what the walk saw; equal digests mean nothing a scan reads has changed
-    (size and modification time, the same test the per-file cache makes)."""
+    (size and modification time, the same test the per-file cache makes) and every file is the
+    one the kept result describes (device and inode): the documents a replay hands back carry
+    the identity a trash or move checks, so a file replaced by another with the same size and
+    mtime must not be answered by the old snapshot."""
     h = xxhash.xxh3_128()
     h.update(f"{len(entries)}:{len(walk_problems)}".encode())
-    parts = [f"{e.path}{_SEP}{e.size}{_SEP}{e.mtime_ns}" for e in entries]
+    parts = [f"{e.path}{_SEP}{e.size}{_SEP}{e.mtime_ns}{_SEP}{e.dev}{_SEP}{e.ino}"
+             for e in entries]
     parts.extend(f"{p.path}{_SEP}{p.kind}" for p in walk_problems)
     h.update(_SEP.join(parts).encode("utf-8", "surrogatepass"))
     return h.hexdigest()

@@ -236,6 +236,62 @@ def test_never_trashes_the_last_copy(loaded, qtbot, messages):
     assert any("Nothing to do" in text for _kind, text in messages)
 
 
+def _as_loaded_from_a_file(result, row: int, outside: Path):
+    """``result`` as a results file would hold it (each document's identity and content hash
+    recorded, ``origin="file"``), with row ``row`` edited to name ``outside`` (its real size,
+    mtime and identity): an edited results file."""
+    import dataclasses
+
+    from neardup_core.extract import content_hash
+
+    def recorded(d, path: str):
+        st = os.stat(path)
+        return dataclasses.replace(d, path=path, size=st.st_size, mtime=st.st_mtime,
+                                   mtime_ns=st.st_mtime_ns, dev=st.st_dev, ino=st.st_ino,
+                                   content_hash=content_hash(path, 64 << 20))
+
+    docs = [recorded(d, d.path) for d in result.documents]
+    docs[row] = recorded(docs[row], str(outside))
+    return dataclasses.replace(result, documents=tuple(docs), origin="file")
+
+
+def test_refusals_of_an_untrusted_results_file_are_shown_with_their_reasons(
+        window, qtbot, tmp_path, monkeypatch, messages):
+    w = window
+    result = factory.on_disk(tmp_path / "docs", FILES, NEAR)
+    outside = tmp_path / "not scanned" / "report copy.txt"
+    outside.parent.mkdir()
+    outside.write_text("quarterly report", encoding="utf-8")
+    row = next(i for i, d in enumerate(result.documents) if d.name == "report copy.txt")
+    w.set_result(_as_loaded_from_a_file(result, row, outside), new_scan=True)
+    w.mark_all_but_reference()
+    shown: list[dict[str, str]] = []
+
+    def look(dialog: ConfirmActionDialog):
+        tree = dialog.refused
+        shown.append({tree.topLevelItem(i).text(0): tree.topLevelItem(i).text(1)
+                      for i in range(tree.topLevelItemCount())})
+        return QDialog.DialogCode.Rejected
+
+    monkeypatch.setattr(ConfirmActionDialog, "exec", look)
+    w.trash_marked()
+    assert "not in the scanned folders" in shown[0]["report copy.txt"]
+    assert w.trashed == [] and outside.exists()
+    # only that file marked: nothing to do, and the message says which file and why
+    w.set_result(_as_loaded_from_a_file(result, row, outside), new_scan=True)
+    assert w.model.marked_count() == 0
+    w.confirm = lambda parent, plan, result, log: Confirmation(False)
+    for g in range(w.model.group_count()):
+        for k in range(len(w.model.group(g))):
+            w.select_member(g, k)
+            if w.result.documents[w.selected_docs()[0]].name == "report copy.txt":
+                w.toggle_marks()
+    w.trash_marked()
+    assert w.trashed == []
+    assert any("Nothing to do" in text and "report copy.txt" in text
+               and "not in the scanned folders" in text for _kind, text in messages)
+
+
 def test_move_to_folder(loaded, qtbot, tmp_path):
     w = loaded
     dest = tmp_path / "moved"

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
+from neardup_core.extract import content_hash
 from neardup_core.models import Document, GroupMode, Method, PairTable, ScanOptions
 from neardup_core.result import ScanResult
 
@@ -32,10 +33,14 @@ def write_files(root: Path, files: dict[str, str]) -> dict[str, str]:
 
 
 def document(path: str, text: str) -> Document:
+    """The document a scan would make of ``path``, its identity (device, inode, mtime in ns,
+    content hash) recorded as the walk and the reader record it."""
     st = os.stat(path)
     return Document(path=path, size=st.st_size, mtime=st.st_mtime, format="txt",
                     encoding="utf-8", confidence=1.0, replaced=0, chars=len(text),
-                    text_hash=xxhash.xxh3_128_hexdigest(text.encode("utf-8")))
+                    text_hash=xxhash.xxh3_128_hexdigest(text.encode("utf-8")),
+                    mtime_ns=st.st_mtime_ns, dev=st.st_dev, ino=st.st_ino,
+                    content_hash=content_hash(path, ScanOptions().max_size))
 
 
 def _minhash(text: str) -> np.ndarray:

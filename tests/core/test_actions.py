@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import tempfile
@@ -364,6 +365,152 @@ def test_move_failure_leaves_the_source_and_no_placeholder(result, tmp_path, log
     assert report.failed and report.done == ()
     assert os.path.exists(result.documents[i].path)
     assert os.listdir(dest) == []
+
+
+# -- the file that was confirmed, not whatever its path names now (issue 18, item 1) --------
+
+posix_only = pytest.mark.skipif(os.name != "posix", reason="symlinks need privileges on Windows")
+
+
+def _decoy(folder: Path, like: Path) -> Path:
+    """Another file in ``folder`` with ``like``'s name, size and mtime (``touch -r``), other
+    bytes: what a path check by size and mtime cannot tell from ``like``."""
+    st = like.stat()
+    folder.mkdir(parents=True, exist_ok=True)
+    decoy = folder / like.name
+    decoy.write_bytes(b"x" * st.st_size)
+    os.utime(decoy, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return decoy
+
+
+def _swap_for_symlink(folder: Path, to: Path, keep: Path) -> None:
+    """Move ``folder`` aside to ``keep`` and put a symlink to ``to`` in its place."""
+    folder.rename(keep)
+    folder.symlink_to(to, target_is_directory=True)
+
+
+def _replace_keeping_size_and_mtime(path: Path) -> None:
+    """Replace ``path`` by a new file (another inode) with its size and mtime."""
+    st = path.stat()
+    other = path.with_name(path.name + ".new")
+    other.write_bytes(b"y" * st.st_size)
+    os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.replace(other, path)
+
+
+@posix_only
+def test_a_folder_swapped_for_a_symlink_after_confirmation_is_not_followed(
+        result, trash, log, tmp_path) -> None:
+    i = doc_index(result, "季度报告 - Copy.txt")
+    path = Path(result.documents[i].path)
+    plan = plan_trash(result, [i])
+    assert [it.doc for it in plan.items] == [i]
+    victim = _decoy(tmp_path / "someone else", path)
+    _swap_for_symlink(path.parent, victim.parent, tmp_path / "backup moved")
+    report = execute(plan, confirmed=True, trash=trash, log=log)
+    assert trash.calls == [] and victim.exists()
+    assert report.done == () and "symbolic link" in report.skipped[0].message
+    assert "symbolic link" in read_log(log)[0][4]
+
+
+@posix_only
+def test_a_folder_swapped_for_a_symlink_before_planning_is_refused(result, tmp_path) -> None:
+    i = doc_index(result, "季度报告 - Copy.txt")
+    path = Path(result.documents[i].path)
+    victim = _decoy(tmp_path / "someone else", path)
+    _swap_for_symlink(path.parent, victim.parent, tmp_path / "backup moved")
+    plan = plan_trash(result, [i])
+    assert plan.items == () and "symbolic link" in plan.refused[0].reason
+
+
+@posix_only
+def test_the_scanned_root_swapped_for_a_symlink_is_caught_by_identity(result, trash, log,
+                                                                       tmp_path) -> None:
+    i = doc_index(result, "季度报告 - Copy.txt")
+    path = Path(result.documents[i].path)
+    plan = plan_trash(result, [i])
+    root = Path(result.roots[0])
+    copy = tmp_path / "copy of the root"
+    shutil.copytree(root, copy)  # the same names, sizes and mtimes (copy2): other files
+    _swap_for_symlink(root, copy, tmp_path / "root moved")
+    report = execute(plan, confirmed=True, trash=trash, log=log)
+    assert trash.calls == [] and (copy / path.relative_to(root)).exists()
+    assert "replaced since it was confirmed" in report.skipped[0].message
+
+
+def test_a_file_replaced_with_the_same_size_and_mtime_is_not_trashed(result, trash, log
+                                                                     ) -> None:
+    i = doc_index(result, "季度报告 - Copy.txt")
+    path = Path(result.documents[i].path)
+    plan = plan_trash(result, [i])
+    _replace_keeping_size_and_mtime(path)
+    report = execute(plan, confirmed=True, trash=trash, log=log)
+    assert trash.calls == [] and path.exists()
+    assert "replaced since it was confirmed" in report.skipped[0].message
+    # and a plan made after the swap refuses it outright
+    again = plan_trash(result, [i])
+    assert again.items == () and "replaced since the scan" in again.refused[0].reason
+
+
+def test_a_copy_that_stays_must_still_be_the_scanned_file(result, trash, log) -> None:
+    g = group_of(result, "季度报告.txt")
+    dupes = [m.doc for m in g.members[1:]]
+    plan = plan_trash(result, dupes)
+    assert len(plan.items) == len(dupes)
+    # the copy meant to stay is replaced by other bytes with its size and mtime
+    _replace_keeping_size_and_mtime(Path(result.documents[g.reference].path))
+    report = execute(plan, confirmed=True, trash=trash, log=log)
+    assert len(report.done) == len(dupes) - 1  # the last copy of the text stays
+    assert "last copy" in report.skipped[0].message
+    assert sum(os.path.exists(result.documents[d].path) for d in dupes) == 1
+
+
+@posix_only
+def test_move_does_not_follow_a_folder_swapped_for_a_symlink(result, tmp_path, log) -> None:
+    dest = tmp_path / "moved"
+    dest.mkdir()
+    i = doc_index(result, "会议纪要.txt")
+    path = Path(result.documents[i].path)
+    plan = plan_move(result, [i], dest)
+    victim = _decoy(tmp_path / "someone else", path)
+    _swap_for_symlink(path.parent, victim.parent, tmp_path / "docs moved")
+    report = execute(plan, confirmed=True, log=log)
+    assert report.moved == () and os.listdir(dest) == [] and victim.exists()
+    assert "symbolic link" in report.skipped[0].message
+
+
+def test_move_does_not_take_a_file_replaced_with_the_same_size_and_mtime(result, tmp_path,
+                                                                        log) -> None:
+    dest = tmp_path / "moved"
+    dest.mkdir()
+    i = doc_index(result, "会议纪要.txt")
+    path = Path(result.documents[i].path)
+    plan = plan_move(result, [i], dest)
+    _replace_keeping_size_and_mtime(path)
+    report = execute(plan, confirmed=True, log=log)
+    assert report.moved == () and os.listdir(dest) == [] and path.exists()
+    assert "replaced since it was confirmed" in report.skipped[0].message
+
+
+def test_a_path_outside_the_roots_is_refused(result, tmp_path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    i = doc_index(result, "季度报告 - Copy.txt")
+    twin = outside / "twin.txt"
+    shutil.copy2(result.documents[i].path, twin)
+    st = twin.stat()
+    forged = dataclasses.replace(result.documents[i], path=str(twin), dev=st.st_dev,
+                                 ino=st.st_ino, mtime_ns=st.st_mtime_ns, mtime=st.st_mtime)
+    docs = list(result.documents)
+    docs[i] = forged
+    res = dataclasses.replace(result, documents=tuple(docs))
+    plan = plan_trash(res, [i])
+    assert plan.items == () and "not in the scanned folders" in plan.refused[0].reason
+    dotted = dataclasses.replace(forged, path=os.path.join(result.roots[0], "..", "outside",
+                                                           "twin.txt"))
+    docs[i] = dotted
+    plan = plan_trash(dataclasses.replace(result, documents=tuple(docs)), [i])
+    assert plan.items == () and "not in the scanned folders" in plan.refused[0].reason
 
 
 # -- remove_documents -----------------------------------------------------------------------

@@ -55,10 +55,11 @@ def test_order_filters_and_counts(ex_tree: Path) -> None:
     assert all(os.path.isabs(p) and os.path.normpath(p) == p for p in paths)
 
 
-def test_entries_carry_size_and_mtime(tmp_path: Path) -> None:
+def test_entries_carry_size_mtime_and_identity(tmp_path: Path) -> None:
     path = _touch(tmp_path / "a.txt", b"12345")
     (entry,) = list(walk([str(tmp_path)], ScanOptions()))
-    assert entry == FileEntry(str(path), 5, path.stat().st_mtime_ns)
+    st = path.stat()
+    assert entry == FileEntry(str(path), 5, st.st_mtime_ns, st.st_dev, st.st_ino)
     # made without __init__ (see walk._entry_maker), and still a whole, frozen FileEntry
     assert type(entry) is FileEntry and hash(entry) == hash(FileEntry(*entry.__reduce__()[1]))
     with pytest.raises(AttributeError):

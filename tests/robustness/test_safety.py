@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import textgen as tg
 from _robust import assert_whole, scan
@@ -25,6 +26,7 @@ from neardup_core.actions import (
 )
 from neardup_core.errors import ActionError
 from neardup_core.report import render, write_csv, write_html
+from neardup_core.store.results_file import load_result, save_result
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -334,3 +336,154 @@ def test_trash_function_is_only_ever_given_planned_paths(scanned, tmp_path: Path
     refs = {result.documents[g.reference].path for g in result.groups}
     assert not refs & set(seen)
     assert str(_root / "unique.txt") not in seen
+
+
+# -- the file confirmed, not whatever its path names now (issue 18, item 1) ---------------------
+def _same_size_and_mtime(folder: Path, like: Path) -> Path:
+    """A file in ``folder`` named, sized and dated like ``like`` (``touch -r``), other bytes."""
+    st = like.stat()
+    folder.mkdir(parents=True, exist_ok=True)
+    other = folder / like.name
+    other.write_bytes(b"z" * st.st_size)
+    os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return other
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symlinks need privileges on Windows")
+def test_a_scanned_folder_swapped_for_a_symlink_does_not_send_another_file_to_the_trash(
+        scanned, trash_bin, tmp_path: Path) -> None:
+    root, result = scanned
+    i = _idx(result, "a copy.txt")
+    plan = plan_trash(result, [i])
+    assert [it.doc for it in plan.items] == [i]  # confirmed; now the attack
+    victim = _same_size_and_mtime(tmp_path / "someone else's", root / "sub" / "a copy.txt")
+    (root / "sub").rename(tmp_path / "sub moved")
+    (root / "sub").symlink_to(victim.parent, target_is_directory=True)
+    report = execute(plan, confirmed=True, trash=trash_bin, log=ActionLog(tmp_path / "log"))
+    assert not trash_bin.taken and victim.exists()
+    assert "symbolic link" in report.skipped[0].message
+
+
+def test_documents_carry_the_identity_of_the_file_walked_even_from_the_cache(
+        tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    text = tg.en_doc(41, 20)
+    (root / "a.txt").write_text(text, encoding="utf-8")
+    (root / "b.txt").write_text(text, encoding="utf-8")
+    cache = str(tmp_path / "cache.db")
+    first = scan(root, use_cache=True, cache_path=cache)
+    # the same bytes, size and mtime under the same name, but another file (another inode)
+    a = root / "a.txt"
+    st = a.stat()
+    fresh = root / "a.txt.tmp"
+    fresh.write_text(text, encoding="utf-8")
+    os.utime(fresh, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.replace(fresh, a)
+    second = scan(root, use_cache=True, cache_path=cache)
+    for result in (first, second):
+        assert all(d.ino and d.mtime_ns and d.content_hash for d in result.documents)
+    now = a.stat()
+    doc = second.documents[_idx(second, "a.txt")]
+    assert (doc.dev, doc.ino) == (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino)
+
+
+# -- a saved results file is untrusted input (issue 18, item 3) ---------------------------------
+def _edit_row(saved: Path, edited: Path, row: int, path: Path) -> None:
+    """Copy a results file with row ``row`` naming ``path``, with ``path``'s real size, mtime
+    and (where the file records them) identity and content hash: what a hostile editor of the
+    file can write. The digest is made to match."""
+    from neardup_core.extract import content_hash
+    from neardup_core.store import payload
+
+    header, arrays = payload.unpack(saved.read_bytes())
+    arrays = {k: np.array(v) for k, v in arrays.items()}
+    n = header["meta"]["documents"]
+    paths = payload.unstrings(arrays["paths"], n, "paths")
+    paths[row] = str(path)
+    arrays["paths"] = payload.strings(paths)
+    st = path.stat()
+    arrays["size"][row] = st.st_size
+    arrays["mtime"][row] = st.st_mtime
+    for name, value in (("mtime_ns", st.st_mtime_ns), ("dev", st.st_dev), ("ino", st.st_ino)):
+        if name in arrays:
+            arrays[name][row] = value
+    if "content_hash" in arrays:
+        hashes = payload.unstrings(arrays["content_hash"], n, "content_hash")
+        hashes[row] = content_hash(str(path), 64 << 20)
+        arrays["content_hash"] = payload.strings(hashes)
+    edited.write_bytes(payload.pack(header["format"], header["version"], arrays,
+                                    header["meta"]))
+
+
+def test_an_edited_results_file_cannot_send_a_file_outside_its_folders_to_the_trash(
+        scanned, trash_bin, tmp_path: Path) -> None:
+    root, result = scanned
+    saved, edited = tmp_path / "good.neardup", tmp_path / "edited.neardup"
+    save_result(result, str(saved))
+    victim = tmp_path / "outside" / "a copy.txt"
+    victim.parent.mkdir()
+    victim.write_bytes((root / "sub" / "a copy.txt").read_bytes())
+    i = _idx(result, "a copy.txt")
+    _edit_row(saved, edited, i, victim)
+    loaded = load_result(str(edited))
+    assert loaded.documents[i].path == str(victim)
+    assert any(i in [m.doc for m in g.members] and g.exact for g in loaded.groups)
+    plan = plan_trash(loaded, [i])
+    assert plan.items == ()
+    assert "not in the scanned folders of these results" in plan.refused[0].reason
+    move = plan_move(loaded, [i], tmp_path)
+    assert move.items == () and "scan again" in move.refused[0].reason
+    execute(plan, confirmed=True, trash=trash_bin, log=ActionLog(tmp_path / "log"))
+    assert not trash_bin.taken and victim.exists()
+
+
+def test_a_file_changed_since_the_results_were_saved_cannot_be_acted_on(scanned,
+                                                                        tmp_path: Path) -> None:
+    root, result = scanned
+    saved = tmp_path / "good.neardup"
+    save_result(result, str(saved))
+    target = root / "sub" / "a copy.txt"
+    st = target.stat()
+    data = bytearray(target.read_bytes())
+    data[:4] = b"XXXX"  # other bytes, the same size, the mtime put back: the same file to stat
+    with open(target, "r+b") as f:
+        f.write(bytes(data))
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+    loaded = load_result(str(saved))
+    i = _idx(loaded, "a copy.txt")
+    plan = plan_trash(loaded, [i])
+    assert plan.items == () and "changed since these results were saved" in plan.refused[0].reason
+
+
+def test_a_genuine_saved_result_still_plans_normally(scanned, trash_bin, tmp_path: Path) -> None:
+    _root, result = scanned
+    saved = tmp_path / "good.neardup"
+    save_result(result, str(saved))
+    loaded = load_result(str(saved))
+    assert loaded.origin == "file" and result.origin == "scan"
+    i = _idx(loaded, "a copy.txt")
+    plan = plan_trash(loaded, [i])
+    assert [it.doc for it in plan.items] == [i] and plan.refused == ()
+    report = execute(plan, confirmed=True, trash=trash_bin, log=ActionLog(tmp_path / "log"))
+    assert report.done == (loaded.documents[i].path,)
+
+
+def test_a_copy_that_stays_in_a_loaded_result_must_be_proven_too(scanned, trash_bin,
+                                                                  tmp_path: Path) -> None:
+    root, result = scanned
+    saved = tmp_path / "good.neardup"
+    save_result(result, str(saved))
+    loaded = load_result(str(saved))
+    i = _idx(loaded, "b edited.txt")
+    j = _idx(loaded, "b.txt")
+    # the copy that would stay now holds other words (size and mtime kept)
+    other = root / "b.txt"
+    st = other.stat()
+    with open(other, "r+b") as f:
+        f.write(b"#" * 8)
+    os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+    plan = plan_trash(loaded, [i])
+    assert plan.items == ()
+    assert "last copy" in plan.refused[0].reason and plan.refused[0].doc == i
+    assert j not in [it.doc for it in plan.items]

@@ -155,3 +155,37 @@ def test_surrogate_paths_in_the_header_round_trip_and_bad_utf8_is_refused(
                                  header0["meta"]))
     with pytest.raises(ReportError, match="paths"):
         load_result(str(bad))
+
+
+def _peak_of(load) -> int:
+    """Peak bytes Python allocated while ``load()`` ran (numpy's buffers included)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        load()
+    except ReportError:
+        pass
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak
+
+
+def test_loading_a_hostile_file_needs_a_small_multiple_of_its_size(saved: Path,
+                                                                    tmp_path: Path) -> None:
+    """Issue 18, item 4: a 0.36 MB results file whose manifest inflated within the allowed ratio
+    took 771 MB before it was refused. Every form of a 1 MB file stays within 64 MB."""
+    mb = 1 << 20
+    # the old format: a zip whose manifest inflates a thousandfold
+    bomb = tmp_path / "bomb.neardup"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("manifest.json", b'{"documents": [' + b'"x",' * (300 * mb // 4) + b'"x"]}')
+    assert bomb.stat().st_size < 2 * mb
+    # the current format: a header of a megabyte of small objects, and of numbers
+    objects = _rebuild(saved, tmp_path / "objects.neardup",
+                       lambda h: h["meta"].update(stats=[{}] * (mb // 3)))
+    numbers = _rebuild(saved, tmp_path / "numbers.neardup",
+                       lambda h: h["meta"].update(references=[[1, 0]] * (mb // 6)))
+    for path in (str(bomb), objects, numbers):
+        assert _peak_of(lambda p=path: load_result(p)) < 64 * mb, path

@@ -1,0 +1,208 @@
+"""What ``-o`` and ``--cache`` may touch (issue 18, items 5-7, 9 and 12).
+
+A report is written where the user pointed: into a device, a FIFO or an inherited descriptor as
+a stream, through a link to its target, over a file only once it is complete; a failure is one
+line and leaves the earlier file as it was. A file neardup did not make is never moved aside
+as its "corrupt cache". Every case is made on the spot, in the test's own folder.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+import textgen as tg
+
+from neardup_core.cli import main
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="devices, FIFOs and /dev/fd")
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "in"
+    root.mkdir()
+    a = tg.en_doc(21, 25)
+    (root / "a.txt").write_text(a, encoding="utf-8")
+    (root / "a (1).txt").write_text(tg.typos(a, 1, 4), encoding="utf-8")
+    (root / "other.txt").write_text(tg.en_doc(23, 25), encoding="utf-8")
+    return root
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def scan_to(folder: Path, output: str, *extra: str) -> tuple[int, str, str]:
+    return run_cli("scan", str(folder), "--no-cache", "-j", "1", "-q", "-o", output, *extra)
+
+
+FORMATS = ["text", "json", "csv", "html"]
+
+
+# -- item 5: -o never replaces what is not a regular file --------------------------------------
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_fifo_given_as_output_gets_the_report_and_stays_a_fifo(folder: Path, tmp_path: Path,
+                                                                fmt: str) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def reader() -> None:
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    code, _, err = scan_to(folder, str(fifo), "--format", fmt)
+    # (were it replaced, the reader would wait on the lost FIFO: a daemon thread, left behind)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    t.join(30)
+    assert code == 0, err
+    assert got and b"a (1).txt" in got[0]
+
+
+def test_a_character_device_is_written_into_not_replaced(folder: Path, tmp_path: Path) -> None:
+    """A null device made in the test's folder stands for /dev/null (as root, the old code
+    put a regular file in place of the device)."""
+    dev = tmp_path / "null"
+    try:
+        os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, OSError):
+        pytest.skip("cannot make a device node here")
+    for fmt in FORMATS:
+        code, _, err = scan_to(folder, str(dev), "--format", fmt)
+        assert code == 0, err
+        st = os.lstat(dev)
+        assert stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3), fmt
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "null"]  # no temporary left
+
+
+def test_an_inherited_descriptor_is_written_as_a_stream(folder: Path, tmp_path: Path) -> None:
+    """``-o >(wc -c)`` names /dev/fd/N, a pipe: the report goes into it."""
+    r, w = os.pipe()
+    try:
+        code, _, err = scan_to(folder, f"/dev/fd/{w}", "--format", "json")
+        os.close(w)
+        w = -1
+        with os.fdopen(r, "rb") as f:
+            r = -1
+            data = f.read()
+    finally:
+        for fd in (r, w):
+            if fd >= 0:
+                os.close(fd)
+    assert code == 0, err
+    assert b'"neardup-report"' in data
+
+
+def test_a_symlink_is_followed_and_its_target_replaced_whole(folder: Path,
+                                                            tmp_path: Path) -> None:
+    target = tmp_path / "reports" / "real.json"
+    target.parent.mkdir()
+    target.write_text("old", encoding="utf-8")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    code, _, err = scan_to(folder, str(link))
+    assert code == 0, err
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert '"neardup-report"' in target.read_text(encoding="utf-8")
+    assert sorted(p.name for p in target.parent.iterdir()) == ["real.json"]
+
+
+def test_a_symlink_into_a_folder_that_cannot_be_written_is_refused(
+        folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "locked" / "real.txt"
+    target.parent.mkdir()
+    target.write_text("earlier report", encoding="utf-8")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if os.fspath(p) == str(
+        target.parent) else real_access(p, mode, **kw))
+    code, _, err = scan_to(folder, str(link))
+    assert code == 1 and err.count("\n") == 1 and "cannot be written" in err, err
+    assert "Traceback" not in err
+    assert link.is_symlink() and target.read_text(encoding="utf-8") == "earlier report"
+
+
+def test_dash_means_standard_output(folder: Path, tmp_path: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = scan_to(folder, "-", "--format", "json")
+    assert code == 0, err
+    assert '"neardup-report"' in out
+    assert not (tmp_path / "-").exists()
+
+
+# -- item 6: every format atomically; one line, the earlier file intact -----------------------
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_full_disk_keeps_the_earlier_report(folder: Path, tmp_path: Path, fmt: str,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / f"report.{fmt}"
+    out.write_text("the earlier report\n", encoding="utf-8")
+    before = out.stat()
+    real_open = io.open
+
+    def full_open(file, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
+        f = real_open(file, mode, *args, **kwargs)
+        if "w" in mode or "x" in mode:
+            def write(*_a: object) -> int:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            f.write = write  # type: ignore[method-assign]
+        return f
+
+    import builtins
+
+    monkeypatch.setattr(builtins, "open", full_open)
+    code, _, err = scan_to(folder, str(out), "--format", fmt)
+    monkeypatch.undo()
+    assert code == 1, err
+    assert err.count("\n") == 1 and "No space left on device" in err and "Traceback" not in err
+    assert out.read_text(encoding="utf-8") == "the earlier report\n"
+    assert out.stat().st_mtime_ns == before.st_mtime_ns
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", out.name]  # no temporary left
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_an_output_naming_a_folder_is_one_line(folder: Path, tmp_path: Path, fmt: str) -> None:
+    target = tmp_path / "out"
+    target.mkdir()
+    code, _, err = scan_to(folder, str(target), "--format", fmt)
+    assert code == 2 and err.count("\n") == 1 and "is a folder" in err, err
+    assert "Traceback" not in err and target.is_dir() and list(target.iterdir()) == []
+
+
+def test_a_writer_given_a_folder_says_so(folder: Path, tmp_path: Path) -> None:
+    """The library's writers refuse a folder too (the app and scripts call them directly)."""
+    from neardup_core.errors import ReportError
+    from neardup_core.models import ScanOptions
+    from neardup_core.report import write_json, write_text
+    from neardup_core.scan.session import ScanSession
+
+    result = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(folder)])
+    for writer in (write_text, write_json):
+        with pytest.raises(ReportError, match="is a folder"):
+            writer(result, str(tmp_path))
+
+
+def test_a_broken_pipe_on_stdout_stays_quiet(folder: Path) -> None:
+    """``neardup scan ... | head``: no message, exit 0, in every format (as the text report
+    did already)."""
+
+    class Gone(io.StringIO):
+        def write(self, s: str) -> int:
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    for fmt in FORMATS:
+        err = io.StringIO()
+        code = main(["scan", str(folder), "--no-cache", "-j", "1", "-q", "--format", fmt],
+                    stdout=Gone(), stderr=err)
+        assert (code, err.getvalue()) == (0, ""), fmt

@@ -232,6 +232,8 @@ def _report_format(args: argparse.Namespace) -> str:
 def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
     options = options_from_args(args).validate()
     fmt = _report_format(args)
+    if options.use_cache and args.cache:
+        _check_cache(os.path.abspath(args.cache))
     if args.output == "-":
         args.output = None  # standard output, as without -o
     if args.output:
@@ -316,6 +318,21 @@ def _check_output(output: str) -> None:
                                        f"({exc.strerror or exc})") from None
     if not stat.S_ISDIR(st.st_mode):
         raise OptionsError("--output", f"{folder} is not a folder")
+
+
+def _check_cache(path: str) -> None:
+    """Refuse a ``--cache`` that names a file neardup did not make (exit 2, the file untouched):
+    the user pointed at the wrong file, and a scan without the cache they asked for is not what
+    they meant either."""
+    from neardup_core.errors import CacheRefused, CacheUnavailable
+    from neardup_core.store.cache import check_cache_file
+
+    try:
+        check_cache_file(path)
+    except CacheRefused as exc:
+        raise OptionsError("--cache", str(exc)) from None
+    except CacheUnavailable:
+        pass  # locked, unreadable: the scan goes on without it and says so, as before
 
 
 def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextIO) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import sqlite3
 import stat
 import threading
 from pathlib import Path
@@ -206,3 +207,96 @@ def test_a_broken_pipe_on_stdout_stays_quiet(folder: Path) -> None:
         code = main(["scan", str(folder), "--no-cache", "-j", "1", "-q", "--format", fmt],
                     stdout=Gone(), stderr=err)
         assert (code, err.getvalue()) == (0, ""), fmt
+
+
+# -- item 7: --cache never moves a file neardup did not make -----------------------------------
+def _foreign_database(path: Path) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE notes (t TEXT)")
+    conn.execute("INSERT INTO notes VALUES ('my own notes')")
+    conn.commit()
+    conn.close()
+
+
+def _with_app_id(path: Path) -> None:
+    """Another program's database that says whose it is."""
+    _foreign_database(path)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA application_id = 1234")
+    conn.close()
+
+
+def _legacy_lookalike(path: Path) -> None:
+    """neardup's table names, another program's columns."""
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE meta (key TEXT, value TEXT)")
+    conn.execute("CREATE TABLE entries (id INTEGER, name TEXT)")
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("make", [
+    lambda p: p.write_text("a shopping list\nmilk\n", encoding="utf-8"),
+    lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\x00" * 50),
+    _foreign_database, _with_app_id, _legacy_lookalike,
+], ids=["text", "short-header", "sqlite", "app-id", "lookalike"])
+def test_cache_pointed_at_a_file_neardup_did_not_make_refuses_and_leaves_it(
+        folder: Path, tmp_path: Path, make) -> None:
+    theirs = tmp_path / "theirs.db"
+    make(theirs)
+    before = (theirs.read_bytes(), theirs.stat().st_mtime_ns)
+    for quiet in ((), ("-q",)):
+        code, out, err = run_cli("scan", str(folder), "-j", "1", "--cache", str(theirs), *quiet)
+        assert code == 2 and err.count("\n") == 1, err
+        assert "not a neardup cache" in err and "left as it is" in err, err
+        assert out == ""
+    assert (theirs.read_bytes(), theirs.stat().st_mtime_ns) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "theirs.db"]
+
+
+def test_the_library_and_the_app_scan_without_a_refused_cache_and_say_so(
+        folder: Path, tmp_path: Path) -> None:
+    """The app's default cache goes through the same check: a refusal is a note, not a crash."""
+    from neardup_core.models import ScanOptions
+    from neardup_core.scan.session import ScanSession
+
+    theirs = tmp_path / "theirs.db"
+    _foreign_database(theirs)
+    before = (theirs.read_bytes(), theirs.stat().st_mtime_ns)
+    result = ScanSession(ScanOptions(jobs=1, cache_path=str(theirs))).run([str(folder)])
+    assert len(result.groups) == 1
+    assert any("without the fingerprint cache" in n and "not a neardup cache" in n
+               for n in result.notes), result.notes
+    assert (theirs.read_bytes(), theirs.stat().st_mtime_ns) == before
+
+
+def test_a_cache_neardup_made_is_used_and_one_from_before_the_id_is_still_recognised(
+        folder: Path, tmp_path: Path) -> None:
+    from neardup_core.store.cache import APPLICATION_ID, FingerprintCache
+
+    ours = tmp_path / "ours.sqlite"
+    code, _, err = run_cli("scan", str(folder), "-j", "1", "-q", "--cache", str(ours))
+    assert code == 0, err
+    conn = sqlite3.connect(ours)
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    conn.execute("PRAGMA application_id = 0")  # as an earlier version left it
+    conn.close()
+    code, _, err = run_cli("scan", str(folder), "-j", "1", "--cache", str(ours))
+    assert code == 0 and ("from the cache" in err or "unchanged since" in err), err
+    with FingerprintCache.open(str(ours)) as c:
+        assert c.recovered_from is None and len(c) == 3
+    conn = sqlite3.connect(ours)
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    conn.close()
+
+
+def test_only_a_damaged_cache_neardup_made_is_moved_aside(tmp_path: Path) -> None:
+    from neardup_core.store.cache import FingerprintCache
+
+    ours = tmp_path / "ours.sqlite"
+    with FingerprintCache.open(str(ours)):
+        pass
+    header = ours.read_bytes()[:100]
+    ours.write_bytes(header + os.urandom(8192))  # its header says neardup's, the rest is gone
+    with FingerprintCache.open(str(ours)) as c:
+        assert c.recovered_from is not None and ".corrupt-" in c.recovered_from

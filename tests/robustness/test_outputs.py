@@ -300,3 +300,90 @@ def test_only_a_damaged_cache_neardup_made_is_moved_aside(tmp_path: Path) -> Non
     ours.write_bytes(header + os.urandom(8192))  # its header says neardup's, the rest is gone
     with FingerprintCache.open(str(ours)) as c:
         assert c.recovered_from is not None and ".corrupt-" in c.recovered_from
+
+
+# -- item 9: --jobs capped, an empty path is an error ------------------------------------------
+def test_jobs_beyond_four_per_core_are_refused_everywhere(folder: Path) -> None:
+    from neardup_core.errors import OptionsError
+    from neardup_core.models import ScanOptions, max_jobs
+
+    assert max_jobs() == 4 * (os.cpu_count() or 1)
+    code, out, err = run_cli("scan", str(folder), "--no-cache", "-j", "1000")
+    assert code == 2 and err.count("\n") == 1 and "jobs" in err and "1000" in err, err
+    assert out == ""
+    with pytest.raises(OptionsError, match="more than"):
+        ScanOptions(jobs=max_jobs() + 1).validate()
+    ScanOptions(jobs=max_jobs()).validate()  # the cap itself is allowed
+
+
+@pytest.mark.parametrize("empty", ["", "   "])
+def test_an_empty_path_is_an_error_not_the_current_folder(folder: Path, empty: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from neardup_core.errors import PathError
+    from neardup_core.extract.walk import check_roots
+
+    monkeypatch.chdir(folder)  # where "" used to lead: a folder with groups in it
+    code, out, err = run_cli("scan", empty, "--no-cache", "-j", "1")
+    assert code == 2 and "an empty path" in err and err.count("\n") == 1, err
+    assert out == ""
+    with pytest.raises(PathError, match="an empty path"):
+        check_roots([str(folder), empty])
+
+
+# -- item 12: a folder that cannot be read says "permission denied" ----------------------------
+def test_a_root_behind_a_closed_folder_says_permission_denied_not_missing(
+        folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """chmod 000 on a parent (tests may run as root, where permissions do not bind: the
+    refusal is simulated where the system would give it)."""
+    from neardup_core.errors import PathError
+    from neardup_core.extract.walk import check_roots
+
+    real_stat = os.stat
+
+    def stat_denied(p, *a, **kw):  # type: ignore[no-untyped-def]
+        if os.fspath(p) == str(folder):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(p))
+        return real_stat(p, *a, **kw)
+
+    monkeypatch.setattr(os, "stat", stat_denied)
+    with pytest.raises(PathError) as got:
+        check_roots([str(folder)])
+    assert "permission denied" in got.value.message and "no such" not in got.value.message
+    code, _, err = run_cli("scan", str(folder), "--no-cache", "-j", "1")
+    assert code == 2 and "permission denied" in err and "no such" not in err, err
+
+
+def test_an_output_folder_that_cannot_be_reached_says_permission_denied(
+        folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    closed = tmp_path / "closed"
+    closed.mkdir()
+    real_stat = os.stat
+
+    def stat_denied(p, *a, **kw):  # type: ignore[no-untyped-def]
+        if os.fspath(p).startswith(str(closed)):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(p))
+        return real_stat(p, *a, **kw)
+
+    monkeypatch.setattr(os, "stat", stat_denied)
+    code, _, err = scan_to(folder, str(closed / "report.json"))
+    assert code == 2 and "permission denied" in err and "does not exist" not in err, err
+
+
+def test_a_subfolder_that_cannot_be_listed_says_permission_denied(
+        folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from neardup_core.models import ScanOptions
+    from neardup_core.scan.session import ScanSession
+
+    (folder / "closed").mkdir()
+    (folder / "closed" / "x.txt").write_text(tg.en_doc(5, 10), encoding="utf-8")
+    real_scandir = os.scandir
+
+    def scandir_denied(p="."):  # type: ignore[no-untyped-def]
+        if os.fspath(p) == str(folder / "closed"):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(p))
+        return real_scandir(p)
+
+    monkeypatch.setattr(os, "scandir", scandir_denied)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(folder)])
+    msgs = [p.message for p in result.problems if p.path == str(folder / "closed")]
+    assert msgs and "permission denied" in msgs[0]

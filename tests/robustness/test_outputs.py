@@ -387,3 +387,53 @@ def test_a_subfolder_that_cannot_be_listed_says_permission_denied(
     result = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(folder)])
     msgs = [p.message for p in result.problems if p.path == str(folder / "closed")]
     assert msgs and "permission denied" in msgs[0]
+
+
+# -- item 12: names people can be fooled by, in every report format ---------------------------
+FOOLING = {
+    "zero\u200bwidth.txt": "zero\\u200bwidth.txt",
+    "joiner\u2060.txt": "joiner\\u2060.txt",
+    "bom\ufeff.txt": "bom\\ufeff.txt",
+    "embed\u202bx.txt": "embed\\u202bx.txt",
+    "isolate\u2067x.txt": "isolate\\u2067x.txt",
+    "nbsp\u00a0name.txt": "nbsp\\xa0name.txt",
+    "line\nbreak.txt": "line\\nbreak.txt",
+    "line\\nbreak.txt": "line\\\\nbreak.txt",  # a backslash and an "n": not the name above
+}
+
+
+@pytest.fixture
+def fooling(tmp_path: Path) -> Path:
+    root = tmp_path / "names"
+    root.mkdir()
+    base = tg.en_doc(31, 40)
+    for k, name in enumerate(FOOLING):
+        (root / name).write_text(base + f" copy {k}", encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("fmt", ["text", "csv", "html"])
+def test_reports_for_people_show_invisible_characters_and_tell_backslashes_apart(
+        fooling: Path, tmp_path: Path, fmt: str) -> None:
+    out = tmp_path / f"r.{fmt}"
+    code, _, err = scan_to(fooling, str(out), "--format", fmt)
+    assert code == 0, err
+    text = out.read_text(encoding="utf-8-sig")
+    for raw, shown in FOOLING.items():
+        for ch in raw:
+            if not ch.isascii():
+                assert ch not in text, (fmt, raw)
+        assert shown in text, (fmt, shown)
+    # a line break in a name never splits a line of the report
+    assert not any(line.startswith("break.txt") for line in text.splitlines())
+
+
+def test_the_json_report_keeps_names_exact(fooling: Path, tmp_path: Path) -> None:
+    import json
+
+    out = tmp_path / "r.json"
+    code, _, err = scan_to(fooling, str(out))
+    assert code == 0, err
+    data = json.loads(out.read_text(encoding="utf-8"))
+    paths = {os.path.basename(m["path"]) for g in data["groups"] for m in g["members"]}
+    assert paths == set(FOOLING)

@@ -15,6 +15,9 @@ Targets (each a function of bytes that raises only when a contract is broken):
   whose trash and move plans hold only files inside its roots with their recorded bytes.
 * ``session-parts``: a valid results file with one part (the header or an array, chosen by
   the first byte) replaced by the rest of the bytes, its digest made to match.
+* ``names``: the bytes as a file name (as Linux allows) through :func:`visible`: nothing that
+  acts or hides (controls, format characters, unusual spaces) is left, and the shown form
+  reads back to exactly that name (a backslash and "n" never pass for a line break).
 
 With atheris (``pip install neardup[fuzz]``) each target runs in its own process under
 libFuzzer, instrumented, seeded with documents made here, for its share of ``--seconds``
@@ -274,9 +277,49 @@ def fuzz_session_parts(data: bytes) -> None:
     fuzz_session(payload.pack(header["format"], header["version"], arrays, header["meta"]))
 
 
+def _read_back(shown: str) -> str:
+    """The name a string shown by :func:`neardup_core.visible.visible` stands for."""
+    out = []
+    k = 0
+    while k < len(shown):
+        c = shown[k]
+        nxt = shown[k + 1:k + 2]
+        if c != "\\" or not nxt or nxt not in "\\nrtxuU":
+            out.append(c)
+            k += 1
+        elif nxt == "\\":
+            out.append("\\")
+            k += 2
+        elif nxt in "nrt":
+            out.append({"n": "\n", "r": "\r", "t": "\t"}[nxt])
+            k += 2
+        else:
+            width = {"x": 2, "u": 4, "U": 8}[nxt]
+            out.append(chr(int(shown[k + 2:k + 2 + width], 16)))
+            k += 2 + width
+    return "".join(out)
+
+
+def fuzz_names(data: bytes) -> None:
+    """A file name (any bytes, as Linux allows) shown to a person (issue 18, item 12): nothing
+    in it acts or hides, and the shown form reads back to exactly that name."""
+    import unicodedata
+
+    from neardup_core.report.common import display
+    from neardup_core.visible import visible
+
+    name = os.fsdecode(data.replace(b"/", b"_").replace(b"\x00", b"_"))
+    shown = visible(name)
+    for ch in shown:
+        cat = unicodedata.category(ch)
+        _check(cat not in ("Cc", "Cf", "Cs", "Zl", "Zp") and (cat != "Zs" or ch == " "),
+               f"{ch!r} ({cat}) left in {shown!r}")
+    _check(_read_back(shown) == display(name), f"{shown!r} does not read back to {name!r}")
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "decode": fuzz_decode, "txt": fuzz_txt, "docx": fuzz_docx, "docx-parts": fuzz_docx_parts,
-    "session": fuzz_session, "session-parts": fuzz_session_parts,
+    "session": fuzz_session, "session-parts": fuzz_session_parts, "names": fuzz_names,
 }
 
 
@@ -297,6 +340,11 @@ def seeds(target: str) -> list[bytes]:
              b"\x00\x01\x02\x03" * 8, b"", b" \n\t "]
     if target in ("decode", "txt"):
         return texts
+    if target == "names":
+        return [n.encode("utf-8") for n in (
+            "zero\u200bwidth.txt", "invoice\u202efdp.exe", "line\nbreak.txt", "line\\nbreak.txt",
+            "a\\\nb", "nbsp\u00a0.txt", "tag\U000e0041.txt", "C:\\Users\\x",
+            "季度报告\u3000副本.docx", "\x1b]0;pwned\x07")] + [b"\xff\xfe name.txt", b"\\\xff"]
     if target == "docx-parts":
         return [bytes([i]) + _PARTS[name] for i, name in enumerate(_PART_NAMES)]
     if target == "session":

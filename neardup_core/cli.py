@@ -7,8 +7,10 @@ Exit codes: 0 done (also when groups were found), 1 the scan failed, 2 a bad opt
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
+import stat
 import sys
 import time
 from collections.abc import Sequence
@@ -230,10 +232,12 @@ def _report_format(args: argparse.Namespace) -> str:
 def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
     options = options_from_args(args).validate()
     fmt = _report_format(args)
+    if options.use_cache and args.cache:
+        _check_cache(os.path.abspath(args.cache))
+    if args.output == "-":
+        args.output = None  # standard output, as without -o
     if args.output:
-        folder = os.path.dirname(os.path.abspath(args.output))
-        if not os.path.isdir(folder):
-            raise OptionsError("--output", f"folder does not exist: {folder}")
+        _check_output(args.output)
     cancel = CancelToken()
     interrupted = False
 
@@ -271,7 +275,11 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
     if not args.quiet:
         where = f" Report: {args.output}." if args.output else ""
         if fmt == "csv" and args.output and result.problems:
-            where += f" Problems: {problems_path(args.output)}."
+            from neardup_core.output import is_stream
+
+            where += (" Problems: not written (the report went to a stream; use --format "
+                      "json to get them)." if is_stream(args.output)
+                      else f" Problems: {problems_path(args.output)}.")
         partial = " (partial: cancelled)" if result.partial else ""
         cached = result.stats.get("cache_hits", 0)
         if result.stats.get("snapshot"):
@@ -286,19 +294,59 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
     return 130 if interrupted else 0
 
 
-def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextIO) -> None:
-    from neardup_core import report
+def _check_output(output: str) -> None:
+    """Refuse an ``-o`` that cannot be written before the scan, not after it: a folder, or a
+    name in a folder that is missing or cannot be entered (said as it is: "permission denied"
+    is not "does not exist"). Devices, FIFOs and links are decided where every writer opens its
+    output (:func:`neardup_core.output.open_output`)."""
+    from neardup_core.output import is_stream
 
-    if fmt == "text":
-        if output:
-            with open(output, "w", encoding="utf-8") as fh:
-                report.write_text(result, fh)
-        else:
-            report.write_text(result, stdout)
+    if is_stream(output):
         return
-    writer = {"json": report.write_json, "csv": report.write_csv, "html": report.write_html}[fmt]
+    if os.path.isdir(output):
+        raise OptionsError("--output", f"{output} is a folder; give a file name")
+    folder = os.path.dirname(os.path.abspath(output)) or os.sep
+    try:
+        st = os.stat(folder)
+    except PermissionError:
+        raise OptionsError("--output", f"the folder {folder} cannot be reached "
+                                       "(permission denied)") from None
+    except FileNotFoundError:
+        raise OptionsError("--output", f"folder does not exist: {folder}") from None
+    except OSError as exc:
+        raise OptionsError("--output", f"the folder {folder} cannot be reached "
+                                       f"({exc.strerror or exc})") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise OptionsError("--output", f"{folder} is not a folder")
+
+
+def _check_cache(path: str) -> None:
+    """Refuse a ``--cache`` that names a file neardup did not make (exit 2, the file untouched):
+    the user pointed at the wrong file, and a scan without the cache they asked for is not what
+    they meant either."""
+    from neardup_core.errors import CacheRefused, CacheUnavailable
+    from neardup_core.store.cache import check_cache_file
+
+    try:
+        check_cache_file(path)
+    except CacheRefused as exc:
+        raise OptionsError("--cache", str(exc)) from None
+    except CacheUnavailable:
+        pass  # locked, unreadable: the scan goes on without it and says so, as before
+
+
+def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextIO) -> None:
+    """Write the report in ``fmt`` to ``output`` (stdout when None). Every format goes through
+    the same writer path, so every one is written atomically to a file and as a stream to a
+    device or a pipe; a failure is one :class:`ReportError` and the earlier file stays."""
+    from neardup_core import report
+    from neardup_core.output import is_stream
+
+    writer = {"text": report.write_text, "json": report.write_json, "csv": report.write_csv,
+              "html": report.write_html}[fmt]
     writer(result, output or stdout)
-    if fmt == "csv" and output and result.problems:
+    # the problems go beside a CSV file, never beside /dev/null or a pipe
+    if fmt == "csv" and output and result.problems and not is_stream(output):
         # the CSV stays one rectangular table; problems get a file of their own beside it
         report.write_problems_csv(result, problems_path(output))
 
@@ -370,6 +418,11 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
         stderr.write(f"neardup: interrupted after {time.monotonic() - t0:.1f}s\n")
         return 130
     except BrokenPipeError:
+        # the reader went away (``| head``): quiet, as before; stdout is pointed at devnull so
+        # the interpreter's final flush does not print a traceback of its own
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            if stdout is sys.stdout:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 
 

@@ -8,6 +8,7 @@ Drawn here first so callers can see at a glance what they may need to catch::
     ├── ScanCancelled                  raised inside engine stages when the cancel token fires
     ├── CacheError                     the fingerprint cache failed (never fatal to a scan)
     │   └── CacheUnavailable           locked, read-only or unopenable cache database
+    │       └── CacheRefused           the file is not a neardup cache: left untouched
     ├── ReportError                    a report or saved session could not be written or read
     └── ActionError (OSError)          moving / trashing a file was refused or failed
 
@@ -50,6 +51,12 @@ class CacheError(NeardupError):
 
 class CacheUnavailable(CacheError):
     """The cache database cannot be opened or written (locked, read-only disk, permissions)."""
+
+
+class CacheRefused(CacheUnavailable):
+    """The file named as the cache is not one neardup made (a text file, another program's
+    database): it is left exactly as it is, and the scan goes without a cache (the command
+    line refuses an explicit ``--cache`` with exit 2)."""
 
 
 class ReportError(NeardupError):

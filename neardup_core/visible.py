@@ -6,13 +6,16 @@ as it is, a name can act instead of being read:
 * an escape sequence ("\\x1b]0;...\\x07", "\\x1b[2J") retitles or clears the terminal a CLI
   report is printed to, and a carriage return or newline makes one report line look like two;
 * a bidirectional override (U+202E) reverses the text after it, so "invoice\\u202efdp.exe" is
-  shown as "invoiceexe.pdf": in a list of files to delete, a name that reads as another file.
+  shown as "invoiceexe.pdf": in a list of files to delete, a name that reads as another file;
+* a zero-width or otherwise invisible character, or an unusual space, makes two different
+  names look the same, and a backslash followed by "n" looks like an escaped line break.
 
 The same goes for messages that quote a name or a part of a document (a .docx part name is as
 free as a file name). Reports meant for people (the terminal report, the HTML report, the
-app's lists and confirmations) show such characters as visible escapes; data formats (JSON,
-CSV) keep the names exact. Undecodable bytes of a name (kept by Python as surrogate escapes)
-become U+FFFD, as in every report.
+app's lists and confirmations, the CSV report) show such characters as visible escapes; the
+JSON report keeps names exact (it is for programs, which must be able to open the file).
+Undecodable bytes of a name (kept by Python as surrogate escapes) become U+FFFD, as in every
+report.
 """
 
 from __future__ import annotations
@@ -21,14 +24,31 @@ import re
 
 __all__ = ["visible"]
 
-#: C0 and C1 controls but the tab, DEL, the characters that set or change the direction of
-#: text around them (Arabic letter mark, LRM/RLM, line and paragraph separators, embeddings and
-#: overrides U+202A-E, isolates U+2066-9), and surrogates (undecodable bytes of a name).
-_CLASS = ("\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
-          "\ud800-\udfff")
-_ACTING = re.compile(f"[\t{_CLASS}]")
-_ACTING_BUT_TABS = re.compile(f"[{_CLASS}]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: What is escaped: C0 and C1 controls but the tab, DEL, the characters that set or change the
+#: direction of text around them (Arabic letter mark, LRM/RLM, line and paragraph separators,
+#: embeddings and overrides U+202A-E, isolates U+2066-9), surrogates (undecodable bytes of a
+#: name), and what shows as nothing or as a plain space: every format character (Unicode
+#: category Cf: the soft hyphen, zero-width space, non-joiner and joiner, word joiner, BOM,
+#: invisible operators, tags...), the other default-ignorable code points (combining grapheme
+#: joiner, Hangul fillers, variation selectors) and every space but U+0020 (no-break, em,
+#: thin, ideographic...). Two names that differ only in one of these look the same; escaped,
+#: they do not. (An emoji sequence's joiner or variation selector is escaped too: in a list of
+#: files to delete, telling names apart beats pretty.)
+_CLASS = ("\x00-\x08\x0a-\x1f\x7f-\xa0\xad\u034f\u0600-\u0605\u061c\u06dd\u070f"
+          "\u0890\u0891\u08e2\u115f\u1160\u1680\u17b4\u17b5\u180b-\u180f\u2000-\u200f"
+          "\u2028-\u202f\u205f-\u206f\u2800\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0"
+          "\ufff9-\ufffb\ud800-\udfff\U000110bd\U000110cd\U00013430-\U0001343f"
+          "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+          "\U000e0100-\U000e01ef")
+#: The letters that follow a backslash in an escape this module writes.
+_LETTERS = "nrtxuU"
+# A backslash is doubled when what follows could be read as one of our escapes (a letter of
+# one, another backslash, or a character about to be escaped): "a\\nb" (backslash, n) shows
+# as ``a\\nb`` and "a\nb" (a line break) as ``a\nb``, while a lone backslash elsewhere
+# ("C:\\Users") stays as it is. Every shown name reads back to exactly one name.
+_ACTING = re.compile(f"\\\\(?=[\\\\{_LETTERS}\t{_CLASS}])|[\t{_CLASS}]")
+_ACTING_BUT_TABS = re.compile(f"\\\\(?=[\\\\{_LETTERS}{_CLASS}])|[{_CLASS}]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -39,12 +59,16 @@ def _escape(m: re.Match[str]) -> str:
     named = _NAMED.get(c)
     if named is not None:
         return named
-    return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}"
+    if o < 0x100:
+        return f"\\x{o:02x}"
+    return f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}"
 
 
 def visible(s: str, *, keep_tabs: bool = False) -> str:
-    """``s`` with control characters and direction controls shown as escapes (a newline as
-    ``\\n``, ESC as ``\\x1b``, U+202E as ``\\u202e``) and undecodable bytes as U+FFFD.
+    """``s`` with control, direction and invisible characters shown as escapes (a newline as
+    ``\\n``, ESC as ``\\x1b``, U+202E as ``\\u202e``, a zero-width space as ``\\u200b``),
+    undecodable bytes as U+FFFD, and a backslash that could be taken for the start of an escape
+    doubled (so a name holding a backslash and an "n" never reads as one holding a line break).
 
     Tabs are escaped too unless ``keep_tabs`` (for lines of a document's text, where a tab is
     layout, not a trick). Text without such characters comes back unchanged.

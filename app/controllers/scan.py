@@ -12,8 +12,10 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMessageBox
 
 from neardup_core.errors import OptionsError, PathError
+from neardup_core.extract.walk import check_roots
 from neardup_core.models import MiB, ScanOptions
 from neardup_core.result import ScanResult
+from neardup_core.visible import visible
 
 from .. import settings as S
 from ..workers import ScanWorker
@@ -50,9 +52,10 @@ class ScanController(QObject):
         except OptionsError as exc:
             self._show_options_error(exc)
             return
-        missing = [f for f in folders if not os.path.isdir(f)]
-        if missing:
-            self._show_path_error(missing[0])
+        try:
+            check_roots(folders)  # the engine's check: says "permission denied" when it is
+        except PathError as exc:
+            self._show_path_error(exc.path, exc.message)
             return
         w.scan_panel.save(w.settings)
         kwargs = {} if self.session_factory is None else {"session_factory":
@@ -118,9 +121,14 @@ class ScanController(QObject):
                                 option=exc.option, message=exc.message))
 
     def _show_path_error(self, path: str, message: str | None = None) -> None:
+        # the engine's own reason when there is one: "permission denied" is not "not found"
+        if message and message not in ("no such folder", "not a folder"):
+            QMessageBox.warning(self.window, self.tr("Cannot scan this folder"),
+                                f"{visible(path)}\n\n{visible(message)}")
+            return
         QMessageBox.warning(self.window, self.tr("Folder not found"),
                             self.tr("This folder does not exist or is not a folder:\n{path}")
-                            .format(path=path) + (f"\n\n{message}" if message else ""))
+                            .format(path=path))
 
     def read_as(self, path: str) -> None:
         """Ask which encoding ``path`` is in; on a change, keep the choice and scan again (the

@@ -2,7 +2,8 @@
 
 Fuzzy matches are not copies, so when any affected group is not exact the dialog says so in
 plain words before the button (a complaint users of duplicate finders raise again and again).
-Cancel is the default button.
+Cancel is the default button and has the focus; Return and Enter cancel wherever the focus
+is; confirming takes a click or the button's own key (Alt+T to trash, Alt+M to move).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -141,12 +143,35 @@ class ConfirmActionDialog(QDialog):
             QDialogButtonBox.ButtonRole.AcceptRole)
         self.ok_button.setIcon(icon("trash" if trash else "move"))
         self.ok_button.setEnabled(bool(plan.items))
-        cancel = buttons.button(QDialogButtonBox.StandardButton.Cancel)
-        cancel.setDefault(True)
-        cancel.setFocus()
+        # Confirming takes a click or its own key (Alt+T, Alt+M), never Return: a push button
+        # in a dialog is "auto-default" and becomes the default while it has the focus, which
+        # made Return (pressed out of habit after Ctrl+M) send the files to the trash.
+        self.ok_button.setAutoDefault(False)
+        self.ok_button.setDefault(False)
+        self.ok_button.setShortcut(QKeySequence("Alt+T" if trash else "Alt+M"))
+        self.ok_button.setToolTip(self.tr("Alt+T") if trash else self.tr("Alt+M"))
+        self.cancel_button = buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        self.cancel_button.setAutoDefault(True)
+        self.cancel_button.setDefault(True)
+        self.cancel_button.setFocus()
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Cancel has the focus when the dialog appears (focus given before the show can be
+        moved by Qt to the first button in the tab order, the confirming one)."""
+        super().showEvent(event)
+        self.cancel_button.setDefault(True)
+        self.cancel_button.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Return and Enter cancel, wherever the focus is: they never confirm."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            event.accept()
+            self.reject()
+            return
+        super().keyPressEvent(event)
 
     def confirmation(self) -> Confirmation:
         return Confirmation(allow_changed=self.include_changed.isChecked())

@@ -102,10 +102,25 @@ def check_roots(roots: Sequence[str]) -> tuple[str, ...]:
         raise OptionsError("roots", "at least one folder to scan is needed")
     out: list[str] = []
     for root in roots:
-        path = os.path.abspath(os.fspath(root))
-        if not os.path.exists(path):
-            raise PathError(path, "no such folder")
-        if not os.path.isdir(path):
+        given = os.fspath(root)
+        if not given.strip():
+            # abspath("") is the current folder: a variable that expanded to nothing
+            # (``neardup scan "$DIR"``) must not scan wherever the command happens to run
+            raise PathError('""', "an empty path is not a folder (give \".\" for the "
+                                   "current folder)")
+        path = os.path.abspath(given)
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            raise PathError(path, "no such folder") from None
+        except PermissionError:
+            # a parent that cannot be entered: the folder may well exist, and saying it does
+            # not sends the user looking for a typo
+            raise PathError(path, "the folder cannot be reached (permission denied)") from None
+        except OSError as exc:
+            raise PathError(path, f"the folder cannot be reached ({exc.strerror or exc})"
+                            ) from None
+        if not stat.S_ISDIR(st.st_mode):
             raise PathError(path, "not a folder")
         try:
             with os.scandir(path) as it:

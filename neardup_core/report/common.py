@@ -2,10 +2,13 @@
 report rendered to a string.
 
 Every format writes to a :data:`Destination`: a path (written through
-:func:`~neardup_core.output.atomic_open`, so a failed write keeps the previous report) or an open
-text stream (used as it is). A file name that is not valid UTF-8 (Linux keeps such names as
-surrogate escapes) is written with U+FFFD in place of each undecodable byte, in every format:
-such a path is for display and cannot be used to open the file.
+:func:`~neardup_core.output.open_output`: a file is replaced only by a complete report, so a
+failed write keeps the previous one; a device, a FIFO or ``/dev/fd/N`` is written as a stream;
+``-`` is standard output) or an open text stream (used as it is). A file name that is not
+valid UTF-8 (Linux keeps such names as surrogate escapes) is written with U+FFFD in place of each
+undecodable byte, in every format: such a path is for display and cannot be used to open the
+file. A reader that goes away (``neardup scan ... | head``) ends the writing with the
+:class:`BrokenPipeError` itself, not a :class:`ReportError`: the command line stays quiet then.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from datetime import datetime
 from typing import IO, Any, TextIO
 
 from neardup_core.errors import ReportError
-from neardup_core.output import atomic_open
+from neardup_core.output import open_output
 from neardup_core.result import ScanResult
 
 Destination = str | os.PathLike[str] | TextIO
@@ -44,17 +47,22 @@ def local_time(mtime: float) -> str:
 
 @contextlib.contextmanager
 def open_destination(dest: Destination, *, newline: str | None = None) -> Iterator[IO[str]]:
-    """A text stream for ``dest``: an open stream as it is, a path through :func:`atomic_open`.
-    Write failures become :class:`ReportError`."""
+    """A text stream for ``dest``: an open stream as it is, a path through :func:`open_output`.
+    Write failures (a full disk, a folder, a read-only target) become one :class:`ReportError`
+    that names the path and the reason."""
     if not isinstance(dest, str | os.PathLike):
         try:
             yield dest
+        except BrokenPipeError:
+            raise
         except (OSError, UnicodeError) as exc:
             raise ReportError(f"could not write the report: {exc}") from exc
         return
     try:
-        with atomic_open(dest, "w", encoding="utf-8", newline=newline) as fp:
+        with open_output(dest, "w", encoding="utf-8", newline=newline) as fp:
             yield fp
+    except BrokenPipeError:
+        raise
     except (OSError, UnicodeError) as exc:
         why = getattr(exc, "strerror", None) or exc
         raise ReportError(f"cannot write {display(os.fspath(dest))}: {why}") from exc

@@ -5,8 +5,11 @@ name, folder, size (bytes), modified (local ``YYYY-MM-DD HH:MM:SS``), format, en
 similarity (%), distance, jaccard; problems go to a second file (``write_problems_csv``) so each
 table stays rectangular. Files written by path start with a UTF-8 BOM so Excel shows Chinese.
 Cells that start with ``= + - @`` (or a tab / carriage return) get a leading apostrophe so a
-spreadsheet never runs a crafted file name as a formula. Names are otherwise kept exact (an
-undecodable byte becomes U+FFFD, as in every format).
+spreadsheet never runs a crafted file name as a formula. Names and messages show control,
+direction and invisible characters as escapes, as the text and HTML reports do
+(:func:`~neardup_core.visible.visible`: a zero-width space as ``\\u200b``, a line break as
+``\\n``, a backslash before an "n" doubled), since a spreadsheet is read by people who decide
+what to delete from it. The JSON report keeps names exact, for programs.
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ from __future__ import annotations
 import csv
 import os
 
-from neardup_core.report.common import Destination, display, local_time, open_destination
+from neardup_core.report.common import Destination, local_time, open_destination
 from neardup_core.report.wording import percent
 from neardup_core.result import ScanResult
+from neardup_core.visible import visible
 
 CSV_COLUMNS = ("group", "reference", "path", "name", "folder", "size", "modified", "format",
                "encoding", "similarity (%)", "distance", "jaccard")
@@ -34,7 +38,7 @@ def share3(x: float) -> str:
 def _cell(s: str | None) -> str:
     if s is None:
         return ""
-    s = display(s)
+    s = visible(s)
     return "'" + s if s.startswith(_FORMULA_START) else s
 
 

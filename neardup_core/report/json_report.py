@@ -39,7 +39,10 @@ Keys are stable; new keys may be added, and a change to existing ones bumps ``ve
 
 All paths are absolute. Text is UTF-8. A file name that is not valid UTF-8 is written with
 U+FFFD in place of each undecodable byte (:func:`~neardup_core.report.common.display`). Names
-are otherwise kept exact.
+are otherwise kept exact, zero-width, direction and control characters included (JSON escapes
+what must be escaped): this report is for programs, which must be able to open the files it
+names. The reports for people (text, CSV, HTML) show such characters as visible escapes
+(:mod:`neardup_core.visible`) instead.
 """
 
 from __future__ import annotations

@@ -8,15 +8,22 @@ as escapes (:mod:`neardup_core.visible`), so nothing in a file name can act on t
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import IO
 
+from neardup_core.report.common import Destination, open_destination
 from neardup_core.report.wording import percent, weakest_label
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
 
-def write_text(result: ScanResult, out: TextIO) -> None:
-    """Write the text report to the open stream ``out`` (the caller opens and closes it)."""
+def write_text(result: ScanResult, fp_or_path: Destination) -> None:
+    """Write the text report to a path (replaced only by a complete report, like every
+    format) or to an open stream (the caller's: not closed)."""
+    with open_destination(fp_or_path) as out:
+        _write(result, out)
+
+
+def _write(result: ScanResult, out: IO[str]) -> None:
     docs = result.documents
     for g in result.groups:
         kind = "identical text" if g.exact else weakest_label(result.group_mode, g.weakest)

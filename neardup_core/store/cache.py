@@ -17,11 +17,18 @@ and is the only writer in the scan; worker processes never touch it. Several pro
 neardup windows) may open the same file: WAL mode lets readers go on while one writes, and a
 writer that waits longer than the busy timeout gets :class:`CacheUnavailable`.
 
-Faults never surface as sqlite3 errors. A damaged file ("not a database", "malformed", a foreign
-schema) is moved aside to ``<name>.corrupt-<timestamp>`` and rebuilt by :meth:`open`, which says
-so in ``recovered_from``; a locked, read-only or unreachable database raises
-:class:`CacheUnavailable` from :meth:`open` or from any method. Callers turn the cache off and
-scan on.
+Only a file neardup made is ever used, changed or moved. :meth:`open` first recognises the file
+(:func:`check_cache_file`): a new or empty file, a database whose SQLite ``application_id`` is
+:data:`APPLICATION_ID` (set when neardup creates one), or, for caches made before the id was set,
+a database with exactly neardup's tables and columns (it then gets the id). Anything else (a
+text file, another program's database, a file whose header is gone) raises
+:class:`CacheRefused` and is left with the same bytes and the same mtime: ``--cache`` pointed at
+the wrong file must not rename the user's file. A recognised cache that turns out damaged
+("malformed", missing tables, a failed page check) is moved aside to
+``<name>.corrupt-<timestamp>`` and rebuilt by :meth:`open`, which says so in
+``recovered_from``. Faults never surface as sqlite3 errors: a locked, read-only or unreachable
+database raises :class:`CacheUnavailable` from :meth:`open` or from any method. Callers turn the
+cache off and scan on.
 
 Layout: table ``meta(key, value)`` holds ``schema_version``; table ``entries`` has one row per
 ``(settings_key, path)``; table ``results(key, state, payload, stored)`` keeps the last few whole
@@ -37,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -46,9 +54,13 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
-from neardup_core.errors import CacheUnavailable
+from neardup_core.errors import CacheRefused, CacheUnavailable
 
 SCHEMA_VERSION = 1
+#: SQLite's ``PRAGMA application_id`` of a neardup cache ("NDUP"): what tells our database from
+#: any other program's.
+APPLICATION_ID = 0x4E445550
+_SQLITE_MAGIC = b"SQLite format 3\x00"
 FILE_NAME = "fingerprints-v1.sqlite"
 #: Problems that say nothing about the file's bytes; :meth:`FingerprintCache.put_many` skips them.
 TRANSIENT_PROBLEMS = frozenset({"unreadable", "vanished", "lost"})
@@ -176,6 +188,7 @@ class FingerprintCache:
         except OSError as exc:
             raise CacheUnavailable(f"cannot create the cache folder for {path}: "
                                    f"{exc.strerror or exc}") from None
+        check_cache_file(path)
         recovered = None
         try:
             conn = cls._open_checked(path, busy_timeout, connect)
@@ -377,6 +390,77 @@ class FingerprintCache:
             raise _unavailable(exc, self.path, action) from None
 
 
+_TABLE_COLUMNS = {
+    "meta": ("key", "value"),
+    "entries": ("settings_key", "path", "size", "mtime_ns", "content_hash", "format", "encoding",
+                "confidence", "replaced", "chars", "units", "text_hash", "simhash", "minhash",
+                "line_hashes", "problem_kind", "problem_message", "boiler_key",
+                "boiler_simhash", "boiler_minhash", "stored"),
+    "results": ("key", "state", "payload", "stored"),
+}
+
+
+def check_cache_file(path: str) -> None:
+    """Raise :class:`CacheRefused` unless ``path`` is missing, empty or a cache neardup made.
+
+    Reads the file and never writes it: a refused file keeps its bytes and its mtime. The header
+    is read directly (an SQLite file's ``application_id`` is bytes 68-71), so a text file or a
+    foreign database is turned away before SQLite touches it. A database without an id is
+    neardup's only if its tables and columns are exactly a cache's (caches made before the id).
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise CacheUnavailable(f"cannot open the fingerprint cache {path}: "
+                               f"{exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise CacheRefused(f"{path} is not a neardup cache (it is not a regular file); it was "
+                           "left as it is")
+    if st.st_size == 0:
+        return  # nothing to lose; SQLite sees an empty database (as a crash after creating)
+    try:
+        with open(path, "rb") as f:
+            header = f.read(100)
+    except OSError as exc:
+        raise CacheUnavailable(f"cannot open the fingerprint cache {path}: "
+                               f"{exc.strerror or exc}") from None
+    if not header.startswith(_SQLITE_MAGIC) or len(header) < 100:
+        raise CacheRefused(f"{path} is not a neardup cache (it is not a database neardup "
+                           "made); it was left as it is: give another file to --cache")
+    app_id = int.from_bytes(header[68:72], "big")
+    if app_id == APPLICATION_ID:
+        return
+    if app_id != 0 or not _has_cache_schema(path):
+        raise CacheRefused(f"{path} is not a neardup cache (it is another program's "
+                           "database); it was left as it is: give another file to --cache")
+
+
+def _has_cache_schema(path: str) -> bool:
+    """Whether the database at ``path`` has exactly a neardup cache's tables and columns (read
+    only: opening it so changes nothing)."""
+    try:
+        conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True,
+                               timeout=1.0)
+    except sqlite3.Error:
+        return False
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = "
+                                             "'table'") if not r[0].startswith("sqlite_")}
+        if not {"meta", "entries"} <= tables <= set(_TABLE_COLUMNS):
+            return False
+        for table in tables:
+            cols = tuple(r[1] for r in conn.execute(f"PRAGMA table_info({table})"))
+            if cols != _TABLE_COLUMNS[table]:
+                return False
+        return True
+    except sqlite3.Error:
+        return False  # unreadable: nothing says it is ours
+    finally:
+        conn.close()
+
+
 def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
     """Check the file is ours and intact, then set it up; raises _Corrupt or sqlite3.Error."""
     conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
@@ -402,6 +486,11 @@ def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
         conn.execute("CREATE INDEX IF NOT EXISTS entries_size ON entries (settings_key, size)")
     with contextlib.suppress(sqlite3.Error):
         conn.execute(_RESULTS_TABLE)
+    # marks the file as neardup's (a new one, or one made before the id): best effort on a
+    # read-only cache, which was recognised by its schema
+    with contextlib.suppress(sqlite3.Error):
+        if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     if not tables:
         with _transaction(conn):
             for statement in _SCHEMA.split(";"):
@@ -529,5 +618,5 @@ def _entry(r: tuple, path: str | None = None) -> CacheEntry:
         None if r[18] is None else r[18] % _U64, _array(r[19], "<u4", np.uint32))
 
 
-__all__ = ["TRANSIENT_PROBLEMS", "CacheEntry", "FingerprintCache", "content_hash",
-           "default_path"]
+__all__ = ["APPLICATION_ID", "TRANSIENT_PROBLEMS", "CacheEntry", "CacheRefused", "FingerprintCache",
+           "check_cache_file", "content_hash", "default_path"]

@@ -27,7 +27,7 @@ import numpy as np
 
 from neardup_core.errors import OptionsError, ReportError
 from neardup_core.models import GroupMode, ScanOptions
-from neardup_core.output import atomic_open
+from neardup_core.output import open_output
 from neardup_core.result import ScanResult
 from neardup_core.store import payload
 from neardup_core.store.payload import meta_value, text
@@ -65,7 +65,7 @@ def save_result(result: ScanResult, path: str) -> None:
     except (TypeError, ValueError) as exc:
         raise ReportError(f"the results cannot be saved: {exc}") from exc
     try:
-        with atomic_open(path, "wb") as f:
+        with open_output(path, "wb") as f:
             f.write(data)
     except OSError as exc:
         raise ReportError(f"cannot save the results to {path}: "

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import _app_factory as factory
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent
-from PySide6.QtWidgets import QDialog, QMessageBox
+from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl
+from PySide6.QtGui import QDropEvent, QKeySequence
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QPushButton
 
 from app import settings as S
 from app.dialogs import confirm as confirm_module
@@ -672,3 +672,80 @@ def test_a_text_file_listed_as_a_problem_can_be_read_in_another_encoding(
     assert w.problems_proxy.rowCount() == 1
     assert not messages, messages
     w.host.wait(5000)
+
+
+# -- Return never confirms (issue 18, item 2) -----------------------------------------------
+def _press_on_dialog(qtbot, key: Qt.Key, seen: dict) -> None:
+    """Once the modal confirmation is up, note its default button and press ``key`` on the
+    widget that has the focus, as a user at the keyboard would."""
+
+    def act() -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, ConfirmActionDialog):
+            QTimer.singleShot(20, act)
+            return
+        defaults = [b for b in dialog.findChildren(QPushButton) if b.isDefault()]
+        seen["defaults"] = [b.text() for b in defaults]
+        seen["ok_default"] = dialog.ok_button.isDefault()
+        qtbot.keyClick(QApplication.focusWidget() or dialog, key)
+        if dialog.isVisible():  # the key did nothing: close it as Cancel would
+            seen["still_open"] = True
+            dialog.reject()
+
+    QTimer.singleShot(0, act)
+
+
+@pytest.mark.parametrize("key", [Qt.Key.Key_Return, Qt.Key.Key_Enter])
+def test_return_on_the_trash_confirmation_trashes_nothing(loaded, qtbot, key) -> None:
+    w = loaded
+    w.mark_all_but_reference()
+    seen: dict = {}
+    _press_on_dialog(qtbot, key, seen)
+    w.trash_marked()
+    w.host.wait(10_000)
+    assert "defaults" in seen, "the confirmation was never shown"
+    assert seen["ok_default"] is False
+    assert [t.replace("&", "") for t in seen["defaults"]] == ["Cancel"]
+    assert "still_open" not in seen  # Return closed it, as Cancel
+    assert w.trashed == []
+    assert all(os.path.exists(d.path) for d in w.result.documents)
+
+
+def test_return_on_the_move_confirmation_moves_nothing(loaded, qtbot, tmp_path) -> None:
+    w = loaded
+    w.mark_all_but_reference()
+    dest = tmp_path / "elsewhere"
+    dest.mkdir()
+    w.ask_folder = lambda title: str(dest)
+    seen: dict = {}
+    _press_on_dialog(qtbot, Qt.Key.Key_Return, seen)
+    w.move_marked()
+    w.host.wait(10_000)
+    assert "defaults" in seen
+    assert seen["ok_default"] is False
+    assert list(Path(dest).iterdir()) == []
+    assert all(os.path.exists(d.path) for d in w.result.documents)
+
+
+def test_the_confirming_key_still_trashes(loaded, qtbot) -> None:
+    """A click on the button (or its own key, Alt+T) still confirms."""
+    w = loaded
+    w.mark_all_but_reference()
+    seen: dict = {}
+
+    def act() -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, ConfirmActionDialog):
+            QTimer.singleShot(20, act)
+            return
+        seen["key"] = dialog.ok_button.shortcut().toString()
+        qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+        seen["closed"] = not dialog.isVisible()
+        if dialog.isVisible():
+            dialog.reject()
+
+    QTimer.singleShot(0, act)
+    with qtbot.waitSignal(w.actionFinished, timeout=10_000):
+        w.trash_marked()
+    assert seen["closed"] and len(w.trashed) == 3
+    assert seen["key"] == QKeySequence("Alt+T").toString()

@@ -183,9 +183,21 @@ def test_wal_mode_and_schema_version(db):
 
 # -- damaged files ---------------------------------------------------------------------------
 
-def test_garbage_file_is_moved_aside_and_rebuilt(db):
-    os.makedirs(os.path.dirname(db))
-    garbage = b"this is not a database at all " * 200
+def _our_header(db: str) -> bytes:
+    """The first 100 bytes of a cache neardup made (its SQLite header, with neardup's id)."""
+    with FingerprintCache.open(db):
+        pass
+    with open(db, "rb") as f:
+        header = f.read(100)
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    return header
+
+
+def test_damaged_cache_is_moved_aside_and_rebuilt(db):
+    """A cache neardup made (its header says so) whose pages are garbage."""
+    garbage = _our_header(db) + b"this is not a database at all " * 200
     with open(db, "wb") as f:
         f.write(garbage)
     with FingerprintCache.open(db) as c:
@@ -195,6 +207,21 @@ def test_garbage_file_is_moved_aside_and_rebuilt(db):
             assert f.read() == garbage  # moved, not deleted: nothing is lost
         c.put_many([entry("/a.txt")])
         assert len(c) == 1
+
+
+def test_garbage_file_is_refused_and_left_as_it_is(db):
+    """A file neardup did not make is never moved aside as "damaged" (issue 18, item 7)."""
+    os.makedirs(os.path.dirname(db))
+    garbage = b"this is not a database at all " * 200
+    with open(db, "wb") as f:
+        f.write(garbage)
+    before = os.stat(db).st_mtime_ns
+    with pytest.raises(cache_mod.CacheRefused, match="not a neardup cache"):
+        FingerprintCache.open(db)
+    with open(db, "rb") as f:
+        assert f.read() == garbage
+    assert os.stat(db).st_mtime_ns == before
+    assert os.listdir(os.path.dirname(db)) == [os.path.basename(db)]
 
 
 def test_truncated_database_is_moved_aside_and_rebuilt(db):
@@ -211,23 +238,27 @@ def test_truncated_database_is_moved_aside_and_rebuilt(db):
         assert set(c.get_many([("/a.txt", 100, 1_700_000_000_123_456_789)], KEY)) == {"/a.txt"}
 
 
-def test_foreign_database_at_the_cache_path_is_moved_aside(db):
+def test_foreign_database_at_the_cache_path_is_refused_and_left_alone(db):
     os.makedirs(os.path.dirname(db))
     conn = sqlite3.connect(db)
     conn.execute("CREATE TABLE notes (t TEXT)")
     conn.commit()
     conn.close()
-    with FingerprintCache.open(db) as c:
-        assert c.recovered_from is not None
-        assert len(c) == 0
+    with open(db, "rb") as f:
+        before = f.read()
+    with pytest.raises(cache_mod.CacheRefused, match="another program's database"):
+        FingerprintCache.open(db)
+    with open(db, "rb") as f:
+        assert f.read() == before
+    assert os.listdir(os.path.dirname(db)) == [os.path.basename(db)]
 
 
 def test_two_recoveries_in_the_same_second_do_not_collide(db):
-    os.makedirs(os.path.dirname(db))
+    header = _our_header(db)
     moved = []
     for _ in range(2):
         with open(db, "wb") as f:
-            f.write(b"garbage" * 100)
+            f.write(header + b"garbage" * 100)
         with FingerprintCache.open(db) as c:
             moved.append(c.recovered_from)
     assert len(set(moved)) == 2 and all(os.path.exists(m) for m in moved)

@@ -27,6 +27,7 @@ from neardup_core.report import (
 )
 from neardup_core.report.html_report import default_text_of
 from neardup_core.result import ScanResult
+from neardup_core.visible import visible
 
 EVIL_NAME = "/data/<img src=x onerror=alert(1)>.txt"
 SPECS = [
@@ -180,7 +181,14 @@ def test_csv_guards_against_formula_injection(result, tmp_path):
 def test_each_formula_prefix_is_quoted(name):
     r = make_result([D(f"/d/{name}", "same", cluster=1), D("/d/b.txt", "same", cluster=1)])
     rows = list(csv.reader(io.StringIO(render(write_csv, r))))
-    assert f"'{name}" in [row[3] for row in rows[1:]]
+    cells = [row[3] for row in rows[1:]]
+    if name[0] in "\t\r":
+        # shown as escapes (issue 18, item 12): the cell starts with a backslash, which no
+        # spreadsheet reads as a formula, and the control character is not in the cell at all
+        assert visible(name) in cells and visible(name).startswith("\\")
+        assert not any(name[0] in c for c in cells)
+    else:
+        assert f"'{name}" in cells
 
 
 def test_csv_to_stream_has_no_bom_unless_asked(result):

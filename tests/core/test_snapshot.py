@@ -505,7 +505,12 @@ def test_cache_notes_come_first_as_before(folder, tmp_path):
     """A damaged database is moved aside and rebuilt; its note still leads the scan's notes
     although the cache is now opened while the walk runs (and the walk adds notes of its own)."""
     cache = tmp_path / "c.sqlite"
-    cache.write_bytes(b"SQLite format 3\x00" + b"\xff" * 5000)
+    from neardup_core.store.cache import FingerprintCache
+
+    made = tmp_path / "made.sqlite"  # a cache neardup made: only such a file is moved aside
+    with FingerprintCache.open(str(made)):
+        pass
+    cache.write_bytes(made.read_bytes()[:100] + b"\xff" * 5000)
     os.symlink(folder / "report.txt", folder / "link.txt")
     result = ScanSession(ScanOptions(use_cache=True, cache_path=str(cache), jobs=1)).run(
         [str(folder)])

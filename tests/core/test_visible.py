@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from neardup_core.cli import main
@@ -54,12 +54,79 @@ def test_tabs_stay_in_document_lines_when_asked() -> None:
     assert visible("col1\tcol2\x1b[2J", keep_tabs=True) == "col1\tcol2\\x1b[2J"
 
 
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs"),
-                                      blacklist_characters="\u061c\u200e\u200f\u2028\u2029"
-                                      "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")))
+#: Invisible but not of category Cf, Zs, Zl or Zp (default-ignorable code points, blank signs).
+_IGNORABLE = ("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u2800\u3164\uffa0"
+              + "".join(map(chr, range(0xFE00, 0xFE10)))
+              + "".join(map(chr, range(0xE0100, 0xE01F0))))
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Cf", "Zl", "Zp", "Zs"),
+                                      blacklist_characters="\\" + _IGNORABLE)) .map(
+    lambda s: s.replace("_", " ")))
 def test_ordinary_text_is_unchanged(s: str) -> None:
-    # Chinese, accents, emoji, spaces, backslashes: shown as they are
+    # Chinese, accents, emoji, plain spaces: shown as they are
     assert visible(s) == s
+
+
+def test_a_lone_backslash_that_cannot_be_misread_stays_single() -> None:
+    assert visible("a\\b.txt") == "a\\b.txt"
+    assert visible("trailing\\") == "trailing\\"
+
+
+# -- issue 18, item 12: invisible and look-alike characters, backslash against escape ---------
+INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u180e", "\u2061",
+             "\u034f", "\u3164", "\ufe0f", "\U000e0041", "\u00a0", "\u2002", "\u2009", "\u202f",
+             "\u3000", "\u202a", "\u202b", "\u202c", "\u2067", "\u2068", "\u200e"]
+
+
+@pytest.mark.parametrize("ch", INVISIBLE)
+def test_invisible_and_space_like_characters_are_shown(ch: str) -> None:
+    shown = visible(f"report{ch}.txt")
+    assert ch not in shown and shown != "report.txt" and shown != "report .txt"
+    assert shown.startswith("report\\") and shown.endswith(".txt")
+
+
+def test_a_backslash_and_n_is_not_a_line_break() -> None:
+    assert visible("a\nb") == "a\\nb"          # a real line break
+    assert visible("a\\nb") == "a\\\\nb"      # a backslash, then "n"
+    assert visible("a\\\nb") == "a\\\\\\nb"  # a backslash, then a line break
+    assert visible("a\\x1b") != visible("a\x1b")
+    assert visible("a\\u200b") != visible("a\u200b")
+    assert visible("a\\\\n") != visible("a\\\n")
+
+
+def _read_back(shown: str) -> str:
+    """The name a shown string stands for: the inverse of :func:`visible` (U+FFFD aside)."""
+    out = []
+    k = 0
+    while k < len(shown):
+        c = shown[k]
+        nxt = shown[k + 1] if k + 1 < len(shown) else ""
+        if c != "\\" or nxt not in "\\nrtxuU" or not nxt:
+            out.append(c)
+            k += 1
+        elif nxt == "\\":
+            out.append("\\")
+            k += 2
+        elif nxt in "nrt":
+            out.append({"n": "\n", "r": "\r", "t": "\t"}[nxt])
+            k += 2
+        else:
+            width = {"x": 2, "u": 4, "U": 8}[nxt]
+            out.append(chr(int(shown[k + 2:k + 2 + width], 16)))
+            k += 2 + width
+    return "".join(out)
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",))
+               | st.sampled_from(["\\", "n", "x", "u", "U", "1", "\n", "\u200b", "\u202e"])))
+@example("\\n")
+@example("\\\n")
+@example("\\x1b")
+@example("C:\\Users\\a")
+def test_every_shown_name_reads_back_to_exactly_one_name(s: str) -> None:
+    """Two different names are never shown alike: ``visible`` can be undone."""
+    assert _read_back(visible(s)) == s
 
 
 def test_chinese_and_spaces_are_left_alone() -> None:

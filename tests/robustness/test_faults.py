@@ -132,9 +132,19 @@ def _says_cache(result) -> str:
     return notes[0]
 
 
+def _our_header(folder: Path) -> bytes:
+    """The SQLite header of a cache neardup made: only such a file may be moved aside."""
+    from neardup_core.store.cache import FingerprintCache
+
+    made = folder / "made-by-neardup.sqlite"
+    with FingerprintCache.open(str(made)):
+        pass
+    return made.read_bytes()[:100]
+
+
 def test_corrupt_cache_is_moved_aside_rebuilt_and_said(small: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache.sqlite"
-    cache.write_bytes(b"SQLite format 3\x00" + os.urandom(8192))
+    cache.write_bytes(_our_header(tmp_path) + os.urandom(8192))  # neardup's, its pages gone
     result = scan(small, use_cache=True, cache_path=str(cache))
     _same_findings(result, scan(small))
     assert "damaged" in _says_cache(result)

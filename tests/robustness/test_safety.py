@@ -50,7 +50,8 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("neardup_core/store/cache.py", "_move_aside", "os.replace"):
         "moves a damaged cache database (and its -wal/-shm) aside, never deletes it",
     ("neardup_core/output.py", "atomic_open", "os.replace"):
-        "puts a complete report over the path the user chose to write it to",
+        "puts a complete report over the regular file the user chose to write it to (or a "
+        "link's target); open_output writes devices, FIFOs and descriptors in place instead",
     ("neardup_core/output.py", "atomic_open", "os.unlink"):
         "removes the report's own temporary file after a failed write",
     ("neardup_core/tables.py", "_store", "os.replace"):

@@ -992,11 +992,14 @@ _IGNORE, _ROOT, _BLOCKS, _ALT, _PARA, _PARA_ROOT, _TEXT_EL, _PPR, _SECT = range(
 class _Para:
     """A paragraph being read by the streamed walk."""
 
-    __slots__ = ("after", "body_level", "parts", "target")
+    __slots__ = ("after", "body_level", "done", "parts", "target")
 
     def __init__(self, target: list[str], body_level: bool) -> None:
         self.target, self.body_level = target, body_level
         self.parts: list[str] = []
+        #: The parts joined a few thousand at a time: a paragraph of millions of runs holds
+        #: its text, not millions of small strings.
+        self.done: list[str] = []
         self.after: list[str] = []  # the lines of its text boxes, read after it
 
 
@@ -1102,10 +1105,15 @@ def _stream(source: object, tags: _Walk, found: _Found, out: list[str],
             probe.end(el)
         mode, data, probe = stack.pop()
         if mode == _TEXT_EL:
-            data.parts.append(el.text or "")  # type: ignore[union-attr]
+            para = data  # type: ignore[assignment]
+            para.parts.append(el.text or "")
+            if len(para.parts) >= 4096:
+                para.done.append("".join(para.parts))
+                para.parts.clear()
         elif mode == _PARA_ROOT:
             para = data  # type: ignore[assignment]
-            para.target.append("".join(para.parts))
+            para.done.append("".join(para.parts))
+            para.target.append("".join(para.done))
             para.target.extend(para.after)
         elif mode == _SECT:
             sections.append(data)  # type: ignore[arg-type]

@@ -136,28 +136,42 @@ def fuzz_txt(data: bytes) -> None:
 
 
 def fuzz_docx(data: bytes) -> None:
-    from neardup_core.extract import ExtractError, read_docx
+    from neardup_core.extract import ExtractError, docx_content, read_docx
 
     path = _file(data, ".docx")
     _extracted(path, _DOCX_KINDS)
     try:
         text = read_docx(path)
+        content = docx_content(data)
     except ExtractError as exc:
         _check(bool(exc.message), "an error without a message")
         return
     _check(isinstance(text, str), "read_docx returned a non-str")
+    _check(content.text == text, "docx_content and read_docx disagree")
+    _check(content.identity is None or len(content.identity) == 32, "a malformed identity")
+    _check(bool(content.unread) == bool(content.skipped), "unread content not said")
 
 
 _PART_NAMES = ("word/document.xml", "[Content_Types].xml", "_rels/.rels",
-               "word/_rels/document.xml.rels", "word/header1.xml", "word/footnotes.xml")
+               "word/_rels/document.xml.rels", "word/header1.xml", "word/footnotes.xml",
+               "word/comments.xml", "word/chunk.html")
+_M = "http://schemas.openxmlformats.org/officeDocument/2006/math"
 
 
 def package_parts(text: str = "Fuzzing the reader. 模糊测试。") -> dict[str, bytes]:
-    """A small valid .docx as parts: body with a table, a header and a footnote."""
+    """A small valid .docx as parts: body with a table, an equation, a picture and an
+    altChunk (HTML), a header, a footnote and a comment."""
     p = f'<w:p><w:r><w:t xml:space="preserve">{text}</w:t></w:r></w:p>'
+    math = ("<w:p><m:oMath><m:f><m:num><m:r><m:t>a+1</m:t></m:r></m:num><m:den><m:r>"
+            "<m:t>b</m:t></m:r></m:den></m:f></m:oMath></w:p>")
+    picture = ('<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/'
+               'drawingml/2006/wordprocessingDrawing"><a:blip xmlns:a="http://schemas.'
+               'openxmlformats.org/drawingml/2006/main" r:embed="rId4"/></wp:inline>'
+               '</w:drawing></w:r></w:p>')
     doc = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-           f'<w:document xmlns:w="{_W}" xmlns:r="{_R}"><w:body>{p}'
+           f'<w:document xmlns:w="{_W}" xmlns:r="{_R}" xmlns:m="{_M}"><w:body>{p}'
            f'<w:tbl><w:tr><w:tc>{p}</w:tc><w:tc>{p}</w:tc></w:tr></w:tbl>'
+           f'{math}{picture}<w:altChunk r:id="rId5"/>'
            f'<w:sectPr><w:headerReference w:type="default" r:id="rId2"/></w:sectPr>'
            f'</w:body></w:document>')
     return {
@@ -177,11 +191,18 @@ def package_parts(text: str = "Fuzzing the reader. 模糊测试。") -> dict[str
             'openxmlformats.org/package/2006/relationships">'
             f'<Relationship Id="rId2" Type="{_R}/header" Target="header1.xml"/>'
             f'<Relationship Id="rId3" Type="{_R}/footnotes" Target="footnotes.xml"/>'
+            f'<Relationship Id="rId4" Type="{_R}/image" Target="media/image1.png"/>'
+            f'<Relationship Id="rId5" Type="{_R}/aFChunk" Target="chunk.html"/>'
+            f'<Relationship Id="rId6" Type="{_R}/comments" Target="comments.xml"/>'
             '</Relationships>').encode(),
         "word/document.xml": doc.encode(),
         "word/header1.xml": f'<w:hdr xmlns:w="{_W}">{p}</w:hdr>'.encode(),
         "word/footnotes.xml": (f'<w:footnotes xmlns:w="{_W}"><w:footnote w:id="1">{p}'
                                f'</w:footnote></w:footnotes>').encode(),
+        "word/comments.xml": (f'<w:comments xmlns:w="{_W}"><w:comment w:id="0">{p}'
+                              f'</w:comment></w:comments>').encode(),
+        "word/chunk.html": f"<html><body><p>{text}</p></body></html>".encode(),
+        "word/media/image1.png": b"\x89PNG\r\n\x1a\n" + bytes(32),
     }
 
 

@@ -303,8 +303,9 @@ def option_defaults() -> dict[str, Any]:
     return {f.name: f.default for f in dataclasses.fields(ScanOptions)}
 
 
-#: Bump when tokenising or hashing changes, so cached fingerprints are recomputed.
-FINGERPRINT_VERSION = 2
+#: Bump when tokenising or hashing changes, so cached fingerprints are recomputed (3: .docx
+#: equations and altChunks read, and what the text does not show folded into text_hash).
+FINGERPRINT_VERSION = 3
 
 
 def enum_option(cls, value, option: str):

@@ -24,7 +24,14 @@ from neardup_core.extract.common import (
     human_size,
     open_regular,
 )
-from neardup_core.extract.docx import DocxLimits, docx_text, read_docx, read_docx_bytes
+from neardup_core.extract.docx import (
+    DocxContent,
+    DocxLimits,
+    docx_content,
+    docx_text,
+    read_docx,
+    read_docx_bytes,
+)
 from neardup_core.extract.encoding.detect import Decoded, decode_bytes
 from neardup_core.extract.txt import decode_txt, read_txt, read_txt_bytes
 from neardup_core.extract.walk import FileEntry, WalkStats, check_roots, walk
@@ -34,6 +41,7 @@ __all__ = [
     "BinaryContent",
     "CorruptDocx",
     "Decoded",
+    "DocxContent",
     "DocxLimits",
     "EncryptedDocx",
     "ExtractError",
@@ -47,6 +55,7 @@ __all__ = [
     "content_hash",
     "decode_bytes",
     "decode_txt",
+    "docx_content",
     "docx_text",
     "extract",
     "human_size",
@@ -70,6 +79,12 @@ class Extracted:
     #: :func:`content_hash` of the bytes the text was read from (computed from those very
     #: bytes, so a scan reads each file once); None when whoever made this did not know them.
     content_hash: str | None = None
+    #: A digest of what decides identity besides the text (a .docx's comments, and content it
+    #: could not read with the parts it refers to), or None: the text alone decides. The scan
+    #: folds it into the text hash, so "identical text" never rests on what was not read.
+    identity: str | None = None
+    #: What was not compared, for the user ("3 pictures not compared"); "" if nothing.
+    skipped: str = ""
 
 
 _KINDS: tuple[tuple[type[ExtractError], ProblemKind], ...] = (
@@ -130,10 +145,11 @@ def _docx(path: str, max_bytes: int) -> Extracted | Problem:
     if size > max_bytes:
         raise TooLarge(f"{human_size(size)} is over the {human_size(max_bytes)} size limit")
     data = read_docx_bytes(path)
-    text = docx_text(data)
-    if not text.strip():
+    content = docx_content(data)
+    if not content.text.strip():
         return Problem(path, ProblemKind.EMPTY, "the document has no text")
-    return Extracted(text, "docx", None, None, 0, _hash_of(data, max_bytes))
+    return Extracted(content.text, "docx", None, None, 0, _hash_of(data, max_bytes),
+                     content.identity, content.skipped)
 
 
 def _hash_of(data: bytes, max_bytes: int) -> str:

@@ -33,6 +33,32 @@ What the text is:
 
 Paragraphs are joined with "\\n"; tabs and line breaks inside a paragraph become "\\t" and "\\n".
 
+Besides the words:
+
+* equations (``m:oMath``, ``m:oMathPara``) are read as linear text: their ``m:t`` runs in order,
+  with "/" before a denominator, "^" before a superscript, "_" before a subscript, "√" for a
+  radical and the operator of an n-ary (sum, integral); a paragraph that holds only an
+  equation is not empty;
+* ``w:altChunk`` parts (content Word imports at that place) are read where they stand: a nested
+  .docx (at most :data:`CHUNK_DEPTH` deep, within the same limits), HTML (its visible text) or
+  plain text; any other kind (RTF, MHT) is content that could not be read;
+* comments (``word/comments.xml``) are not part of the text (a reviewer's note is not the
+  document's content, and adding it would move every similarity), but they decide identity:
+  their text goes into :attr:`DocxContent.identity`;
+* what cannot be read (pictures ``w:drawing``/``w:pict`` with no text, embedded objects
+  ``w:object``, charts, altChunks of other kinds) is counted (:attr:`DocxContent.unread`,
+  said by :attr:`DocxContent.skipped`) and a digest of it (its markup and the bytes of the
+  parts it refers to) goes into :attr:`DocxContent.identity`. The scan folds the identity into
+  the text hash, so two files are never "identical text" on the strength of what was read:
+  with different pictures they differ, with the same pictures they match. A document with
+  none of these has no identity (None), and its text hash is the text's alone, as before.
+
+Memory: a text part over :data:`STREAM_OVER` bytes is never held whole nor parsed into a
+tree: it is inflated a chunk at a time (sizes, CRC and the DTD refusal checked on the way) into
+``etree.iterparse``, and each element is dropped once read (:func:`_stream`), so a document
+of two million runs needs memory for its text, not for its tree. Smaller parts are parsed
+whole, which is faster; both give the same text (the tests read every document both ways).
+
 How it is read: directly with lxml, from the only parts the text comes from (main part,
 headers, footers, notes), in Transitional and Strict Open XML alike (namespace
 ``http://purl.oclc.org/ooxml/wordprocessingml/main``, which python-docx cannot open). The main
@@ -57,9 +83,11 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from types import MappingProxyType
 
+import xxhash
 from lxml import etree
 
 from neardup_core.extract.common import (
+    BinaryContent,
     CorruptDocx,
     EncryptedDocx,
     TooLarge,
@@ -68,7 +96,9 @@ from neardup_core.extract.common import (
     open_regular,
     read_bounded,
 )
+from neardup_core.extract.encoding.detect import decode_bytes
 from neardup_core.extract.zip_package import (
+    DTD_MARKER_MAX,
     PROLOG_DTD,
     PROLOG_ROOT,
     PROLOG_UNSURE,
@@ -77,13 +107,15 @@ from neardup_core.extract.zip_package import (
     MiB,
     check_archive,
     dtd_refused,
+    has_dtd,
     inflate,
     prolog,
     refuse_dtd,
     secure_parser,
 )
 
-__all__ = ["DocxLimits", "docx_text", "read_docx", "read_docx_bytes"]
+__all__ = ["DocxContent", "DocxLimits", "docx_content", "docx_text", "read_docx",
+           "read_docx_bytes"]
 
 
 @dataclass(frozen=True)
@@ -100,6 +132,17 @@ CONTENT_TYPES = "http://schemas.openxmlformats.org/package/2006/content-types"
 PACKAGE_RELS = "http://schemas.openxmlformats.org/package/2006/relationships"
 R_NAMESPACES = ("http://schemas.openxmlformats.org/officeDocument/2006/relationships",
                 "http://purl.oclc.org/ooxml/officeDocument/relationships")
+_R_PREFIXES = tuple(f"{{{ns}}}" for ns in R_NAMESPACES)
+M_NAMESPACES = ("http://schemas.openxmlformats.org/officeDocument/2006/math",
+                "http://purl.oclc.org/ooxml/officeDocument/math")
+CHART_NAMESPACES = ("http://schemas.openxmlformats.org/drawingml/2006/chart",
+                    "http://purl.oclc.org/ooxml/drawingml/chart")
+
+#: Text parts over this many bytes are streamed, never held whole or parsed into a tree.
+STREAM_OVER = 4 * MiB
+#: altChunk parts that are .docx files are read this many levels deep; deeper ones are unread.
+CHUNK_DEPTH = 3
+_STREAM_CHUNK = 64 * 1024
 
 WORD_MAIN_TYPES = frozenset({
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml",
@@ -140,10 +183,39 @@ def read_docx_bytes(path: str, *, limits: DocxLimits = DocxLimits()) -> bytes:
     return data
 
 
+@dataclass(frozen=True, slots=True)
+class DocxContent:
+    """What a .docx holds: its text, and what the text does not show."""
+
+    text: str
+    #: (kind, count) of the content that could not be read ("picture", "chart", "embedded
+    #: object", "embedded document"), in that order; () when everything was read.
+    unread: tuple[tuple[str, int], ...] = ()
+    #: A digest of what decides identity besides the text (comments, unread content and the
+    #: bytes of the parts it refers to); None when there is none, so the text alone decides.
+    identity: str | None = None
+
+    @property
+    def skipped(self) -> str:
+        """What was not compared, for the user ("2 embedded objects, 3 pictures not
+        compared"); "" when nothing was skipped."""
+        if not self.unread:
+            return ""
+        said = ", ".join(f"{n} {kind}{'' if n == 1 else 's'}" for kind, n in self.unread)
+        return f"{said} not compared"
+
+
 def docx_text(data: bytes, *, limits: DocxLimits = DocxLimits()) -> str:
     """Text of the Word document whose file holds ``data`` (see :func:`read_docx`)."""
+    return docx_content(data, limits=limits).text
+
+
+def docx_content(data: bytes, *, limits: DocxLimits = DocxLimits(),
+                 _depth: int = 0) -> DocxContent:
+    """Text of the Word document whose file holds ``data``, with what it could not read
+    (see the module docstring); raises as :func:`read_docx` does."""
     if not data:
-        return ""
+        return DocxContent("")
     if data.startswith(OLE_SIGNATURE):
         if any(marker in data for marker in _ENCRYPTION_MARKERS):
             raise EncryptedDocx("it is password-protected, so its text cannot be read")
@@ -162,9 +234,10 @@ def docx_text(data: bytes, *, limits: DocxLimits = DocxLimits()) -> str:
         package = _Package(archive, data, limits)
         main = package.main_part()
         namespace, root = package.main_root(main)
+        found = _Found(package, _depth)
         if namespace == W_STRICT:
             try:
-                return _read_own(package, main, root, W_STRICT)
+                return found.content(_read_own(package, main, root, W_STRICT, found))
             except (CorruptDocx, etree.LxmlError, KeyError, ValueError) as exc:
                 reason = exc.message if isinstance(exc, CorruptDocx) else str(exc)
                 raise UnsupportedDocx(f"it is a Strict Open XML document whose text could not "
@@ -173,10 +246,13 @@ def docx_text(data: bytes, *, limits: DocxLimits = DocxLimits()) -> str:
             raise CorruptDocx(f"not a Word document: its main part {main} is not "
                               "WordprocessingML")
         try:
-            return _read_own(package, main, root, W_TRANSITIONAL)
+            return found.content(_read_own(package, main, root, W_TRANSITIONAL, found))
         except Exception as own:  # a package python-docx may still read
+            if package.streamed:  # python-docx would read whole what was too large for that
+                raise
+            found = _Found(None, _depth)
             try:
-                return _read_python_docx(data)
+                return found.content(_read_python_docx(data, found))
             except Exception as exc:
                 if isinstance(own, (etree.LxmlError, KeyError, ValueError)):
                     raise CorruptDocx(f"the document is damaged: {own}") from exc
@@ -189,7 +265,11 @@ def docx_text(data: bytes, *, limits: DocxLimits = DocxLimits()) -> str:
 #: for the reader (parts are read once). Other XML parts are only checked.
 _TEXT_TYPES = WORD_MAIN_TYPES | frozenset(
     f"application/vnd.openxmlformats-officedocument.wordprocessingml.{kind}+xml"
-    for kind in ("header", "footer", "footnotes", "endnotes"))
+    for kind in ("header", "footer", "footnotes", "endnotes", "comments"))
+
+#: The main part parsed no further than its root: it is over :data:`STREAM_OVER` and is read
+#: streamed (:func:`_stream`).
+_STREAM = object()
 
 
 class _Package:
@@ -204,6 +284,8 @@ class _Package:
         self._infos = {i.filename: i for i in infos}
         self._folded = {name.lower(): name for name in self._infos}
         self._kept: dict[str, bytes] = {}
+        self._digests: dict[str, str] = {}
+        self.streamed = False  # whether a part too large to be held whole has been streamed
         types_name = self.find("[Content_Types].xml")
         if types_name is None:
             raise CorruptDocx("not a Word document: it has no [Content_Types].xml part")
@@ -215,6 +297,10 @@ class _Package:
             lowered = name.lower()
             if not (lowered.endswith((".xml", ".rels")) or ctype.endswith("+xml")
                     or ctype in ("application/xml", "text/xml")):
+                continue
+            if ctype in _TEXT_TYPES and self.big(name):
+                for _chunk in iter(self.stream(name).read, b""):  # DTD and CRC checked
+                    pass
                 continue
             if ctype in _TEXT_TYPES or lowered.endswith(".rels"):
                 part = self.read(name)
@@ -233,6 +319,47 @@ class _Package:
         """The archive's own spelling of part ``name`` (part names are case-insensitive)."""
         name = name.lstrip("/")
         return name if name in self._infos else self._folded.get(name.lower())
+
+    @property
+    def limits(self) -> DocxLimits:
+        return self._limits
+
+    def big(self, name: str) -> bool:
+        """Whether part ``name`` is read streamed rather than whole (:data:`STREAM_OVER`)."""
+        return self._infos[name].file_size > STREAM_OVER
+
+    def stream(self, name: str) -> _PartStream:
+        """Part ``name`` as a file to read a chunk at a time, checked on the way."""
+        return _PartStream(self._open(name), name, self._infos[name].file_size)
+
+    def _open(self, name: str) -> zipfile.ZipExtFile:
+        try:
+            return self._zip.open(self._infos[name])
+        except NotImplementedError as exc:
+            raise UnsupportedDocx(f"its part {name} uses a compression method that cannot be "
+                                  "read") from exc
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError, RuntimeError) as exc:
+            raise CorruptDocx(f"not a Word document: its part {name} is damaged ({exc})"
+                              ) from exc
+
+    def digest(self, name: str) -> str:
+        """A digest of part ``name``'s bytes (a picture, an object), read a chunk at a time;
+        a part that cannot be read is named with its declared CRC and size instead, so it
+        never matches a sound one."""
+        found = self._digests.get(name)
+        if found is None:
+            h = xxhash.xxh3_128()
+            try:
+                stream = _PartStream(self._open(name), name, self._infos[name].file_size,
+                                     dtd=False)
+                for chunk in iter(stream.read, b""):
+                    h.update(chunk)
+                found = h.hexdigest()
+            except (CorruptDocx, UnsupportedDocx):
+                info = self._infos[name]
+                found = f"damaged:{info.CRC:08x}:{info.file_size}"
+            self._digests[name] = found
+        return found
 
     def read(self, name: str) -> bytes:
         kept = self._kept.get(name)
@@ -311,6 +438,8 @@ class _Package:
         Parsed once, for both. Broken XML still has a namespace when its start is sound, and
         which one decides what the error says (Strict, Transitional, not Word at all).
         """
+        if self.big(name):
+            return self._root_namespace(name), _STREAM
         try:
             root = self.xml(name)
         except CorruptDocx as exc:
@@ -319,9 +448,9 @@ class _Package:
         return (tag[1:].partition("}")[0] if tag.startswith("{") else ""), root
 
     def _root_namespace(self, name: str) -> str:
-        data = self.read(name)
+        source = self.stream(name) if self.big(name) else io.BytesIO(self.read(name))
         try:
-            for _event, el in etree.iterparse(io.BytesIO(data), events=("start",),
+            for _event, el in etree.iterparse(source, events=("start",),
                                               resolve_entities=False, no_network=True,
                                               huge_tree=False, load_dtd=False):
                 tag = el.tag if isinstance(el.tag, str) else ""
@@ -330,6 +459,39 @@ class _Package:
             raise CorruptDocx(f"the document is damaged: the XML of its part {name} is broken "
                               f"({exc.msg})") from exc
         raise CorruptDocx(f"the document is damaged: its part {name} is empty")
+
+
+class _PartStream:
+    """A part inflated a chunk at a time for ``etree.iterparse``: never past its declared
+    size, its CRC checked at the end (by zipfile), and, with ``dtd``, refused as soon as a
+    chunk shows a DTD or entity declaration, before the parser sees it."""
+
+    def __init__(self, raw: zipfile.ZipExtFile, name: str, size: int, *,
+                 dtd: bool = True) -> None:
+        self._raw, self._name, self._left, self._dtd = raw, name, size, dtd
+        self._tail = b""
+
+    def read(self, n: int = -1) -> bytes:
+        want = _STREAM_CHUNK if n is None or n < 0 else min(n, _STREAM_CHUNK)
+        try:
+            chunk = self._raw.read(want)
+        except NotImplementedError as exc:
+            raise UnsupportedDocx(f"its part {self._name} uses a compression method that "
+                                  "cannot be read") from exc
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError, RuntimeError, zlib.error,
+                lzma.LZMAError) as exc:
+            raise CorruptDocx(f"not a Word document: its part {self._name} is damaged "
+                              f"({exc})") from exc
+        self._left -= len(chunk)
+        if self._left < 0:
+            raise CorruptDocx(f"not a Word document: its part {self._name} is larger than "
+                              "its archive says")
+        if self._dtd:
+            seen = self._tail + chunk
+            if has_dtd(seen):
+                raise dtd_refused(self._name)
+            self._tail = seen[-DTD_MARKER_MAX:]
+        return chunk
 
 
 # -- the package's small bookkeeping parts, parsed once per distinct bytes ----------------
@@ -397,15 +559,17 @@ def _rels_of(root: etree._Element, folder: str) -> dict[str, tuple[str, str]]:
 
 # -- reading text ------------------------------------------------------------------------
 
-def _read_python_docx(data: bytes) -> str:
+def _read_python_docx(data: bytes, found: _Found | None = None) -> str:
     """The text as python-docx finds it: the fallback, and the reference the tests hold
     :func:`_read_own` to. Imported here: the scan's workers seldom need it (0.1 s to import)."""
     import docx as python_docx
 
+    if found is None:
+        found = _Found(None, 0)
     document = python_docx.Document(io.BytesIO(data))
     tags = _tags(W_TRANSITIONAL)
     out: list[str] = []
-    _blocks(document.element.body, tags, out)
+    _blocks(document.element.body, tags, out, found)
     seen: set[str] = set()
     for section in document.sections:
         for story in (section.first_page_header, section.header, section.even_page_header,
@@ -415,12 +579,16 @@ def _read_python_docx(data: bytes) -> str:
             part = story.part
             if str(part.partname) not in seen:
                 seen.add(str(part.partname))
-                _blocks(part.element, tags, out)
+                _blocks(part.element, tags, out, found)
+    comments: list[str] = []
     for rel in document.part.rels.values():
-        if not rel.is_external and rel.reltype.rsplit("/", 1)[-1] in ("footnotes", "endnotes"):
+        kind = rel.reltype.rsplit("/", 1)[-1]
+        if not rel.is_external and kind in ("footnotes", "endnotes", "comments"):
             blob = rel.target_part.blob
             refuse_dtd(str(rel.target_part.partname), blob)
-            _notes(etree.fromstring(blob, secure_parser()), tags, out)
+            root = etree.fromstring(blob, secure_parser())
+            _notes(root, tags, comments if kind == "comments" else out, found)
+    found.comments(comments)
     return "\n".join(out)
 
 
@@ -428,42 +596,78 @@ def _read_python_docx(data: bytes) -> str:
 #: even-page headers, then footers.
 _STORY_TYPES = ("first", "default", "even")
 
+#: What a part read by :func:`_story` is: the main part, a header or footer, or notes and
+#: comments (the root's children are notes; footnotes of a special type are left out).
+_DOC, _STORY, _NOTES = range(3)
 
-def _read_own(package: _Package, main: str, root: etree._Element | CorruptDocx,
-              namespace: str) -> str:
-    """The text read straight from the parts, ``root`` being the main part already parsed."""
+#: A section's header and footer references: (tag, type, relationship id), in order.
+_Section = list[tuple[str, str | None, str | None]]
+
+
+def _rid(el: etree._Element) -> str | None:
+    return next((el.get(f"{{{ns}}}id") for ns in R_NAMESPACES if el.get(f"{{{ns}}}id")), None)
+
+
+def _read_own(package: _Package, main: str, root: object, namespace: str,
+              found: _Found) -> str:
+    """The text read straight from the parts, ``root`` being the main part already parsed
+    (or :data:`_STREAM`: it is read streamed)."""
     if isinstance(root, CorruptDocx):
         raise root
     tags = _tags(namespace)
-    body = root.find(tags.body)
-    if body is None:
-        raise CorruptDocx(f"the document is damaged: its part {main} has no body")
-    out: list[str] = []
-    _blocks(body, tags, out)
     rels = package.rels(main)
+    found.enter(main, rels)
+    out: list[str] = []
+    if root is _STREAM:
+        sections = _streamed(package, main, tags, found, out, _DOC)
+    else:
+        assert isinstance(root, etree._Element)
+        body = root.find(tags.body)
+        if body is None:
+            raise CorruptDocx(f"the document is damaged: its part {main} has no body")
+        _blocks(body, tags, out, found)
+        # Most documents have no header or footer at all: then no section has anything to add.
+        referenced = next(root.iter(tags.headerReference, tags.footerReference), None)
+        sections = [[(el.tag, el.get(tags.type_attr), _rid(el)) for el in sect
+                     if el.tag in (tags.headerReference, tags.footerReference)]
+                    for sect in _sections(root, tags)] if referenced is not None else []
+        del root, body
     seen: set[str] = set()
-    # Most documents have no header or footer at all: then no section has anything to add.
-    referenced = next(root.iter(tags.headerReference, tags.footerReference), None) is not None
-    for sect in _sections(root, tags) if referenced else ():
+    for refs in sections:
         for ref_tag in (tags.headerReference, tags.footerReference):
-            refs = [el for el in sect if el.tag == ref_tag]
             for story_type in _STORY_TYPES:
                 # The first reference of the type counts; none: linked to the previous section.
-                ref = next((el for el in refs if el.get(tags.type_attr) == story_type), None)
+                ref = next((r for r in refs if r[0] == ref_tag and r[1] == story_type), None)
                 if ref is None:
                     continue
-                rid = next((ref.get(f"{{{ns}}}id") for ns in R_NAMESPACES
-                            if ref.get(f"{{{ns}}}id")), None)
-                kind, target = rels.get(rid or "", ("", ""))
+                kind, target = rels.get(ref[2] or "", ("", ""))
                 part = package.find(target) if kind in ("header", "footer") else None
                 if part is not None and part not in seen:
                     seen.add(part)
-                    _blocks(package.xml(part), tags, out)
+                    _story(package, part, tags, found, out, _STORY)
     for kind, target in rels.values():
         part = package.find(target) if kind in ("footnotes", "endnotes") else None
         if part is not None:
-            _notes(package.xml(part), tags, out)
+            _story(package, part, tags, found, out, _NOTES)
+    comments: list[str] = []
+    for kind, target in rels.values():
+        part = package.find(target) if kind == "comments" else None
+        if part is not None:
+            _story(package, part, tags, found, comments, _NOTES)
+    found.comments(comments)
     return "\n".join(out)
+
+
+def _story(package: _Package, part: str, tags: _Walk, found: _Found, out: list[str],
+           what: int) -> None:
+    """Append the text of a header, footer, notes or comments part (``what``)."""
+    found.enter(part, package.rels(part))
+    if package.big(part):
+        _streamed(package, part, tags, found, out, what)
+    elif what == _NOTES:
+        _notes(package.xml(part), tags, out, found)
+    else:
+        _blocks(package.xml(part), tags, out, found)
 
 
 def _sections(root: etree._Element, tags: _Walk) -> list[etree._Element]:
@@ -477,7 +681,7 @@ def _sections(root: etree._Element, tags: _Walk) -> list[etree._Element]:
 
 
 #: What an element inside a paragraph is (:attr:`_Walk.kinds`).
-_SKIP, _TEXT, _TAB, _BREAK, _HYPHEN, _BOX = range(6)
+_SKIP, _TEXT, _TAB, _BREAK, _HYPHEN, _BOX, _OBJECT, _MARK, _CHR = range(9)
 
 
 @cache
@@ -492,6 +696,9 @@ class _Walk:
         def q(local: str) -> str:
             return f"{{{w}}}{local}"
 
+        def m(local: str) -> list[str]:
+            return [f"{{{ns}}}{local}" for ns in M_NAMESPACES]
+
         self.body, self.sectPr, self.pPr = q("body"), q("sectPr"), q("pPr")
         self.headerReference, self.footerReference = q("headerReference"), q("footerReference")
         self.p, self.t, self.tab, self.ptab = q("p"), q("t"), q("tab"), q("ptab")
@@ -501,32 +708,47 @@ class _Walk:
         self.type_attr = q("type")  # of a note, header or footer reference
         self.sections = etree.XPath("w:body/w:p/w:pPr/w:sectPr | w:body/w:sectPr",
                                     namespaces={"w": w})
-        self.notes = frozenset({q("footnote"), q("endnote")})
+        self.notes = frozenset({q("footnote"), q("endnote"), q("comment")})
         # Containers whose children are read as blocks: tables, rows, cells, content controls,
         # custom XML, tracked insertions/moves, text boxes, header/footer/note roots.
         self.containers = frozenset(q(x) for x in (
             "tbl", "tr", "tc", "sdt", "sdtContent", "customXml", "ins", "moveTo", "smartTag",
-            "txbxContent", "hdr", "ftr", "footnote", "endnote", "body"))
+            "txbxContent", "hdr", "ftr", "footnote", "endnote", "comment", "body"))
+        # Equations standing as blocks are read as paragraphs.
+        self.math_blocks = frozenset(m("oMathPara") + m("oMath"))
+        self.alt_chunk = q("altChunk")
+        self.object = q("object")
+        self.charts = frozenset(f"{{{ns}}}chart" for ns in CHART_NAMESPACES)
+        self.math_val = tuple(f"{{{ns}}}val" for ns in M_NAMESPACES)
         # Inside a paragraph: never text (properties, deletions, field codes).
         self.skip = frozenset({q("pPr"), q("rPr"), q("del"), q("moveFrom"), q("instrText"),
                                q("delText"), q("sdtPr"), q("sdtEndPr"), q("fldData"),
                                f"{{{MC}}}Fallback"})
+        # Marks of an equation's structure in its linear text, put before the element's text.
+        self.marks = {**dict.fromkeys(m("den"), "/"), **dict.fromkeys(m("sup"), "^"),
+                      **dict.fromkeys(m("sub"), "_"), **dict.fromkeys(m("rad"), "√")}
         # What each element of a paragraph is, for the walk (other elements are descended).
         self.kinds = {self.t: _TEXT, self.tab: _TAB, self.ptab: _TAB, self.hyphen: _HYPHEN,
                       self.txbx: _BOX, **dict.fromkeys(self.breaks, _BREAK),
-                      **dict.fromkeys(self.skip, _SKIP)}
+                      **dict.fromkeys(self.skip, _SKIP), **dict.fromkeys(m("t"), _TEXT),
+                      **dict.fromkeys((q("drawing"), q("pict"), q("object")), _OBJECT),
+                      **dict.fromkeys(self.marks, _MARK), **dict.fromkeys(m("chr"), _CHR)}
         self.alternate = f"{{{MC}}}AlternateContent"
         self.choice, self.fallback = f"{{{MC}}}Choice", f"{{{MC}}}Fallback"
 
 
-def _blocks(container: etree._Element, tags: _Walk, out: list[str]) -> None:
-    """Append the text of the block-level content of ``container``, one line per paragraph."""
+def _blocks(container: etree._Element, tags: _Walk, out: list[str],
+            found: _Found | None = None) -> None:
+    """Append the text of the block-level content of ``container``, one line per paragraph
+    (``found`` collects what is not text; None: a collector of its own, dropped)."""
+    if found is None:
+        found = _Found(None, 0)
     stack = [iter(container)]
     while stack:
         for child in stack[-1]:
             tag = child.tag
-            if tag == tags.p:
-                text, boxes = _paragraph(child, tags)
+            if tag == tags.p or tag in tags.math_blocks:
+                text, boxes = _paragraph(child, tags, found)
                 out.append(text)
                 if boxes:
                     stack.append(iter(boxes))
@@ -541,12 +763,17 @@ def _blocks(container: etree._Element, tags: _Walk, out: list[str]) -> None:
                 if chosen is not None:
                     stack.append(iter(chosen))
                     break
+            elif tag == tags.alt_chunk:
+                found.chunk(_rid(child), out)
         else:  # this level is done
             stack.pop()
 
 
-def _paragraph(p: etree._Element, tags: _Walk) -> tuple[str, list[etree._Element]]:
+def _paragraph(p: etree._Element, tags: _Walk, found: _Found | None = None
+               ) -> tuple[str, list[etree._Element]]:
     """A paragraph's text, and the text boxes anchored in it (read after it as blocks)."""
+    if found is None:
+        found = _Found(None, 0)
     parts: list[str] = []
     boxes: list[etree._Element] = []
     kinds = tags.kinds
@@ -568,12 +795,337 @@ def _paragraph(p: etree._Element, tags: _Walk) -> tuple[str, list[etree._Element
                 parts.append("-")
             elif kind == _BOX:
                 boxes.append(el)
+            elif kind == _SKIP:
+                pass
+            else:
+                if kind == _OBJECT:  # recorded, then read on for the text boxes it holds
+                    probe = _Probe(el, tags)
+                    for event, sub in etree.iterwalk(el, events=("start", "end")):
+                        (probe.start if event == "start" else probe.end)(sub)
+                    found.object(probe)
+                elif kind == _MARK:
+                    parts.append(tags.marks[el.tag])
+                else:  # _CHR: an n-ary's or accent's character
+                    parts.append(next((v for a in tags.math_val if (v := el.get(a))), ""))
+                if len(el):
+                    stack.append(iter(el))
+                    break
         else:  # this level is done
             stack.pop()
     return "".join(parts), boxes
 
 
-def _notes(root: etree._Element, tags: _Walk, out: list[str]) -> None:
+def _notes(root: etree._Element, tags: _Walk, out: list[str],
+           found: _Found | None = None) -> None:
     for note in root:
         if note.tag in tags.notes and note.get(tags.type_attr) in (None, "normal"):
-            _blocks(note, tags, out)
+            _blocks(note, tags, out, found)
+
+
+# -- what the text does not show ---------------------------------------------------------
+
+class _Probe:
+    """One picture, chart or embedded object met by the walk: what it refers to, whether it
+    is only a text box (read, so nothing is skipped), and a digest of its markup, fed element
+    by element (start and end events) so the tree and the streamed walk agree."""
+
+    __slots__ = ("box", "element", "hasher", "kind", "refs", "tags")
+
+    def __init__(self, el: etree._Element, tags: _Walk) -> None:
+        self.element, self.tags = el, tags
+        self.kind = "embedded object" if el.tag == tags.object else "picture"
+        self.refs: list[str] = []
+        self.box = False
+        self.hasher = xxhash.xxh3_128()
+
+    def start(self, el: etree._Element) -> None:
+        tag = el.tag
+        if not isinstance(tag, str):
+            return
+        if tag == self.tags.txbx:
+            self.box = True
+        elif tag in self.tags.charts and self.kind == "picture":
+            self.kind = "chart"
+        for key, value in el.attrib.items():
+            if key.startswith(_R_PREFIXES):
+                self.refs.append(value)
+
+    def end(self, el: etree._Element) -> None:
+        if isinstance(el.tag, str):
+            attrs = "\0".join(f"{k}={v}" for k, v in sorted(el.attrib.items()))
+            self.hasher.update(f"{el.tag}\1{attrs}\1{el.text or ''}\2".encode(
+                "utf-8", "surrogatepass"))
+
+
+class _Found:
+    """What the walk meets besides text: content it cannot read (counted, and digested into
+    :attr:`DocxContent.identity`), altChunk parts (read through ``package``), comments."""
+
+    def __init__(self, package: _Package | None, depth: int) -> None:
+        self.package, self.depth = package, depth
+        self.counts = dict.fromkeys(("picture", "chart", "embedded object",
+                                     "embedded document"), 0)
+        self.hasher = xxhash.xxh3_128()
+        self.any = False
+        self._rels: Mapping[str, tuple[str, str]] = {}
+
+    def enter(self, part: str, rels: Mapping[str, tuple[str, str]]) -> None:
+        """The walk now reads part ``part``, whose relationships are ``rels``."""
+        self._rels = rels
+        self._feed(f"part:{part}")
+
+    def _feed(self, text: str) -> None:
+        self.hasher.update(text.encode("utf-8", "surrogatepass") + b"\0")
+
+    def _target(self, rid: str | None) -> str | None:
+        kind_target = self._rels.get(rid or "")
+        if kind_target is None or self.package is None:
+            return None
+        return self.package.find(kind_target[1])
+
+    def _unread(self, kind: str, refs: list[str], digest: str) -> None:
+        self.counts[kind] += 1
+        self.any = True
+        self._feed(f"unread:{kind}:{digest}")
+        for rid in refs:
+            part = self._target(rid)
+            self._feed(f"ref:{rid}" if part is None or self.package is None
+                       else f"part:{self.package.digest(part)}")
+
+    def object(self, probe: _Probe) -> None:
+        """A picture, chart or object: unread, unless it is only a text box (read)."""
+        if probe.box and not probe.refs:
+            return
+        self._unread(probe.kind, probe.refs, probe.hasher.hexdigest())
+
+    def chunk(self, rid: str | None, out: list[str]) -> None:
+        """Append the text of the altChunk part ``rid`` names, or count it unread."""
+        part = self._target(rid)
+        if part is None or self.package is None:
+            self._unread("embedded document", [rid or ""], "")
+            return
+        lines = self._chunk_lines(part)
+        if lines is None:
+            self._unread("embedded document", [rid or ""], "")
+        else:
+            out.extend(lines)
+
+    def _chunk_lines(self, part: str) -> list[str] | None:
+        assert self.package is not None
+        ctype = self.package.content_type(part)
+        ext = posixpath.splitext(part)[1].lower()
+        try:
+            if "wordprocessingml" in ctype or ext in (".docx", ".docm", ".dotx", ".dotm"):
+                if self.depth + 1 >= CHUNK_DEPTH:
+                    return None
+                nested = docx_content(self.package.read(part), limits=self.package.limits,
+                                      _depth=self.depth + 1)
+                for kind, n in nested.unread:
+                    self.counts[kind] += n
+                if nested.identity is not None:
+                    self.any = True
+                    self._feed(f"chunk:{nested.identity}")
+                return nested.text.split("\n") if nested.text else []
+            if "html" in ctype or ext in (".htm", ".html", ".xhtml"):
+                return _html_lines(self.package.read(part))
+            if ctype.startswith("text/plain") or ext == ".txt":
+                text = decode_bytes(self.package.read(part)).text
+                return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        except (CorruptDocx, UnsupportedDocx, EncryptedDocx, BinaryContent):
+            return None  # an altChunk that cannot be read is content not compared
+        return None  # RTF, MHT and the rest: not read
+
+    def comments(self, lines: list[str]) -> None:
+        """The comments' text decides identity, not the compared text."""
+        if any(line.strip() for line in lines):
+            self.any = True
+            self._feed("comments:" + "\n".join(lines))
+
+    def content(self, text: str) -> DocxContent:
+        unread = tuple((kind, n) for kind, n in self.counts.items() if n)
+        return DocxContent(text, unread, self.hasher.hexdigest() if self.any else None)
+
+
+def _html_lines(data: bytes) -> list[str]:
+    """The visible text of an HTML altChunk, a line per block (scripts and styles left out)."""
+    from html.parser import HTMLParser
+
+    blocks = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "table",
+              "ul", "ol", "section", "article", "blockquote", "pre", "hr", "title"}
+    hidden = {"script", "style", "head", "template", "noscript"}
+
+    class Visible(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.parts: list[str] = []
+            self.hidden = 0
+
+        def handle_starttag(self, tag: str, attrs: list) -> None:
+            if tag in hidden:
+                self.hidden += 1
+            elif tag in blocks:
+                self.parts.append("\n")
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag in hidden:
+                self.hidden = max(0, self.hidden - 1)
+            elif tag in blocks:
+                self.parts.append("\n")
+
+        def handle_data(self, data: str) -> None:
+            if not self.hidden:
+                self.parts.append(data)
+
+    parser = Visible()
+    parser.feed(decode_bytes(data).text)
+    parser.close()
+    lines = (" ".join(line.split()) for line in "".join(parser.parts).split("\n"))
+    return [line for line in lines if line]
+
+
+# -- the streamed walk --------------------------------------------------------------------
+
+#: Modes of the streamed walk (:func:`_stream`): what an element's children are.
+_IGNORE, _ROOT, _BLOCKS, _ALT, _PARA, _PARA_ROOT, _TEXT_EL, _PPR, _SECT = range(9)
+
+
+class _Para:
+    """A paragraph being read by the streamed walk."""
+
+    __slots__ = ("after", "body_level", "done", "parts", "target")
+
+    def __init__(self, target: list[str], body_level: bool) -> None:
+        self.target, self.body_level = target, body_level
+        self.parts: list[str] = []
+        #: The parts joined a few thousand at a time: a paragraph of millions of runs holds
+        #: its text, not millions of small strings.
+        self.done: list[str] = []
+        self.after: list[str] = []  # the lines of its text boxes, read after it
+
+
+def _streamed(package: _Package, part: str, tags: _Walk, found: _Found, out: list[str],
+              what: int) -> list[_Section]:
+    """:func:`_stream` over part ``part``, inflated a chunk at a time."""
+    package.streamed = True
+    try:
+        return _stream(package.stream(part), tags, found, out, what, part)
+    except etree.XMLSyntaxError as exc:
+        raise CorruptDocx(f"the document is damaged: the XML of its part {part} is broken "
+                          f"({exc.msg})") from exc
+
+
+def _stream(source: object, tags: _Walk, found: _Found, out: list[str],
+            what: int, part: str = "") -> list[_Section]:
+    """The text :func:`_blocks` (``what``: :data:`_STORY`), :func:`_notes` (:data:`_NOTES`)
+    or the body of the main part (:data:`_DOC`) would append, from ``iterparse`` events, each
+    element dropped once read; returns the body's sections (header and footer references).
+
+    The same walk as the tree's, step for step: a mode per open element says what its
+    children are (blocks, a paragraph's content, ignored...).
+    """
+    sections: list[_Section] = []
+    body_seen = False
+    kinds = tags.kinds
+    stack: list[tuple[int, object, _Probe | None]] = []
+    probes: list[_Probe] = []
+    for event, el in etree.iterparse(source, events=("start", "end"), resolve_entities=False,
+                                     no_network=True, huge_tree=False, load_dtd=False):
+        if event == "start":
+            for probe in probes:
+                probe.start(el)
+            tag = el.tag
+            if not stack:
+                stack.append((_ROOT, None, None) if what != _STORY
+                             else (_BLOCKS, (out, False), None))
+                continue
+            mode, data, _ = stack[-1]
+            new: tuple[int, object, _Probe | None] = (_IGNORE, None, None)
+            if mode == _BLOCKS:
+                target, body = data  # type: ignore[misc]
+                if tag == tags.p or tag in tags.math_blocks:
+                    new = (_PARA_ROOT, _Para(target, body), None)
+                elif tag in tags.containers:
+                    new = (_BLOCKS, (target, False), None)
+                elif tag == tags.alternate:
+                    new = (_ALT, [target, False], None)
+                elif tag == tags.alt_chunk:
+                    found.chunk(_rid(el), target)
+                elif body and tag == tags.sectPr:
+                    new = (_SECT, [], None)
+            elif mode in (_PARA, _PARA_ROOT):
+                para: _Para = data  # type: ignore[assignment]
+                kind = kinds.get(tag)
+                if kind is None:
+                    new = (_PARA, para, None)
+                elif kind == _TEXT:
+                    new = (_TEXT_EL, para, None)
+                elif kind == _TAB:
+                    para.parts.append("\t")
+                elif kind == _BREAK:
+                    para.parts.append("\n")
+                elif kind == _HYPHEN:
+                    para.parts.append("-")
+                elif kind == _BOX:
+                    new = (_BLOCKS, (para.after, False), None)
+                elif kind == _SKIP:
+                    if mode == _PARA_ROOT and para.body_level and tag == tags.pPr:
+                        new = (_PPR, None, None)
+                elif kind == _OBJECT:
+                    probe = _Probe(el, tags)
+                    probe.start(el)
+                    probes.append(probe)
+                    new = (_PARA, para, probe)
+                elif kind == _MARK:
+                    para.parts.append(tags.marks[tag])
+                    new = (_PARA, para, None)
+                else:  # _CHR
+                    para.parts.append(next((v for a in tags.math_val if (v := el.get(a))), ""))
+                    new = (_PARA, para, None)
+            elif mode == _ALT:
+                alt: list = data  # type: ignore[assignment]
+                if tag in (tags.choice, tags.fallback) and not alt[1]:
+                    alt[1] = True
+                    new = (_BLOCKS, (alt[0], False), None)
+            elif mode == _ROOT:
+                if what == _DOC and tag == tags.body and not body_seen:
+                    body_seen = True
+                    new = (_BLOCKS, (out, True), None)
+                elif what == _NOTES and tag in tags.notes \
+                        and el.get(tags.type_attr) in (None, "normal"):
+                    new = (_BLOCKS, (out, False), None)
+            elif mode == _PPR:
+                if tag == tags.sectPr:
+                    new = (_SECT, [], None)
+            elif mode == _SECT and tag in (tags.headerReference, tags.footerReference):
+                data.append((tag, el.get(tags.type_attr), _rid(el)))  # type: ignore[union-attr]
+            stack.append(new)
+            continue
+        # end
+        for probe in probes:
+            probe.end(el)
+        mode, data, probe = stack.pop()
+        if mode == _TEXT_EL:
+            para = data  # type: ignore[assignment]
+            para.parts.append(el.text or "")
+            if len(para.parts) >= 4096:
+                para.done.append("".join(para.parts))
+                para.parts.clear()
+        elif mode == _PARA_ROOT:
+            para = data  # type: ignore[assignment]
+            para.done.append("".join(para.parts))
+            para.target.append("".join(para.done))
+            para.target.extend(para.after)
+        elif mode == _SECT:
+            sections.append(data)  # type: ignore[arg-type]
+        if probe is not None:
+            probes.pop()
+            found.object(probe)
+        # Drop what was read: the element's content, and the siblings before it.
+        el.clear(keep_tail=False)
+        parent = el.getparent()
+        if parent is not None:
+            while el.getprevious() is not None:
+                del parent[0]
+    if what == _DOC and not body_seen:
+        raise CorruptDocx(f"the document is damaged: its part {part} has no body")
+    return sections

@@ -26,6 +26,7 @@ from lxml import etree
 from neardup_core.extract.common import CorruptDocx, EncryptedDocx, TooLarge, human_size
 
 __all__ = [
+    "DTD_MARKER_MAX",
     "PROLOG_DTD",
     "PROLOG_LIMIT",
     "PROLOG_MORE",
@@ -37,6 +38,7 @@ __all__ = [
     "MiB",
     "check_archive",
     "dtd_refused",
+    "has_dtd",
     "inflate",
     "prolog",
     "refuse_dtd",
@@ -123,14 +125,24 @@ def _local_data(data: bytes, info: zipfile.ZipInfo) -> tuple[int, int] | None:
 
 
 def check_archive(infos: list[zipfile.ZipInfo], limits: ArchiveLimits, kind: str) -> None:
-    """Refuse an archive over ``limits`` before anything is unpacked: too many entries, an
-    encrypted entry, a part over its size or ratio limit, or too much in all (``kind``, such
-    as "Word documents", says whose limit that is in the message)."""
+    """Refuse an archive over ``limits`` before anything is unpacked: too many entries, two
+    entries of one name (a corrupt archive), an encrypted entry, a part over its size or
+    ratio limit, or too much in all (``kind``, such as "Word documents", says whose limit
+    that is in the message)."""
     if len(infos) > limits.max_entries:
         raise TooLarge(f"its zip archive has {len(infos):,} parts, over the limit of "
                        f"{limits.max_entries:,}")
     total = 0
+    seen: set[str] = set()
     for info in infos:
+        # Two entries of one name: readers disagree on which one is "the" part (zipfile takes
+        # the last, others the first), so what is compared may not be what Word shows.
+        # Part names are case-insensitive in a package (OPC, ECMA-376 part 2, 8.1.1.2).
+        folded = info.filename.lower()
+        if folded in seen:
+            raise CorruptDocx(f"the zip archive is damaged: it has two parts named "
+                              f"{info.filename}")
+        seen.add(folded)
         if info.flag_bits & 0x1:
             raise EncryptedDocx("its zip archive is password-protected")
         size = info.file_size
@@ -154,6 +166,17 @@ def refuse_dtd(name: str, data: bytes) -> None:
     # for a single byte is far cheaper than six for the markers.
     if b"!" in data and any(marker in data for marker in _DTD_MARKERS):
         raise dtd_refused(name)
+
+
+def has_dtd(data: bytes) -> bool:
+    """Whether ``data`` holds a DTD or entity declaration marker, in ASCII or either UTF-16
+    (a streamed part checks each chunk with the last :data:`DTD_MARKER_MAX` bytes before it)."""
+    return b"!" in data and any(marker in data for marker in _DTD_MARKERS)
+
+
+#: The longest DTD marker in bytes: a chunk checked with this many bytes before it cannot
+#: miss a marker cut in two.
+DTD_MARKER_MAX = max(len(marker) for marker in _DTD_MARKERS)
 
 
 def dtd_refused(name: str) -> CorruptDocx:

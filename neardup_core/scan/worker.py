@@ -11,6 +11,7 @@ How workers are started (and started early) is :mod:`neardup_core.scan.pool`.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ from neardup_core.fingerprint.fingerprinter import (
     FingerprintSettings,
     shared_fingerprinter,
 )
+from neardup_core.hashing import hash128_hex
 from neardup_core.models import Problem, ProblemKind
 
 __all__ = ["Outcome", "Prepared", "fingerprint_prepared", "lost", "prepare_batch",
@@ -97,6 +99,10 @@ def _finish_one(e: FileEntry, got: Extracted, fp: DocFingerprint, max_bytes: int
             chash = content_hash(e.path, max_bytes)
         except OSError:
             chash = None
+    if got.identity is not None:
+        # What the text does not show (comments, pictures, objects) decides identity too: two
+        # files are "identical text" only if that matches as well (see Extracted.identity).
+        fp = dataclasses.replace(fp, text_hash=hash128_hex(f"{fp.text_hash}:{got.identity}"))
     meta = (got.format, got.encoding, got.confidence, got.replaced)
     try:
         st = os.stat(e.path)

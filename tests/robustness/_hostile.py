@@ -157,6 +157,126 @@ def make_external_entity_docx(path: Path) -> Path:
     return path
 
 
+# -- what a reader may not see: equations, altChunks, comments, pictures ---------------------
+M = "http://schemas.openxmlformats.org/officeDocument/2006/math"
+WP = "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"
+A = "http://schemas.openxmlformats.org/drawingml/2006/main"
+PIC = "http://schemas.openxmlformats.org/drawingml/2006/picture"
+REL_TYPES = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+#: A PNG of one pixel, and another (a different colour): pictures that differ.
+PNG_RED = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de0000000c4944415478"
+    "9c63f8cfc000000301010018dd8db00000000049454e44ae426082")
+PNG_BLUE = PNG_RED[:-20] + bytes(reversed(PNG_RED[-20:-12])) + PNG_RED[-12:]
+
+
+def paragraphs_xml(text: str) -> str:
+    """``text`` as WordprocessingML paragraphs, one per line."""
+    from xml.sax.saxutils import escape
+
+    return "".join(f'<w:p><w:r><w:t xml:space="preserve">{escape(line)}</w:t></w:r></w:p>'
+                   for line in text.split("\n"))
+
+
+def equation_xml(*runs: str) -> str:
+    """A paragraph holding one equation whose runs are ``runs`` (operators included)."""
+    from xml.sax.saxutils import escape
+
+    inner = "".join(f"<m:r><m:t>{escape(r)}</m:t></m:r>" for r in runs)
+    return f"<w:p><m:oMathPara><m:oMath>{inner}</m:oMath></m:oMathPara></w:p>"
+
+
+def picture_xml(rid: str = "rIdPic") -> str:
+    """An inline picture (a w:drawing) showing the image part relationship ``rid`` names."""
+    return (f'<w:p><w:r><w:drawing><wp:inline><wp:docPr id="1" name="Picture 1"/><a:graphic>'
+            f'<a:graphicData uri="{PIC}"><pic:pic><pic:blipFill><a:blip r:embed="{rid}"/>'
+            f'</pic:blipFill></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing>'
+            f'</w:r></w:p>')
+
+
+def rich_docx_bytes(body: str, *, rels: dict[str, tuple[str, str]] | None = None,
+                    parts: dict[str, bytes] | None = None,
+                    overrides: dict[str, str] | None = None) -> bytes:
+    """A hand-made package whose body is ``body`` (WordprocessingML), with relationships
+    ``rels`` of the main part (id -> (type, target)), ``parts`` and content type
+    ``overrides`` (part name -> type)."""
+    doc = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+           f'<w:document xmlns:w="{W}" xmlns:r="{R}" xmlns:m="{M}" xmlns:wp="{WP}" '
+           f'xmlns:a="{A}" xmlns:pic="{PIC}"><w:body>{body}</w:body></w:document>')
+    types = "".join(f'<Override PartName="/{name}" ContentType="{ctype}"/>'
+                    for name, ctype in (overrides or {}).items())
+    content_types = _content_types().replace("</Types>", types + "</Types>")
+    rel_xml = "".join(f'<Relationship Id="{rid}" Type="{REL_TYPES}/{kind}" Target="{target}"/>'
+                      for rid, (kind, target) in (rels or {}).items())
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", content_types)
+        z.writestr("_rels/.rels", _root_rels())
+        z.writestr("word/document.xml", doc)
+        z.writestr("word/_rels/document.xml.rels",
+                   '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships '
+                   f'xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+                   f'{rel_xml}</Relationships>')
+        for name, data in (parts or {}).items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+def equation_docx_bytes(*runs: str, text: str = SAMPLE) -> bytes:
+    """``text``, then an equation of ``runs``."""
+    return rich_docx_bytes(paragraphs_xml(text) + equation_xml(*runs))
+
+
+def alt_chunk_docx_bytes(chunk: bytes, name: str = "word/chunk.html",
+                         text: str = SAMPLE) -> bytes:
+    """``text``, then an altChunk importing part ``name`` (``chunk``: its bytes)."""
+    body = paragraphs_xml(text) + '<w:altChunk r:id="rIdChunk"/>'
+    return rich_docx_bytes(body, rels={"rIdChunk": ("aFChunk", name.split("/", 1)[1])},
+                           parts={name: chunk})
+
+
+def commented_docx_bytes(comment: str, text: str = SAMPLE) -> bytes:
+    """``text`` with a reviewer's comment ``comment`` (word/comments.xml)."""
+    from xml.sax.saxutils import escape
+
+    comments = (f'<?xml version="1.0" encoding="UTF-8"?><w:comments xmlns:w="{W}">'
+                f'<w:comment w:id="0" w:author="R"><w:p><w:r><w:t>{escape(comment)}</w:t>'
+                f'</w:r></w:p></w:comment></w:comments>')
+    return rich_docx_bytes(
+        paragraphs_xml(text), rels={"rIdC": ("comments", "comments.xml")},
+        parts={"word/comments.xml": comments.encode()},
+        overrides={"word/comments.xml": "application/vnd.openxmlformats-officedocument."
+                                        "wordprocessingml.comments+xml"})
+
+
+def picture_docx_bytes(png: bytes, text: str = SAMPLE) -> bytes:
+    """``text``, then a picture whose image is ``png``."""
+    return rich_docx_bytes(paragraphs_xml(text) + picture_xml(),
+                           rels={"rIdPic": ("image", "media/image1.png")},
+                           parts={"word/media/image1.png": png})
+
+
+def two_parts_named_docx_bytes(text: str = SAMPLE) -> bytes:
+    """A package with two word/document.xml entries: one shown by readers taking the first,
+    the other by those taking the last (Python's zipfile)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", _content_types())
+        z.writestr("_rels/.rels", _root_rels())
+        z.writestr("word/document.xml", document_xml("A different text that Word shows."))
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "Duplicate name": the point of this file
+            z.writestr("word/document.xml", document_xml(text))
+    return buf.getvalue()
+
+
+def make_two_parts_named_docx(path: Path) -> Path:
+    path.write_bytes(two_parts_named_docx_bytes())
+    return path
+
+
 # -- text files ------------------------------------------------------------------------------
 def make_binary_txt(path: Path) -> Path:
     """A PNG-like binary named .txt."""
@@ -202,6 +322,7 @@ EXPECTED: dict[str, ProblemKind | None] = {
     "whitespace.txt": ProblemKind.EMPTY,
     "no words.docx": ProblemKind.EMPTY,
     "old word.docx": ProblemKind.UNSUPPORTED,
+    "two parts named.docx": ProblemKind.CORRUPT,
 }
 
 
@@ -224,4 +345,5 @@ def hostile_tree(root: Path) -> dict[str, ProblemKind | None]:
     (root / "whitespace.txt").write_text(" \n\t\u3000\n  \r\n", encoding="utf-8")
     make_docx(root / "no words.docx", "\n\n")
     (root / "old word.docx").write_bytes(OLE_SIGNATURE + bytes(4096))
+    make_two_parts_named_docx(root / "two parts named.docx")
     return dict(EXPECTED)

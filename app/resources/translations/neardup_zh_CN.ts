@@ -12,7 +12,7 @@
 <context>
     <name>ConfirmActionDialog</name>
     <message>
-        <location filename="../../dialogs/confirm.py" line="+54"/>
+        <location filename="../../dialogs/confirm.py" line="+56"/>
         <location line="+86"/>
         <source>Move to trash</source>
         <translation>移到回收站</translation>
@@ -82,6 +82,16 @@
         <location line="+9"/>
         <source>Move</source>
         <translation>移动</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Alt+T</source>
+        <translation>Alt+T</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Alt+M</source>
+        <translation>Alt+M</translation>
     </message>
 </context>
 <context>
@@ -342,7 +352,7 @@ This folder does not exist</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../main_window.py" line="+197"/>
+        <location filename="../../main_window.py" line="+206"/>
         <source>Filter by name or folder…</source>
         <translation>按文件名或文件夹筛选…</translation>
     </message>
@@ -358,12 +368,12 @@ This folder does not exist</source>
         <translation>问题</translation>
     </message>
     <message>
-        <location line="+271"/>
+        <location line="+272"/>
         <source>About neardup</source>
         <translation>关于 neardup</translation>
     </message>
     <message>
-        <location line="-320"/>
+        <location line="-321"/>
         <source>Added {n} folders</source>
         <translation>已添加 {n} 个文件夹</translation>
     </message>
@@ -388,7 +398,7 @@ This folder does not exist</source>
         <translation>阈值 {t} 时：{groups} 个分组，{dupes} 个重复文件</translation>
     </message>
     <message>
-        <location line="+104"/>
+        <location line="+105"/>
         <source>Select exactly two files to compare</source>
         <translation>请恰好选择两个文件进行比较</translation>
     </message>
@@ -421,7 +431,7 @@ This folder does not exist</source>
 <context>
     <name>PreferencesDialog</name>
     <message>
-        <location filename="../../dialogs/preferences.py" line="+30"/>
+        <location filename="../../dialogs/preferences.py" line="+32"/>
         <source>Preferences</source>
         <translation>首选项</translation>
     </message>
@@ -466,6 +476,27 @@ Action log: {log}</source>
         <location line="+2"/>
         <source>Encodings chosen:</source>
         <translation>指定的编码：</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <location line="+5"/>
+        <source>No limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <location line="-1"/>
+        <source> days</source>
+        <translation> 天</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Cache size limit:</source>
+        <translation>缓存大小上限：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Keep cache entries for:</source>
+        <translation>缓存条目保留时间：</translation>
     </message>
 </context>
 <context>
@@ -815,7 +846,7 @@ Action log: {log}</source>
 <context>
     <name>ScanController</name>
     <message>
-        <location filename="../../controllers/scan.py" line="+37"/>
+        <location filename="../../controllers/scan.py" line="+40"/>
         <source>Nothing to scan</source>
         <translation>没有可扫描的内容</translation>
     </message>
@@ -825,7 +856,7 @@ Action log: {log}</source>
         <translation>请至少添加一个要扫描的文件夹：点击“添加…”，或把文件夹拖放到窗口上。</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+30"/>
         <source>Scanning…</source>
         <translation>正在扫描…</translation>
     </message>
@@ -865,7 +896,12 @@ Action log: {log}</source>
         <translation>选项“{option}”无效：{message}</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
+        <source>Cannot scan this folder</source>
+        <translation>无法扫描此文件夹</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Folder not found</source>
         <translation>找不到文件夹</translation>
     </message>

@@ -297,8 +297,9 @@ def plan_move(result: ScanResult, docs: Iterable[int], folder: str | os.PathLike
     time if the disk changed in between).
     """
     dest = os.path.abspath(os.fspath(folder))
-    if not os.path.isdir(dest):
-        raise ActionError(dest, "the destination folder does not exist")
+    why = _unusable_destination(dest)
+    if why is not None:
+        raise ActionError(dest, why)
     chosen = _selection(result, docs)
     check = _Checker(result)
     refused: list[Refusal] = []
@@ -681,6 +682,27 @@ def _move(src: str, folder: str, planned: str | None) -> str:
                 os.remove(target)
         raise
     return target
+
+
+def _unusable_destination(dest: str) -> str | None:
+    """Why ``dest`` cannot take moved files, in one sentence, or None. The real reason: a
+    folder behind one that cannot be entered may well exist, and "does not exist" would send
+    the user looking for a typo (``os.path.isdir`` says False for every error alike)."""
+    try:
+        st = os.stat(dest)
+    except FileNotFoundError:
+        return "the destination folder does not exist"
+    except NotADirectoryError:
+        return "the destination folder does not exist (a part of its path is a file)"
+    except PermissionError:
+        return "the destination folder cannot be reached (permission denied)"
+    except OSError as exc:
+        return f"the destination folder cannot be reached ({exc.strerror or exc})"
+    except ValueError:  # a NUL in the name
+        return "the destination is not a valid folder name"
+    if not stat.S_ISDIR(st.st_mode):
+        return "the destination is not a folder"
+    return None
 
 
 def _message(exc: BaseException) -> str:

@@ -357,12 +357,13 @@ def problems_path(output: str) -> str:
 
 
 def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
-    from neardup_core.extract import extract
+    from neardup_core.extract import Extracted, extract
     from neardup_core.fingerprint.fingerprinter import FingerprintSettings, normalized_jaccard
     from neardup_core.models import Problem
 
     chosen = ScanOptions(encodings=tuple(args.encoding)).validate()
     texts = []
+    read: list[Extracted] = []
     for p in (args.left, args.right):
         if not os.path.isfile(p):
             raise PathError(p, "it is a folder; compare takes two files (scan takes folders)"
@@ -372,16 +373,22 @@ def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
         if isinstance(got, Problem):
             raise PathError(p, f"cannot read it ({got.kind}): {got.message}")
         texts.append(got.text)
+        read.append(got)
     settings = FingerprintSettings()
-    from neardup_core.fingerprint.fingerprinter import fingerprint_text
+    from neardup_core.fingerprint.fingerprinter import fingerprint_text, with_identity
     from neardup_core.pairs.scoring import hamming
 
-    fa, fb = (fingerprint_text(t, settings) for t in texts)
+    # "identical text" by the scan's own rule: what the text does not show (comments, pictures,
+    # embedded objects) must match too
+    fa, fb = (with_identity(fingerprint_text(g.text, settings), g.identity) for g in read)
     exact = normalized_jaccard(texts[0], texts[1], settings.shingle)
     est = float((fa.minhash == fb.minhash).mean())
     dist = int(hamming(fa.simhash, fb.simhash))
     stdout.write(f"Jaccard of shingles: {percent(exact)} (MinHash estimate {percent(est)}), "
                  f"SimHash distance {dist} bits, identical text: {fa.text_hash == fb.text_hash}\n")
+    for p, g in zip((args.left, args.right), read, strict=True):
+        if g.skipped:
+            stdout.write(f"{visible(p)}: {g.skipped}.\n")
     if args.diff:
         from neardup_core.diff import unified
 

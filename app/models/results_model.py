@@ -49,7 +49,14 @@ from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
 from .group_rows import NCOLS, Col, GroupRows
-from .presentation import format_encoding, format_percent, format_size, format_time, is_inside
+from .presentation import (
+    format_encoding,
+    format_percent,
+    format_size,
+    format_time,
+    is_inside,
+    skipped_parts,
+)
 
 Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()  # the invisible root, as a shared default argument
@@ -428,7 +435,7 @@ class ResultsModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             if ref:
                 return QBrush(_REFERENCE_FG)
-            if col == Col.FORMAT and d.replaced:
+            if col == Col.FORMAT and (d.replaced or d.skipped):
                 return QBrush(_WARN_FG)
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -446,6 +453,14 @@ class ResultsModel(QAbstractItemModel):
         return None
 
     def _member_tooltip(self, d: Document, ref: bool, col: int) -> str | None:
+        tip = self._member_tip(d, ref, col)
+        if d.skipped and col in (Col.NAME, Col.FORMAT):
+            # said beside the file, where the user decides what to trash
+            note = self._skipped_note(d.skipped)
+            tip = note if tip is None else f"{tip}\n{note}"
+        return tip
+
+    def _member_tip(self, d: Document, ref: bool, col: int) -> str | None:
         if col == Col.FORMAT:
             if d.encoding is None:
                 return self.tr("Word document")
@@ -461,6 +476,22 @@ class ResultsModel(QAbstractItemModel):
         if col in (Col.NAME, Col.FOLDER):
             return visible(d.path)
         return None
+
+    def _skipped_note(self, skipped: str) -> str:
+        """What the reader could not compare (``Document.skipped``), in the user's language:
+        such files are identical only if those parts match byte for byte."""
+        parts = skipped_parts(skipped)
+        if parts is None:  # wording this version does not know: shown as the core said it
+            return visible(skipped)
+        one = {"picture": self.tr("1 picture"), "chart": self.tr("1 chart"),
+               "embedded object": self.tr("1 embedded object"),
+               "embedded document": self.tr("1 embedded document")}
+        many = {"picture": self.tr("{n} pictures"), "chart": self.tr("{n} charts"),
+                "embedded object": self.tr("{n} embedded objects"),
+                "embedded document": self.tr("{n} embedded documents")}
+        said = self.tr(", ").join(one[k] if n == 1 else many[k].format(n=n) for n, k in parts)
+        return self.tr("Not compared: {what} (the file counts as identical to another only if "
+                       "these match byte for byte)").format(what=said)
 
     # -- marking ------------------------------------------------------------------------------
     def setData(self, index: Index, value: object, role: int = Qt.ItemDataRole.EditRole) -> bool:

@@ -2,10 +2,11 @@
 
 ``write_csv`` has one row per group member and the columns group, reference (yes/no), path,
 name, folder, size (bytes), modified (local ``YYYY-MM-DD HH:MM:SS``), format, encoding,
-similarity (%), distance, jaccard; problems go to a second file (``write_problems_csv``) so each
-table stays rectangular. Files written by path start with a UTF-8 BOM so Excel shows Chinese.
-Cells that start with ``= + - @`` (or a tab / carriage return) get a leading apostrophe so a
-spreadsheet never runs a crafted file name as a formula. Names and messages show control,
+similarity (%), distance, jaccard, skipped (what the reader could not compare, "1 picture not
+compared"; empty when it read everything); problems go to a second file (``write_problems_csv``)
+so each table stays rectangular. Files written by path start with a UTF-8 BOM so Excel shows
+Chinese. Cells that start with ``= + - @`` (or a tab / carriage return) get a leading apostrophe
+so a spreadsheet never runs a crafted file name as a formula. Names and messages show control,
 direction and invisible characters as escapes, as the text and HTML reports do
 (:func:`~neardup_core.visible.visible`: a zero-width space as ``\\u200b``, a line break as
 ``\\n``, a backslash before an "n" doubled), since a spreadsheet is read by people who decide
@@ -23,7 +24,7 @@ from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
 CSV_COLUMNS = ("group", "reference", "path", "name", "folder", "size", "modified", "format",
-               "encoding", "similarity (%)", "distance", "jaccard")
+               "encoding", "similarity (%)", "distance", "jaccard", "skipped")
 PROBLEM_COLUMNS = ("path", "name", "folder", "kind", "message")
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -56,7 +57,7 @@ def write_csv(result: ScanResult, fp_or_path: Destination, *, bom: bool | None =
                 w.writerow([g.id, "yes" if k == 0 else "no", _cell(d.path), _cell(d.name),
                             _cell(d.folder), d.size, local_time(d.mtime), _cell(d.format),
                             _cell(d.encoding), percent(m.similarity)[:-1], m.distance,
-                            "" if m.jaccard is None else share3(m.jaccard)])
+                            "" if m.jaccard is None else share3(m.jaccard), _cell(d.skipped)])
 
 
 def write_problems_csv(result: ScanResult, fp_or_path: Destination, *,

@@ -47,6 +47,7 @@ details.group { border: 1px solid var(--line); border-radius: 6px; margin: .8em 
 details.group > summary { cursor: pointer; font-weight: 600; }
 details.cmp { margin: .4em 0 .8em 0; } details.cmp > summary { cursor: pointer; }
 .path { word-break: break-all; }
+.skipped { display: block; font-size: .85em; font-weight: normal; color: var(--muted); }
 table.diff { width: 100%; table-layout: fixed; font-family: ui-monospace, "SFMono-Regular",
   Consolas, "Noto Sans Mono CJK SC", "Sarasa Mono SC", "Microsoft YaHei", monospace;
   font-size: .86em; }
@@ -196,6 +197,8 @@ class _Html:
         for k, m in enumerate(g.members):
             d = docs[m.doc]
             badge = '<span class="badge">reference</span>' if k == 0 else ""
+            if d.skipped:  # what its reader could not compare, beside the file
+                badge += f'<span class="skipped">{_e(d.skipped)}</span>'
             jac = "–" if m.jaccard is None else percent(m.jaccard)
             self.w(f'<tr class="{"ref" if k == 0 else "dup"}"><td class="name path">'
                    f'{_e(d.name)}{badge}</td><td class="path">{_e(d.folder)}</td>'

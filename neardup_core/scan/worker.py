@@ -11,7 +11,6 @@ How workers are started (and started early) is :mod:`neardup_core.scan.pool`.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass
 
@@ -22,8 +21,8 @@ from neardup_core.fingerprint.fingerprinter import (
     DocFingerprint,
     FingerprintSettings,
     shared_fingerprinter,
+    with_identity,
 )
-from neardup_core.hashing import hash128_hex
 from neardup_core.models import Problem, ProblemKind
 
 __all__ = ["Outcome", "Prepared", "fingerprint_prepared", "lost", "prepare_batch",
@@ -42,12 +41,15 @@ class Outcome:
     content_hash: str | None
     problem: Problem | None
     changed: bool = False  # size or mtime moved while it was read: do not cache it
+    #: What the reader could not compare ("1 picture not compared"), or None: carried to
+    #: Document.skipped so the app and the reports can say it.
+    skipped: str | None = None
 
     def __reduce__(self) -> tuple:
         # A plain constructor call: a slotted dataclass's own pickling sets each field through
         # object.__setattr__, twice the cost, for every file a worker sends back.
         return (Outcome, (self.path, self.size, self.mtime_ns, self.extracted, self.fingerprint,
-                          self.content_hash, self.problem, self.changed))
+                          self.content_hash, self.problem, self.changed, self.skipped))
 
 
 #: Text that makes a fingerprinter load everything it loads lazily (the segmenter's dictionary
@@ -99,11 +101,11 @@ def _finish_one(e: FileEntry, got: Extracted, fp: DocFingerprint, max_bytes: int
             chash = content_hash(e.path, max_bytes)
         except OSError:
             chash = None
-    if got.identity is not None:
-        # What the text does not show (comments, pictures, objects) decides identity too: two
-        # files are "identical text" only if that matches as well (see Extracted.identity).
-        fp = dataclasses.replace(fp, text_hash=hash128_hex(f"{fp.text_hash}:{got.identity}"))
+    # What the text does not show (comments, pictures, objects) decides identity too: two
+    # files are "identical text" only if that matches as well (see Extracted.identity).
+    fp = with_identity(fp, got.identity)
     meta = (got.format, got.encoding, got.confidence, got.replaced)
+    skipped = got.skipped or None
     try:
         st = os.stat(e.path)
     except OSError:
@@ -112,8 +114,9 @@ def _finish_one(e: FileEntry, got: Extracted, fp: DocFingerprint, max_bytes: int
     if (st.st_size, st.st_mtime_ns) != (e.size, e.mtime_ns):
         # Changed between the walk and the read: describe what was read, never cache it under
         # the walk's key (a later restore of the old bytes and mtime would get this text).
-        return Outcome(e.path, st.st_size, st.st_mtime_ns, meta, fp, chash, None, changed=True)
-    return Outcome(e.path, e.size, e.mtime_ns, meta, fp, chash, None)
+        return Outcome(e.path, st.st_size, st.st_mtime_ns, meta, fp, chash, None, changed=True,
+                       skipped=skipped)
+    return Outcome(e.path, e.size, e.mtime_ns, meta, fp, chash, None, skipped=skipped)
 
 
 def process_batch(batch: list[FileEntry], settings: FingerprintSettings, max_bytes: int,

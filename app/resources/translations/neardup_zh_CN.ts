@@ -732,7 +732,7 @@ Action log: {log}</source>
 <context>
     <name>ResultsModel</name>
     <message>
-        <location filename="../../models/results_model.py" line="+108"/>
+        <location filename="../../models/results_model.py" line="+115"/>
         <source>Name</source>
         <extracomment>Groups given to the view at first, and at each scroll to its end (see the module docstring). A thousand fill many screens and lay out in about 15 ms.</extracomment>
         <translation>名称</translation>
@@ -823,7 +823,7 @@ Action log: {log}</source>
         <translation>基准</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+42"/>
         <source>Word document</source>
         <translation>Word 文档</translation>
     </message>
@@ -841,6 +841,56 @@ Action log: {log}</source>
         <location line="+4"/>
         <source>The reference: the copy to keep. Others are compared with it.</source>
         <translation>基准：要保留的副本，其他文件都与它比较。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>1 picture</source>
+        <translation>1 张图片</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>1 chart</source>
+        <translation>1 个图表</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>1 embedded object</source>
+        <translation>1 个嵌入对象</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>1 embedded document</source>
+        <translation>1 个嵌入文档</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{n} pictures</source>
+        <translation>{n} 张图片</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>{n} charts</source>
+        <translation>{n} 个图表</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{n} embedded objects</source>
+        <translation>{n} 个嵌入对象</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{n} embedded documents</source>
+        <translation>{n} 个嵌入文档</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Not compared: {what} (the file counts as identical to another only if these match byte for byte)</source>
+        <translation>未比较：{what}（只有这些内容逐字节相同，该文件才算与其他文件完全相同）</translation>
     </message>
 </context>
 <context>

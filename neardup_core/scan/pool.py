@@ -186,11 +186,17 @@ def _kill(pool: ProcessPoolExecutor, *, shutdown: bool = True) -> None:
     # ProcessPoolExecutor has no public way to reach its processes before Python 3.14's
     # terminate_workers(); _processes (pid -> Process) has been there since 3.2.
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
     if shutdown:
         pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         with contextlib.suppress(Exception):  # already gone, or being reaped
             process.kill()
+    if shutdown and manager is not None:
+        # With its processes dead the pool's manager thread ends at once. Left running, it
+        # raced Python's exit, which then wrote to the pipe the thread had just closed (a
+        # traceback after every cancelled scan that ended quickly, Python 3.11).
+        manager.join(timeout=10)
 
 
 def stop_all() -> None:

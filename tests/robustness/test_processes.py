@@ -191,21 +191,31 @@ def test_a_killed_scan_leaves_no_process(run: list[Run], tmp_path: Path, docs: P
     assert r.left_after(10) == []
 
 
+def _interrupt(r: Run, to: str) -> None:
+    if to == "group":  # Ctrl-C in a terminal: every process of the job gets it
+        os.killpg(r.proc.pid, signal.SIGINT)
+    else:              # kill -INT of the program alone
+        r.proc.send_signal(signal.SIGINT)
+
+
+@pytest.mark.parametrize("to", ["group", "cli"])
 def test_a_second_interrupt_leaves_at_once_without_a_traceback(run: list[Run], tmp_path: Path,
-                                                               docs: Path) -> None:
-    """Ctrl-C twice, as a terminal sends it (to the whole process group). The scan is held
-    after the first (a test patch in its collection step), so the second surely finds it
-    still running. Before: the second raised KeyboardInterrupt wherever the scan was, and
-    Python's exit then waited for the workers' batches and printed a traceback."""
+                                                               docs: Path, to: str) -> None:
+    """Ctrl-C twice. The scan is held after the first (a test patch in its collection step),
+    so the second surely finds it still running. Before: sent to the CLI alone, the second
+    raised KeyboardInterrupt wherever the scan was, and Python's exit then waited for the
+    workers' batches (printing a traceback when interrupted there); sent to the group, the workers' own
+    KeyboardInterrupt ended the scan at the first, with no partial report."""
     flag = tmp_path / "first-interrupt-seen"
-    r = _start(run, tmp_path, docs, NEARDUP_TEST_SLOW_FINISH=str(flag))
-    os.killpg(r.proc.pid, signal.SIGINT)
+    r = _start(run, tmp_path, docs, NEARDUP_TEST_SLOW_FINISH=str(flag),
+               NEARDUP_TEST_SLOW_READ="2")  # a batch takes ~100 s: far beyond the deadline
+    _interrupt(r, to)
     deadline = time.monotonic() + 60
     while not flag.exists():
         assert r.proc.poll() is None, r.stderr()
         assert time.monotonic() < deadline, "the first interrupt did not cancel the scan"
         time.sleep(0.1)
-    os.killpg(r.proc.pid, signal.SIGINT)
+    _interrupt(r, to)
     assert r.wait_exit(30) == 130, r.stderr()
     err = r.stderr()
     assert "Traceback" not in err
@@ -216,11 +226,13 @@ def test_a_second_interrupt_leaves_at_once_without_a_traceback(run: list[Run], t
 
 def test_one_interrupt_ends_the_scan_without_waiting_for_the_workers(
         run: list[Run], tmp_path: Path, docs: Path) -> None:
-    """A single Ctrl-C cancels; the workers' unfinished batches are not waited for (each takes
-    about 100 s here, far beyond the deadline). Before: the program lived on until they were
-    done."""
+    """A single Ctrl-C in a terminal (to the whole group) cancels: a partial report, and the
+    workers' unfinished batches are not waited for (each takes about 100 s here, far beyond
+    the deadline). Before: the workers' own KeyboardInterrupt came back as the scan's, with
+    no partial report, after their batches were done."""
     r = _start(run, tmp_path, docs, NEARDUP_TEST_SLOW_READ="2")
     os.killpg(r.proc.pid, signal.SIGINT)
     assert r.wait_exit(45) == 130, r.stderr()
+    assert "partial: cancelled" in r.stderr()
     assert "Traceback" not in r.stderr()
     assert r.left_after(10) == []

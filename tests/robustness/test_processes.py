@@ -204,8 +204,8 @@ def test_a_second_interrupt_leaves_at_once_without_a_traceback(run: list[Run], t
     """Ctrl-C twice. The scan is held after the first (a test patch in its collection step),
     so the second surely finds it still running. Before: sent to the CLI alone, the second
     raised KeyboardInterrupt wherever the scan was, and Python's exit then waited for the
-    workers' batches (printing a traceback when interrupted there); sent to the group, the workers' own
-    KeyboardInterrupt ended the scan at the first, with no partial report."""
+    workers' batches (printing a traceback when interrupted there); sent to the group, the
+    workers' own KeyboardInterrupt ended the scan at the first, with no partial report."""
     flag = tmp_path / "first-interrupt-seen"
     r = _start(run, tmp_path, docs, NEARDUP_TEST_SLOW_FINISH=str(flag),
                NEARDUP_TEST_SLOW_READ="2")  # a batch takes ~100 s: far beyond the deadline

@@ -13,7 +13,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from .diagnostics import excepthook, setup_logging
+from .diagnostics import close_on_signals, excepthook, setup_logging
 
 log = logging.getLogger("app")
 
@@ -77,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     translators = install_translators(app, pick_language(settings.language))
     window = MainWindow(settings, folders=[os.path.abspath(p) for p in args.paths])
     window.show()
+    close_on_signals(window)  # SIGTERM, SIGHUP: closed as by its close button, scan cancelled
     prestart_workers()
     preload_scan()
     code = app.exec()

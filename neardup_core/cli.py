@@ -1,7 +1,8 @@
 """The ``neardup`` command line: scan folders and write a report, for people who script.
 
 Exit codes: 0 done (also when groups were found), 1 the scan failed, 2 a bad option or path
-(one line on stderr, no traceback), 130 interrupted (a partial report is still written).
+(one line on stderr, no traceback), 130 interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (a
+partial report is still written; a second signal leaves at once, with no report).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import signal
 import stat
 import sys
 import time
-from collections.abc import Sequence
-from typing import ClassVar, TextIO
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, TextIO
 
 from neardup_core import __version__
 from neardup_core.errors import NeardupError, OptionsError, PathError
@@ -239,18 +240,20 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
     if args.output:
         _check_output(args.output)
     cancel = CancelToken()
-    interrupted = False
+    stopped_by: int | None = None  # the signal that cancelled the scan
+    t0 = time.monotonic()
 
-    def on_sigint(signum, frame):  # first Ctrl-C: finish with a partial report; second: quit
-        nonlocal interrupted
-        if interrupted:
-            raise KeyboardInterrupt
-        interrupted = True
+    def on_signal(signum: int, frame: Any) -> None:
+        # First Ctrl-C, SIGTERM or SIGHUP: finish with a partial report; a second one: leave now.
+        nonlocal stopped_by
+        if stopped_by is not None:
+            _leave_now(signum, time.monotonic() - t0, stderr)
+        stopped_by = signum
         cancel.cancel()
 
     show = not args.quiet and stderr.isatty()
     bar = _TerminalProgress(stderr) if show else None
-    old = signal.signal(signal.SIGINT, on_sigint) if _main_thread() else None
+    old = _catch(_STOP_SIGNALS, on_signal) if _main_thread() else {}
     try:
         if args.dask:
             try:
@@ -266,8 +269,8 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         result = session.run(args.paths, Throttled(bar, 10) if bar else (lambda ev: None),
                              cancel)
     finally:
-        if old is not None:
-            signal.signal(signal.SIGINT, old)
+        for signum, handler in old.items():
+            signal.signal(signum, handler)
         if bar:
             bar.close()
 
@@ -291,7 +294,7 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         stderr.write(f"{len(result.documents)} files{how}, {len(result.groups)} groups, "
                      f"{result.duplicate_count} duplicates, {len(result.problems)} problems in "
                      f"{result.seconds:.2f}s{partial}.{where}\n")
-    return 130 if interrupted else 0
+    return 128 + stopped_by if stopped_by is not None else 0
 
 
 def _check_output(output: str) -> None:
@@ -396,6 +399,43 @@ def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
         lines = unified(texts[0], texts[1]).split("\n")[:-1]  # each line ends with "\n"
         stdout.write("".join(visible(line, keep_tabs=True) + "\n" for line in lines))
     return 0
+
+
+#: What ends a scan the way Ctrl-C does: SIGTERM (``kill``, a service manager), SIGHUP (the
+#: terminal was closed). Each used to kill the program on the spot and leave its workers behind.
+_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                      if hasattr(signal, name))
+
+
+def _catch(signums: Sequence[int], handler: Callable[[int, Any], None]) -> dict[int, Any]:
+    """Install ``handler`` for each signal that is not ignored; returns the handlers replaced.
+
+    A signal ignored when the program started stays ignored (``nohup`` ignores SIGHUP so that
+    the scan goes on after the terminal is closed)."""
+    replaced: dict[int, Any] = {}
+    for signum in signums:
+        current = signal.getsignal(signum)
+        if current is signal.SIG_IGN:
+            continue
+        replaced[signum] = signal.signal(signum, handler)
+    return replaced
+
+
+def _leave_now(signum: int, elapsed: float, stderr: TextIO) -> None:
+    """A second interrupt: kill the scan's workers, say so in one line and exit at once.
+
+    ``os._exit``: raising here (KeyboardInterrupt, as before) ran into the scan's clean-up and
+    Python's own at-exit wait for the worker pool, which waited for every running batch and
+    then printed a traceback."""
+    from neardup_core.scan.pool import stop_all
+
+    try:
+        stop_all()
+    finally:
+        with contextlib.suppress(Exception):  # a closed terminal, a stream in mid-write
+            stderr.write(f"\nneardup: interrupted after {elapsed:.1f}s\n")
+            stderr.flush()
+        os._exit(128 + signum)
 
 
 def _main_thread() -> bool:

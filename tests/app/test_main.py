@@ -166,3 +166,36 @@ def test_preferences_undo_chosen_encodings(qtbot, settings):
     empty = PreferencesDialog(Settings.from_file(str(settings.store.fileName()) + ".2"), "/x")
     qtbot.addWidget(empty)
     assert empty.encodings.count() == 0
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_sigterm_and_sighup_close_the_window_and_cancel_its_scan(qtbot, tmp_path, name):
+    """Issue 18 item 8: before, either signal killed the app on the spot (its scan's workers
+    were left to notice by themselves); now the window closes as by its close button, which
+    cancels a running scan."""
+    import os
+    import signal
+
+    window = MainWindow(Settings.from_file(str(tmp_path / "s.ini")))
+    qtbot.addWidget(window)
+    window.show()
+    cancelled: list[bool] = []
+
+    class Scan:  # stands for a running scan: closing the window must cancel it
+        def cancel(self) -> None:
+            cancelled.append(True)
+
+    window.scans.worker = Scan()
+    signum = getattr(signal, name)
+    before = signal.getsignal(signum)
+    timer, replaced = diagnostics.close_on_signals(window)
+    try:
+        os.kill(os.getpid(), signum)
+        qtbot.waitUntil(lambda: not window.isVisible(), timeout=10_000)
+    finally:
+        timer.stop()
+        for s, handler in replaced.items():
+            signal.signal(s, handler)
+        window.scans.worker = None
+    assert cancelled == [True]
+    assert signal.getsignal(signum) == before

@@ -243,7 +243,7 @@ def test_moves_are_logged_and_never_overwrite(scanned, tmp_path: Path) -> None:
     dest.mkdir()
     (dest / "a.txt").write_text("a different file that happens to share the name")
     docs = [_idx(result, "a.txt"), _idx(result, "a copy.txt")]
-    plan = plan_move(result, docs, dest)
+    plan = plan_move(result, docs, dest, keep_folders=False)
     report = execute(plan, confirmed=True, log=log)
     assert report.ok and len(report.moved) == 2
     assert (dest / "a.txt").read_text() == "a different file that happens to share the name"

@@ -13,7 +13,12 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
+from neardup_core.messages import render
+
 from . import resource_path
+
+#: The language the interface was started in ("en" or "zh_CN"), set by install_translators.
+_current = "en"
 
 # (setting value, name in its own language); "" follows the system.
 LANGUAGES: tuple[tuple[str, str], ...] = (("", "System"), ("en", "English"),
@@ -43,6 +48,8 @@ def install_translators(app: QCoreApplication, language: str) -> list[QTranslato
 
     A missing file leaves the interface in English rather than failing to start.
     """
+    global _current
+    _current = language if language in ("en", "zh_CN") else "en"
     if language == "en":
         return []
     installed: list[QTranslator] = []
@@ -58,3 +65,21 @@ def install_translators(app: QCoreApplication, language: str) -> list[QTranslato
     if language == "zh_CN":
         QLocale.setDefault(QLocale(QLocale.Language.Chinese, QLocale.Country.China))
     return installed
+
+
+def current_language() -> str:
+    """The interface's language: what reports default to and core messages are worded in."""
+    return _current
+
+
+def set_current_language(language: str) -> None:
+    """For tests and for a window shown before translators are installed."""
+    global _current
+    _current = language if language in ("en", "zh_CN") else "en"
+
+
+def core_text(message: str) -> str:
+    """A message from the core (a problem, a note, a confirmation's warning) in the interface's
+    language. The core's catalogue (:mod:`neardup_core.messages`) holds both wordings, so the
+    app, the reports and the command line say the same thing in the same words."""
+    return render(message, _current)

@@ -350,6 +350,7 @@ class MainWindow(QMainWindow):
     def set_result(self, result: ScanResult | None, *, new_scan: bool = False) -> None:
         """Show ``result``; the selected file stays selected when it is still in a group."""
         keep = self._current_path()
+        old_pairs = self.result.pairs if self.result is not None else None
         self.result = result
         self.model.set_result(result, keep_marks=not new_scan)
         self.problems_model.set_problems(result.problems if result is not None else ())
@@ -361,7 +362,7 @@ class MainWindow(QMainWindow):
             self.scan_panel.group_mode.blockSignals(True)
             self.scan_panel.group_mode.setCurrentIndex(max(0, i))
             self.scan_panel.group_mode.blockSignals(False)
-            if new_scan:
+            if new_scan or result.pairs is not old_pairs:  # a trash or move took pairs away
                 counts, edges = result.histogram(HISTOGRAM_BINS)
                 self.threshold.set_histogram(counts, edges, int(result.pairs.exact.sum()))
         else:
@@ -615,7 +616,14 @@ class MainWindow(QMainWindow):
 
     # ================================================================= prompts (seams)
     def _ask_folder(self, title: str) -> str:
-        return QFileDialog.getExistingDirectory(self, title, self.settings.get(S.LAST_DIR))
+        return QFileDialog.getExistingDirectory(self, title, self.folder_dialog_start())
+
+    def folder_dialog_start(self) -> str:
+        """Where folder dialogs open: the scanned folder of the results shown (the files being
+        acted on live there), else the last folder chosen."""
+        if self.result is not None and self.result.roots:
+            return self.result.roots[0]
+        return self.settings.get(S.LAST_DIR)
 
     def _ask_save_path(self, title: str, name: str, filters: str) -> str:
         start = os.path.join(self.settings.get(S.LAST_EXPORT_DIR) or os.path.expanduser("~"),

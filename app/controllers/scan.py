@@ -18,6 +18,7 @@ from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
 from .. import settings as S
+from ..i18n import core_text
 from ..workers import ScanWorker
 
 
@@ -93,11 +94,11 @@ class ScanController(QObject):
             lines = [self.tr("Scan cancelled — showing what was found so far.")
                      if cancelled else self.tr("The scan was cut short — showing what was "
                                                "found so far.")]
-            w.show_banner(lines + [n for n in result.notes])
+            w.show_banner(lines + [core_text(n) for n in result.notes])
             w.statusBar().showMessage(lines[0], 8000)
         else:
             if result.notes:
-                w.show_banner(list(result.notes))
+                w.show_banner([core_text(n) for n in result.notes])
             w.statusBar().showMessage(
                 self.tr("Scan finished in {s} s").format(s=f"{result.seconds:.1f}"), 8000)
         w.scanFinished.emit()

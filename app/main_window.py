@@ -27,6 +27,7 @@ import send2trash
 from PySide6.QtCore import (
     QByteArray,
     QItemSelectionModel,
+    QLocale,
     QModelIndex,
     QSortFilterProxyModel,
     Qt,
@@ -324,7 +325,7 @@ class MainWindow(QMainWindow):
         folders = self._dropped_folders(event)
         if folders and self.scan_worker is None:
             n = self.scan_panel.folders.add_folders(folders)
-            self.statusBar().showMessage(self.tr("Added {n} folders").format(n=n), 4000)
+            self.statusBar().showMessage(self.tr("Added %Ln folders", "", n), 4000)
             event.acceptProposedAction()
 
     @staticmethod
@@ -373,7 +374,7 @@ class MainWindow(QMainWindow):
         elif keep:
             self._select_path(keep)
         n = len(result.problems) if result is not None else 0
-        self.tabs.setTabText(1, self.tr("Problems ({n})").format(n=n) if n
+        self.tabs.setTabText(1, self.tr("Problems ({n})").format(n=QLocale().toString(n)) if n
                              else self.tr("Problems"))
         self._update_counts()
         self.update_actions()
@@ -391,13 +392,20 @@ class MainWindow(QMainWindow):
             return
         groups = self.model.total_group_count()
         dupes = r.duplicate_count
+        loc = QLocale()
+        marked = self.model.marked_count()
+        marked_bytes = sum(r.documents[d].size for d in self.model.marked_docs()) if marked else 0
         self.counts.setText(
             self.tr("Files scanned: {files}  ·  Groups: {groups}  ·  Duplicates: {dupes}  ·  "
                     "Marked: {marked}  ·  Problems: {problems}").format(
-                files=f"{len(r.documents):,}", groups=f"{groups:,}", dupes=f"{dupes:,}",
-                marked=f"{self.model.marked_count():,}", problems=f"{len(r.problems):,}"))
-        self.threshold.set_summary(self.tr("{groups} groups, {dupes} duplicates at {t}").format(
-            groups=f"{groups:,}", dupes=f"{dupes:,}", t=f"{100 * r.threshold:.1f}%"))
+                files=loc.toString(len(r.documents)), groups=loc.toString(groups),
+                dupes=loc.toString(dupes), problems=loc.toString(len(r.problems)),
+                marked=self.tr("{n} ({size})").format(
+                    n=loc.toString(marked), size=loc.formattedDataSize(marked_bytes))
+                if marked else loc.toString(0)))
+        self.threshold.set_summary(self.tr("{groups}, {dupes} at {t}").format(
+            groups=self.tr("%Ln groups", "", groups), dupes=self.tr("%Ln duplicates", "", dupes),
+            t=loc.toString(100 * r.threshold, "f", 1) + "%"))
 
     def update_actions(self) -> None:
         scanning = self.scan_worker is not None
@@ -542,8 +550,8 @@ class MainWindow(QMainWindow):
         if not folder:
             return
         n = self.model.mark_in_folder(folder)
-        self.statusBar().showMessage(self.tr("Marked {n} files in {folder}").format(
-            n=n, folder=folder), 6000)
+        self.statusBar().showMessage(self.tr("Marked %Ln files in {folder}", "", n).format(
+            folder=folder), 6000)
 
     def unmark_all(self) -> None:
         self.model.unmark_all()

@@ -72,9 +72,9 @@ class ConfirmActionDialog(QDialog):
 
         n = len(plan.items)
         heading = QLabel(
-            self.tr("Send these {n} files to the trash?").format(n=n) if trash else
-            self.tr("Move these {n} files to {folder}?").format(
-                n=n, folder=visible(str(plan.destination))))
+            self.tr("Send these %Ln files to the trash?", "", n) if trash else
+            self.tr("Move these %Ln files to {folder}?", "", n).format(
+                folder=visible(str(plan.destination))))
         f = heading.font()
         f.setPointSizeF(f.pointSizeF() * 1.15)
         f.setBold(True)
@@ -144,7 +144,7 @@ class ConfirmActionDialog(QDialog):
             lay.addWidget(notes)
 
         self.include_changed = QCheckBox(self.tr(
-            "Also act on the {n} files that changed since the scan").format(n=len(plan.changed)))
+            "Also act on the %Ln files that changed since the scan", "", len(plan.changed)))
         self.include_changed.setVisible(bool(plan.changed))
         lay.addWidget(self.include_changed)
 

@@ -10,7 +10,7 @@ The window lays out the widgets and wires them; what an action does lives in its
 are built by ``app.window_actions``. The public methods here are the actions' entry points and
 the seams the controllers and the tests use.
 
-It stays one module, a little over 600 lines: most of it is the layout of the window's widgets
+It stays one module, some 700 lines: most of it is the layout of the window's widgets
 and the signal wiring between them, which reads best in one place; what remains besides is one-
 line hand-offs to the controllers and the settings the window saves and restores.
 """
@@ -67,6 +67,7 @@ from neardup_core.models import (
 from neardup_core.result import ScanResult
 
 from . import settings as S
+from .choices import Choices
 from .controllers.file_actions import FileActionsController
 from .controllers.grouping import GroupingController
 from .controllers.results_io import ResultsIOController
@@ -75,6 +76,7 @@ from .diagnostics import log_file
 from .dialogs.confirm import Confirmation, confirm_plan
 from .dialogs.encoding_dialog import EncodingDialog
 from .dialogs.error_dialog import ErrorDialog
+from .dialogs.ignored_dialog import IgnoredPairsDialog
 from .dialogs.preferences import PreferencesDialog
 from .models import ProblemsModel, ResultsModel
 from .settings import Settings
@@ -130,9 +132,13 @@ class MainWindow(QMainWindow):
         self.ask_save_path: Callable[[str, str, str], str] = self._ask_save_path
         self.ask_open_path: Callable[[str, str], str] = self._ask_open_path
         self.ask_text_file: Callable[[str], str] = self._ask_text_file
+        self.make_ignored_dialog: Callable[[Choices, QWidget], Any] = IgnoredPairsDialog
         self.make_encoding_dialog: Callable[[str, str | None], Any] = \
             self._make_encoding_dialog
         self.result: ScanResult | None = None
+        # ignored pairs and chosen references, kept across scans beside the action log
+        self.choices = Choices.load(os.path.join(os.path.dirname(self.action_log_path),
+                                                 "choices.json"))
         self.busy_worker: Worker | None = None
         self.host = WorkerHost(self)
         self.scans = ScanController(self, session_factory)
@@ -274,6 +280,10 @@ class MainWindow(QMainWindow):
         self.scan_panel.load(s)
         self.threshold.set_mode(s.get(S.GROUP_MODE))
         self.threshold.set_log_scale(s.get(S.HISTOGRAM_LOG))
+        self.preview.diff.set_word_wrap(s.get(S.DIFF_WRAP))
+        self.preview.diff.wrap_action.toggled.connect(lambda on: s.set(S.DIFF_WRAP, on))
+        self.tree.set_duplicates_only(s.get(S.DUPLICATES_ONLY))
+        self.act_dupes_only.setChecked(s.get(S.DUPLICATES_ONLY))
         t = s.threshold
         self.threshold.set_range(min(DEFAULT_FLOOR, t) if 0 < t <= 1 else DEFAULT_FLOOR)
         self.threshold.set_threshold(t if 0 < t <= 1 else DEFAULT_THRESHOLD)
@@ -351,6 +361,8 @@ class MainWindow(QMainWindow):
     def set_result(self, result: ScanResult | None, *, new_scan: bool = False) -> None:
         """Show ``result``; the selected file stays selected when it is still in a group."""
         keep = self._current_path()
+        if new_scan and result is not None:
+            result = self.choices.apply(result)
         old_pairs = self.result.pairs if self.result is not None else None
         self.result = result
         self.model.set_result(result, keep_marks=not new_scan)
@@ -369,6 +381,8 @@ class MainWindow(QMainWindow):
         else:
             self.threshold.histogram.clear()
         self.tree.expand_groups()
+        if self.tree.duplicates_only():
+            self.tree.set_duplicates_only(True)
         if new_scan or result is None:
             self.preview.clear()
         elif keep:
@@ -540,10 +554,21 @@ class MainWindow(QMainWindow):
         self.model.toggle(self.selected_docs())
 
     def mark_all_but_reference(self) -> None:
-        self.model.mark_all_but_reference()
+        self._said_below_cut(self.model.mark_all_but_reference())
+
+    def mark_all_below_cut_too(self) -> None:
+        """The explicit choice: every duplicate, also those below the threshold."""
+        self.model.mark_all_but_reference(below_cut=True)
+
+    def _said_below_cut(self, skipped: int) -> None:
+        if skipped:
+            self.statusBar().showMessage(self.tr(
+                "%Ln files below the threshold (in their group through another file) were "
+                "not marked; Mark ▸ Mark all, also below the threshold marks them too.", "",
+                skipped), 10_000)
 
     def mark_selected_groups(self) -> None:
-        self.model.mark_all_but_reference(self.selected_groups())
+        self._said_below_cut(self.model.mark_all_but_reference(self.selected_groups()))
 
     def mark_in_folder(self) -> None:
         folder = self.ask_folder(self.tr("Mark the duplicates inside this folder"))
@@ -649,6 +674,24 @@ class MainWindow(QMainWindow):
     # ================================================================= misc
     def _toggle_setup(self) -> None:
         self.setup_area.setVisible(self.act_setup.isChecked())
+
+    def fold_setup(self) -> None:
+        """After a scan the set-up folds away, leaving the room to the results and the diff;
+        F9 (View ▸ Scan set-up panel, or the toolbar) brings it back."""
+        if self.act_setup.isChecked():
+            self.act_setup.setChecked(False)
+            self._toggle_setup()
+
+    def set_duplicates_only(self, on: bool) -> None:
+        self.tree.set_duplicates_only(on)
+        self.settings.set(S.DUPLICATES_ONLY, on)
+        if self.act_dupes_only.isChecked() != on:
+            self.act_dupes_only.setChecked(on)
+
+    def show_ignored_pairs(self) -> None:
+        dialog = self.make_ignored_dialog(self.choices, self)
+        dialog.exec()
+        self.grouping.forget_ignored(dialog.removed())
 
     def show_preferences(self) -> None:
         PreferencesDialog(self.settings, self.action_log_path, self).exec()

@@ -97,6 +97,8 @@ class ScanController(QObject):
             w.show_banner(lines + [core_text(n) for n in result.notes])
             w.statusBar().showMessage(lines[0], 8000)
         else:
+            if result.groups or result.problems:
+                w.fold_setup()  # the room goes to the results and the diff
             if result.notes:
                 w.show_banner([core_text(n) for n in result.notes])
             w.statusBar().showMessage(

@@ -58,6 +58,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "puts one of neardup's own table files (in its cache folder) in place, whole",
     ("neardup_core/tables.py", "_store", "os.unlink"):
         "removes a table file's own temporary file after a failed write",
+    ("app/choices.py", "save", "os.replace"):
+        "puts neardup's own file of remembered choices (in its data folder) in place, whole",
+    ("app/choices.py", "save", "os.unlink"):
+        "removes that file's own temporary file after a failed write",
     ("neardup_core/tables.py", "_prune", "os.unlink"):
         "removes older files of one of neardup's own tables, named as only it names them, in "
         "its own cache folder",

@@ -1,6 +1,7 @@
 """Choosing and loading the interface language (English and Simplified Chinese).
 
-English is the source language, so it needs no file; Chinese comes from
+English is the source language; ``neardup_en.qm`` holds only its plural forms (Qt's ``%n``
+needs a file to say "1 file" rather than "1 files"). Chinese comes from
 ``app/resources/translations/neardup_zh_CN.qm`` (compiled from the .ts with pyside6-lrelease) plus
 Qt's own ``qtbase_zh_CN.qm`` for standard buttons and dialogs. By default the language follows
 the system; any Chinese locale gets Simplified Chinese, which Traditional readers also read
@@ -50,9 +51,14 @@ def install_translators(app: QCoreApplication, language: str) -> list[QTranslato
     """
     global _current
     _current = language if language in ("en", "zh_CN") else "en"
-    if language == "en":
-        return []
     installed: list[QTranslator] = []
+    if language == "en":
+        # English needs only its plural forms ("1 file", "2 files"): neardup_en.qm holds them
+        plurals = QTranslator(app)
+        if plurals.load(translation_file("en")):
+            app.installTranslator(plurals)
+            installed.append(plurals)
+        return installed
     ours = QTranslator(app)
     if ours.load(translation_file(language)):
         app.installTranslator(ours)

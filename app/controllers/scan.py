@@ -20,6 +20,7 @@ from neardup_core.visible import visible
 from .. import settings as S
 from ..i18n import core_text
 from ..workers import ScanWorker
+from .explain import explain
 
 
 class ScanController(QObject):
@@ -97,10 +98,11 @@ class ScanController(QObject):
             w.show_banner(lines + [core_text(n) for n in result.notes])
             w.statusBar().showMessage(lines[0], 8000)
         else:
-            if result.groups or result.problems:
+            if result.groups:
                 w.fold_setup()  # the room goes to the results and the diff
-            if result.notes:
-                w.show_banner([core_text(n) for n in result.notes])
+            lines = explain(result) + [core_text(n) for n in result.notes]
+            if lines:
+                w.show_banner(lines)
             w.statusBar().showMessage(
                 self.tr("Scan finished in {s} s").format(s=f"{result.seconds:.1f}"), 8000)
         w.scanFinished.emit()

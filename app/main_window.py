@@ -244,20 +244,28 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.problems_view, icon("warning"), self.tr("Problems"))
 
         self.preview = PreviewPane(self.host)
-        self.results_split = QSplitter(Qt.Orientation.Vertical)
-        self.results_split.addWidget(self.tabs)
+        # the threshold and the lists in one column, the diff beside them taking the whole
+        # height (issue 21, item 9: 20 rows of diff at 1280x720); View ▸ Diff below the
+        # results stacks them instead
+        lists = QWidget()
+        ll = QVBoxLayout(lists)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.setSpacing(6)
+        ll.addWidget(frame)
+        ll.addWidget(self.tabs, 1)
+        self.results_split = QSplitter(Qt.Orientation.Horizontal)
+        self.results_split.addWidget(lists)
         self.results_split.addWidget(self.preview)
-        self.results_split.setStretchFactor(0, 3)
-        self.results_split.setStretchFactor(1, 2)
+        self.results_split.setStretchFactor(0, 2)
+        self.results_split.setStretchFactor(1, 3)
         self.results_split.setChildrenCollapsible(False)
-        self.results_split.setSizes([400, 330])
+        self.results_split.setSizes([620, 760])
 
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(4, 6, 6, 0)
         rl.setSpacing(6)
         rl.addWidget(self.progress)
-        rl.addWidget(frame)
         rl.addWidget(self.banner)
         rl.addWidget(self.results_split, 1)
 
@@ -283,6 +291,7 @@ class MainWindow(QMainWindow):
         self.preview.diff.set_word_wrap(s.get(S.DIFF_WRAP))
         self.preview.diff.wrap_action.toggled.connect(lambda on: s.set(S.DIFF_WRAP, on))
         self.tree.set_duplicates_only(s.get(S.DUPLICATES_ONLY))
+        self.set_diff_below(s.get(S.DIFF_BELOW))
         self.act_dupes_only.setChecked(s.get(S.DUPLICATES_ONLY))
         t = s.threshold
         self.threshold.set_range(min(DEFAULT_FLOOR, t) if 0 < t <= 1 else DEFAULT_FLOOR)
@@ -681,6 +690,14 @@ class MainWindow(QMainWindow):
         if self.act_setup.isChecked():
             self.act_setup.setChecked(False)
             self._toggle_setup()
+
+    def set_diff_below(self, below: bool) -> None:
+        """The diff below the results (stacked) or beside them (the default: more rows)."""
+        self.results_split.setOrientation(Qt.Orientation.Vertical if below
+                                          else Qt.Orientation.Horizontal)
+        self.settings.set(S.DIFF_BELOW, below)
+        if self.act_diff_below.isChecked() != below:
+            self.act_diff_below.setChecked(below)
 
     def set_duplicates_only(self, on: bool) -> None:
         self.tree.set_duplicates_only(on)

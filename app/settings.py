@@ -110,6 +110,8 @@ HISTOGRAM_LOG = Option("view/histogram_log", False, _to_bool)
 DIFF_WRAP = Option("view/diff_wrap", True, _to_bool)
 #: "Duplicates only": each group's reference hidden (dupeGuru's "dupes only").
 DUPLICATES_ONLY = Option("view/duplicates_only", False, _to_bool)
+#: The diff below the results rather than beside them.
+DIFF_BELOW = Option("view/diff_below", False, _to_bool)
 LANGUAGE = Option("view/language", "", _choice("", "en", "zh_CN"))  # "" follows the system
 LAST_DIR = Option("paths/last_dir", "", str)
 LAST_EXPORT_DIR = Option("paths/last_export_dir", "", str)
@@ -118,7 +120,7 @@ ALL: tuple[Option[Any], ...] = (
     WINDOW_GEOMETRY, WINDOW_STATE, MAIN_SPLITTER, RESULTS_SPLITTER, TREE_HEADER,
     FOLDERS, REFERENCE_FOLDERS, SUFFIXES, RECURSIVE, EXCLUDE, METHOD, GROUP_MODE, THRESHOLD,
     ENCODINGS, CACHE_LIMIT_MIB, CACHE_DAYS, HISTOGRAM_LOG, LANGUAGE, LAST_DIR, LAST_EXPORT_DIR,
-    FOLLOW_SYMLINKS, DIFF_WRAP, DUPLICATES_ONLY,
+    FOLLOW_SYMLINKS, DIFF_WRAP, DUPLICATES_ONLY, DIFF_BELOW,
 )
 
 

@@ -105,6 +105,11 @@ class WindowActions(QObject):
                              checkable=True,
                              tip=self.tr("Hide each group's reference: list only the files "
                                          "that may go"))
+        w.act_diff_below = A(self.tr("Diff below the results"),
+                             lambda: w.set_diff_below(w.act_diff_below.isChecked()),
+                             checkable=True,
+                             tip=self.tr("Stack the differences under the list of groups "
+                                         "instead of beside it"))
         w.act_ignored = A(self.tr("Ignored pairs…"), w.show_ignored_pairs, icon_name="ignore",
                           tip=self.tr("Review the pairs you said are not duplicates, and stop "
                                       "ignoring some"))
@@ -170,6 +175,7 @@ class WindowActions(QObject):
         m.addAction(w.act_setup)
         m.addAction(w.toolbar.toggleViewAction())
         m.addAction(w.act_dupes_only)
+        m.addAction(w.act_diff_below)
         m.addSeparator()
         # the diff's commands, here so they are found and work from the results tree too
         diff = w.preview.diff

@@ -27,7 +27,7 @@ from ..models.group_rows import Col
 from ..models.results_model import Role
 
 # Default widths of the columns (name, folder, size, modified, format, similarity, distance).
-COLUMN_WIDTHS = (250, 250, 72, 128, 116, 180, 110)
+COLUMN_WIDTHS = (210, 170, 70, 120, 96, 150, 70)
 #: Up to this many rows (groups and members) every group is expanded at once.
 EXPAND_ALL_ROWS = 20_000
 

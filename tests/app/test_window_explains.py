@@ -329,3 +329,16 @@ def test_duplicates_only_hides_the_references_and_is_remembered(window, tmp_path
     assert window.tree.isRowHidden(0, window.model.index(0, 0))
     window.act_dupes_only.trigger()
     assert not window.tree.isRowHidden(0, window.model.index(0, 0))
+
+
+def test_the_diff_shows_twenty_rows_at_1280_by_720(window, tmp_path) -> None:
+    window.resize(1280, 720)
+    window.show()
+    window.scans._on_finished(chain(tmp_path))
+    window.preview.stack.setCurrentWidget(window.preview.diff)  # as when a file is selected
+    QApplication.processEvents()
+    canvas = window.preview.diff.canvas()
+    assert canvas.viewport().height() >= 20 * canvas.line_height()
+    window.act_diff_below.trigger()  # stacked instead, on request, and remembered
+    assert window.results_split.orientation() == Qt.Orientation.Vertical
+    assert window.settings.get(S.DIFF_BELOW)

@@ -113,3 +113,13 @@ def test_html_diff_wraps_at_word_boundaries() -> None:
     diff_rule = _CSS[_CSS.index("table.diff td {"):].split("}")[0]
     assert "break-all" not in diff_rule and "anywhere" not in diff_rule
     assert "overflow-wrap: break-word" in diff_rule and "word-break: normal" in diff_rule
+
+
+def test_diff_rows_follow_paragraphs_not_sentences() -> None:
+    """Issue 21, item 8: "4." and "Confidentiality." are not rows of their own."""
+    from neardup_core.diff import split_lines
+
+    para = ("4. Confidentiality. The parties shall keep the terms of this agreement "
+            "confidential and shall not disclose them to any third party without prior written "
+            "consent. Each party remains bound for five years after the agreement ends.")
+    assert split_lines(f"Title\n{para}\n") == [(1, "Title"), (2, para)]

@@ -484,7 +484,7 @@ This folder does not exist</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+148"/>
+        <location line="+157"/>
         <source>Problems</source>
         <translation>问题</translation>
     </message>
@@ -534,12 +534,12 @@ This folder does not exist</source>
         </translation>
     </message>
     <message>
-        <location line="+129"/>
+        <location line="+137"/>
         <source>About neardup</source>
         <translation>关于 neardup</translation>
     </message>
     <message>
-        <location line="-316"/>
+        <location line="-324"/>
         <source>Problems ({n})</source>
         <translation>问题 ({n})</translation>
     </message>
@@ -574,7 +574,7 @@ This folder does not exist</source>
         <translation>标记此文件夹中的重复文件</translation>
     </message>
     <message>
-        <location line="+134"/>
+        <location line="+142"/>
         <source>&lt;h3&gt;neardup {v}&lt;/h3&gt;&lt;p&gt;Finds near-duplicate documents — plain text in any encoding and Word files — in Chinese and English alike.&lt;/p&gt;&lt;p&gt;Action log: {log}&lt;/p&gt;</source>
         <translation>&lt;h3&gt;neardup {v}&lt;/h3&gt;&lt;p&gt;查找近似重复的文档——任意编码的纯文本文件和 Word 文件，中文与英文同样支持。&lt;/p&gt;&lt;p&gt;操作日志：{log}&lt;/p&gt;</translation>
     </message>
@@ -1426,12 +1426,12 @@ Action log: {log}</source>
     </message>
     <message>
         <location line="+3"/>
-        <location line="+128"/>
+        <location line="+134"/>
         <source>Read in another encoding…</source>
         <translation>以其他编码读取…</translation>
     </message>
     <message>
-        <location line="-127"/>
+        <location line="-133"/>
         <source>Choose the encoding of a text file the detector got wrong; the scan then reads it so</source>
         <translation>为检测出错的文本文件指定编码；之后扫描将按此编码读取</translation>
     </message>
@@ -1452,12 +1452,12 @@ Action log: {log}</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+124"/>
+        <location line="+130"/>
         <source>Reveal in folder</source>
         <translation>在文件夹中显示</translation>
     </message>
     <message>
-        <location line="-123"/>
+        <location line="-129"/>
         <source>Compare two selected</source>
         <translation>比较所选的两个文件</translation>
     </message>
@@ -1538,6 +1538,16 @@ Action log: {log}</source>
     </message>
     <message>
         <location line="+2"/>
+        <source>Diff below the results</source>
+        <translation>差异显示在结果下方</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Stack the differences under the list of groups instead of beside it</source>
+        <translation>把差异显示在分组列表的下方，而不是旁边</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Ignored pairs…</source>
         <translation>已忽略的文件对…</translation>
     </message>
@@ -1597,7 +1607,7 @@ Action log: {log}</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>

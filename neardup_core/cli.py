@@ -123,6 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", choices=FORMATS, default=None,
                    help="report format (default: from the -o suffix, else text)")
     s.add_argument("-o", "--output", metavar="FILE", help="write the report here (default stdout)")
+    s.add_argument("--language", choices=("en", "zh_CN"), default=None,
+                   help="language of the CSV and HTML reports' headings and messages "
+                        "(default: from the locale)")
     s.add_argument("--jobs", "-j", type=int, default=_D["jobs"],
                    help="worker processes (default: cores)")
     s.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
@@ -274,7 +277,7 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         if bar:
             bar.close()
 
-    _emit_report(result, fmt, args.output, stdout)
+    _emit_report(result, fmt, args.output, stdout, report_language(args.language))
     if not args.quiet:
         where = f" Report: {args.output}." if args.output else ""
         if fmt == "csv" and args.output and result.problems:
@@ -338,7 +341,21 @@ def _check_cache(path: str) -> None:
         pass  # locked, unreadable: the scan goes on without it and says so, as before
 
 
-def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextIO) -> None:
+def report_language(asked: str | None) -> str:
+    """The reports' language: ``--language`` if given, else the locale's (LC_ALL, LC_MESSAGES,
+    LANG), so a Chinese desktop gets Chinese headings without asking."""
+    if asked:
+        return asked
+    from neardup_core.messages import language_of
+
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        if os.environ.get(var):
+            return language_of(os.environ[var])
+    return "en"
+
+
+def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextIO,
+                 language: str = "en") -> None:
     """Write the report in ``fmt`` to ``output`` (stdout when None). Every format goes through
     the same writer path, so every one is written atomically to a file and as a stream to a
     device or a pipe; a failure is one :class:`ReportError` and the earlier file stays."""
@@ -347,11 +364,14 @@ def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextI
 
     writer = {"text": report.write_text, "json": report.write_json, "csv": report.write_csv,
               "html": report.write_html}[fmt]
-    writer(result, output or stdout)
+    if fmt in ("csv", "html"):
+        writer(result, output or stdout, language=language)
+    else:
+        writer(result, output or stdout)
     # the problems go beside a CSV file, never beside /dev/null or a pipe
     if fmt == "csv" and output and result.problems and not is_stream(output):
         # the CSV stays one rectangular table; problems get a file of their own beside it
-        report.write_problems_csv(result, problems_path(output))
+        report.write_problems_csv(result, problems_path(output), language=language)
 
 
 def problems_path(output: str) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from neardup_core.errors import OptionsError
+from neardup_core.messages import parse as parse_message
 
 MiB = 1024 * 1024
 #: The fingerprint cache's default bounds: the database is trimmed to this many bytes (oldest
@@ -85,7 +86,16 @@ def max_jobs() -> int:
 class Problem:
     path: str
     kind: ProblemKind
-    message: str
+    message: str  # the English sentence; ``code`` / ``args`` let a view word it in its language
+
+    @property
+    def code(self) -> str:
+        """The message's code in :mod:`neardup_core.messages` ("text" when not catalogued)."""
+        return parse_message(self.message).code
+
+    @property
+    def args(self) -> dict[str, str]:
+        return parse_message(self.message).args
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,6 +86,7 @@ class RunStages:
         self.stats["walk"] = {k: getattr(stats, k) for k in
                               ("files", "skipped_hidden", "skipped_excluded", "skipped_small",
                                "skipped_type", "duplicates", "skipped_symlinks")}
+        self.stats["walk"]["skipped_suffixes"] = dict(stats.skipped_suffixes)
         if stats.skipped_symlinks:
             self.notes.append(f"{stats.skipped_symlinks} symbolic links were not followed "
                               f"(turn on following links to include them).")

@@ -63,9 +63,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                             "(Linux: $XDG_DATA_HOME/applications) and exit")
     entry.add_argument("--uninstall-desktop-entry", action="store_true",
                        help="remove what --install-desktop-entry added and exit")
-    p.add_argument("--smoke-test", action="store_true",
-                   help="open the window, scan a small generated folder, and exit: 0 when "
-                        "everything worked (for checking an install or a bundle)")
+    p.add_argument("--smoke-test", nargs="?", const="quick", choices=("quick", "full"),
+                   help="open the window, scan a small generated folder (full: and a larger "
+                        "one with worker processes), and exit: 0 when everything worked (for "
+                        "checking an install or a bundle)")
     return p.parse_args(list(argv))
 
 
@@ -91,15 +92,17 @@ def desktop_entry(args: argparse.Namespace) -> int:
     return 0
 
 
-def smoke_test(window: QWidget, app: QApplication) -> None:
+def smoke_test(window: QWidget, app: QApplication, mode: str) -> None:
     """--smoke-test: once the event loop runs, check the window is up and the engine works,
     then leave the loop with 0 (all well) or 1, saying which in one line."""
-    from .smoke_test import check_engine
+    from .smoke_test import check_engine, check_workers
 
     try:
         if not window.isVisible():
             raise RuntimeError("the main window is not visible")
         summary = check_engine()
+        if mode == "full":
+            summary += "; " + check_workers()
     except Exception as exc:
         print(f"neardup-gui smoke test failed: {exc}", file=sys.stderr)
         app.exit(1)
@@ -139,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     window = MainWindow(settings, folders=[os.path.abspath(p) for p in args.paths])
     window.show()
     if args.smoke_test:
-        QTimer.singleShot(200, lambda: smoke_test(window, app))
+        QTimer.singleShot(200, lambda: smoke_test(window, app, args.smoke_test))
     else:
         prestart_workers()
         preload_scan()

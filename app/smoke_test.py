@@ -4,7 +4,9 @@ A desktop bundle (``make dist``) can build without the jieba dictionary, a Qt pl
 C library and fail only on a user's machine. The smoke test opens the window, lets the event
 loop run, and scans a small folder it writes itself (Chinese text in two encodings, a .docx
 copy, an unrelated English note) so reading, decoding, segmenting, fingerprinting and grouping
-all run once; ``packaging/check_bundle.sh`` runs it under a virtual display.
+all run once. ``--smoke-test=full`` also scans a folder large enough for worker processes,
+which a frozen bundle starts by running itself again (the part most likely to break);
+``packaging/check_bundle.sh`` runs that under a virtual display.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-__all__ = ["SmokeTestFailed", "check_engine"]
+__all__ = ["SmokeTestFailed", "check_engine", "check_workers"]
 
 _CHINESE = ("近似重复文档查找工具会读取文件夹中的每一个文档，计算指纹，并把内容几乎相同的文档"
             "归为一组。用户可以保留参考文件，把其余副本移到回收站。") * 6
@@ -30,6 +32,25 @@ def _write_docx(path: Path, text: str) -> None:
     doc = docx.Document()
     doc.add_paragraph(text)
     doc.save(str(path))
+
+
+def check_workers(count: int = 60) -> str:
+    """Scan ``count`` generated files of about 90 KB (more than the scan reads in its own
+    process) with two worker processes; raise :class:`SmokeTestFailed` unless the workers
+    started and read every file."""
+    from neardup_core import ScanOptions, scan_folders
+
+    with tempfile.TemporaryDirectory(prefix="neardup-smoke-") as tmp:
+        for i in range(count):
+            body = f"第{i}份文件。" + _CHINESE * 48 + f"Document {i}. " + _ENGLISH * 48
+            Path(tmp, f"doc{i:03d}.txt").write_text(body, encoding="utf-8")
+        result = scan_folders([tmp], ScanOptions(use_cache=False, jobs=2))
+        pools = result.stats.get("workers", {}).get("pools", 0)
+        if pools < 1 or len(result.documents) != count or result.problems:
+            raise SmokeTestFailed(
+                f"worker processes: {pools} pools started, {len(result.documents)} of {count} "
+                f"files read, {len(result.problems)} problems; notes: {list(result.notes)}")
+    return f"{count} files read by worker processes in {result.seconds:.2f} s"
 
 
 def check_engine() -> str:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start the one-folder bundle that `make dist` built, as a user without Python would, and check
-# that it opens its window and scans (neardup-gui --smoke-test). Under a virtual display
+# that it opens its window and scans, in worker processes too (neardup-gui --smoke-test=full). Under a virtual display
 # (xvfb-run) when there is none, so it runs on a build server too.
 #   packaging/check_bundle.sh [BUNDLE_DIR]     (default: dist/neardup)
 set -euo pipefail
@@ -11,7 +11,7 @@ if [ ! -x "$exe" ]; then
     exit 1
 fi
 # Nothing from a development setup may help the bundle: no virtualenv, no source tree.
-run=(env -u VIRTUAL_ENV -u PYTHONPATH -u PYTHONHOME -u QT_QPA_PLATFORM "$exe" --smoke-test)
+run=(env -u VIRTUAL_ENV -u PYTHONPATH -u PYTHONHOME -u QT_QPA_PLATFORM "$exe" --smoke-test=full)
 cd "$(mktemp -d)"
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
     if ! command -v xvfb-run > /dev/null; then

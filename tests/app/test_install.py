@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import neardup_core.scan.reading as reading_mod
 from app import resource_path
 from app.__main__ import main, parse_args
 from app.desktop_entry import (
@@ -21,7 +22,7 @@ from app.desktop_entry import (
     launch_command,
     uninstall_desktop_entry,
 )
-from app.smoke_test import check_engine
+from app.smoke_test import check_engine, check_workers
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,8 +97,11 @@ def test_the_command_line_installs_the_entry_under_xdg_data_home(
         parse_args(["--install-desktop-entry", "--uninstall-desktop-entry"])
 
 
-def test_the_smoke_test_scans_what_it_writes() -> None:
+def test_the_smoke_test_scans_what_it_writes(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "one group of 3" in check_engine()
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_FILES", 4)  # workers for 12 files
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_BYTES", 1024)
+    assert "12 files read by worker processes" in check_workers(12)
 
 
 def test_the_app_passes_its_smoke_test_and_leaves_the_users_settings_alone(

@@ -20,7 +20,9 @@ if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
     fi
     run=(xvfb-run -a -s "-screen 0 1400x900x24" "${run[@]}")
 fi
-if out=$(timeout 300 "${run[@]}" 2>&1); then
+# At most five minutes, where coreutils' timeout exists (macOS has none by default).
+if command -v timeout > /dev/null; then run=(timeout 300 "${run[@]}"); fi
+if out=$("${run[@]}" 2>&1); then
     echo "$out" | grep -v "propagateSizeHints" || true
     echo "The bundle in $bundle starts and works ($(du -sh "$bundle" | cut -f1))."
 else

@@ -5,11 +5,12 @@
 #   packaging/check_bundle.sh [BUNDLE_DIR]     (default: dist/neardup)
 set -euo pipefail
 bundle=${1:-dist/neardup}
-exe="$bundle/neardup-gui"
-if [ ! -x "$exe" ]; then
+if [ ! -x "$bundle/neardup-gui" ]; then
     echo "No bundle at $bundle: build it with 'make dist' first." >&2
     exit 1
 fi
+bundle=$(cd "$bundle" && pwd)   # absolute: the check runs from an empty folder
+exe="$bundle/neardup-gui"
 # Nothing from a development setup may help the bundle: no virtualenv, no source tree.
 run=(env -u VIRTUAL_ENV -u PYTHONPATH -u PYTHONHOME -u QT_QPA_PLATFORM "$exe" --smoke-test=full)
 cd "$(mktemp -d)"

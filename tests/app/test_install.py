@@ -158,5 +158,8 @@ def test_the_bundle_spec_takes_what_import_analysis_cannot_see() -> None:
     compile(spec, "neardup.spec", "exec")
     check = ROOT / "packaging" / "check_bundle.sh"
     assert os.access(check, os.X_OK) and "--smoke-test" in check.read_text(encoding="utf-8")
+    missing = subprocess.run([str(check), str(ROOT / "no-such-bundle")], capture_output=True,
+                             text=True, timeout=60)
+    assert missing.returncode == 1 and "make dist" in missing.stderr
     assert "multiprocessing.freeze_support()" in (ROOT / "app" / "__main__.py").read_text(
         encoding="utf-8")

@@ -105,11 +105,24 @@ def install_desktop_entry(base: Path | None = None,
     return [entry, icon]
 
 
+def _ours(path: Path) -> bool:
+    """Whether ``path`` holds what :func:`install_desktop_entry` writes there: an entry named
+    neardup, or neardup's own icon. Anything else the user put there stays."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    if path.suffix == ".svg":
+        return data == resource_path("icons", f"{ENTRY_NAME}.svg").read_bytes()
+    return b"\nName=neardup\n" in data and b"[Desktop Entry]" in data
+
+
 def uninstall_desktop_entry(base: Path | None = None) -> list[Path]:
-    """Remove what :func:`install_desktop_entry` wrote; returns the files that were there."""
+    """Remove what :func:`install_desktop_entry` wrote; returns the files removed. A file of
+    the same name that neardup did not write is left alone."""
     removed = []
     for path in _targets(data_home() if base is None else base):
-        if path.is_file():
+        if path.is_file() and not path.is_symlink() and _ours(path):
             path.unlink()
             removed.append(path)
     return removed

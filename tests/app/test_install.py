@@ -58,6 +58,12 @@ def test_installing_writes_the_entry_and_the_icon_and_uninstalling_removes_them(
     assert uninstall_desktop_entry(tmp_path) == [entry, icon]
     assert not entry.exists() and not icon.exists()
     assert uninstall_desktop_entry(tmp_path) == []
+    own = tmp_path / "applications" / "neardup.desktop"    # a user's own file of that name
+    own.write_text("[Desktop Entry]\nName=My neardup wrapper\nExec=/x\n", encoding="utf-8")
+    icon.parent.mkdir(parents=True, exist_ok=True)
+    icon.write_text("<svg/>", encoding="utf-8")
+    assert uninstall_desktop_entry(tmp_path) == []
+    assert own.exists() and icon.exists()
 
 
 def test_exec_arguments_are_quoted_as_the_specification_asks() -> None:

@@ -42,8 +42,10 @@ class RunStages:
     stats: dict
     partial: bool
 
-    def emit(self, stage: Stage, done: int, total: int | None, message: str = "") -> None:
-        self.progress(ProgressEvent(stage, done, total, message, time.monotonic() - self.t0))
+    def emit(self, stage: Stage, done: int, total: int | None, message: str = "", *,
+             bytes_done: int = 0, bytes_total: int = 0) -> None:
+        self.progress(ProgressEvent(stage, done, total, message, time.monotonic() - self.t0,
+                                    bytes_done, bytes_total))
 
     def _mark_cancelled(self, where: str) -> None:
         if not self.partial:

@@ -65,6 +65,14 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("neardup_core/tables.py", "_prune", "os.unlink"):
         "removes older files of one of neardup's own tables, named as only it names them, in "
         "its own cache folder",
+    ("app/desktop_entry.py", "_write", "os.replace"):
+        "puts neardup's own menu entry or icon (applications/neardup.desktop, "
+        "icons/hicolor/scalable/apps/neardup.svg) in place, whole, when the user asks for it",
+    ("app/desktop_entry.py", "_write", ".unlink"):
+        "removes the entry's or icon's own temporary file after a failed write",
+    ("app/desktop_entry.py", "uninstall_desktop_entry", "path.unlink"):
+        "--uninstall-desktop-entry removes neardup's menu entry and icon, only when they hold "
+        "what neardup wrote (a user's own file of that name stays)",
 }
 
 

@@ -762,7 +762,7 @@ Action log: {log}</source>
 <context>
     <name>ProgressPanel</name>
     <message>
-        <location filename="../../widgets/progress_panel.py" line="+39"/>
+        <location filename="../../widgets/progress_panel.py" line="+58"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -772,29 +772,39 @@ Action log: {log}</source>
         <translation>停止扫描并显示目前已找到的结果</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+19"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+14"/>
         <source>Cancelling…</source>
         <translation>正在取消…</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+14"/>
         <source>{done} / {total} files</source>
         <translation>{done} / {total} 个文件</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>{done} files found</source>
         <translation>已找到 {done} 个文件</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+23"/>
         <source>about {t} left</source>
         <translation>约剩 {t}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>finishing: {size} still to read</source>
+        <translation>即将完成：还有 {size} 待读取</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>finishing…</source>
+        <translation>即将完成…</translation>
     </message>
 </context>
 <context>
@@ -1289,8 +1299,9 @@ Action log: {log}</source>
 <context>
     <name>Stage</name>
     <message>
-        <location filename="../../widgets/progress_panel.py" line="-67"/>
+        <location filename="../../widgets/progress_panel.py" line="-110"/>
         <source>Listing files</source>
+        <extracomment>The bar&apos;s range when it shows a fraction of bytes (which may not fit Qt&apos;s int). How often the time left is redrawn between progress events (ms).</extracomment>
         <translation>正在列出文件</translation>
     </message>
     <message>

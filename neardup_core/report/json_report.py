@@ -53,14 +53,18 @@ files took 14 s; streamed they take well under one (``python -m benchmarks.repor
 from __future__ import annotations
 
 import json
-import math
-import time
 from collections.abc import Iterator
-from datetime import datetime
 from json.encoder import encode_basestring
 from typing import IO, Any
 
-from neardup_core.report.common import Destination, display, open_destination
+from neardup_core.report.common import (
+    Destination,
+    LocalClock,
+    display,
+    iso_time,
+    open_destination,
+    texts_of,
+)
 from neardup_core.result import ScanResult
 
 REPORT_FORMAT = "neardup-report"
@@ -75,13 +79,6 @@ def _clean(obj: Any) -> Any:
     if isinstance(obj, list | tuple):
         return [_clean(v) for v in obj]
     return obj
-
-
-def iso_by_datetime(mtime: float) -> str | None:
-    try:
-        return datetime.fromtimestamp(mtime).astimezone().isoformat(timespec="seconds")
-    except (OverflowError, OSError, ValueError):
-        return None
 
 
 def round_score(x: float) -> float:
@@ -102,7 +99,7 @@ def report_dict(result: ScanResult) -> dict[str, Any]:
         for k, m in enumerate(g.members):
             d = docs[m.doc]
             members.append({
-                "path": display(d.path), "size": d.size, "modified": iso_by_datetime(d.mtime),
+                "path": display(d.path), "size": d.size, "modified": iso_time(d.mtime),
                 "format": d.format, "encoding": d.encoding,
                 "similarity": round_score(m.similarity), "distance": m.distance,
                 "jaccard": None if m.jaccard is None else round_score(m.jaccard),
@@ -176,36 +173,40 @@ def _group_blocks(result: ScanResult) -> Iterator[str]:
     table = result.group_table
     offs = table.offsets.tolist()
     members = table.members.tolist()
-    sim = table.similarity.tolist()
+    sim = texts_of(table.similarity, _score_text)
     dist = table.distance.tolist()
-    jac = table.jaccard.tolist()
-    weakest = table.weakest.tolist()
+    jac = texts_of(table.jaccard, _score_text)
+    weakest = texts_of(table.weakest, _score_text)
     exact = table.exact.tolist()
-    iso = _IsoCache()
+    clock = LocalClock()
     for g in range(len(offs) - 1):
         lo, hi = offs[g], offs[g + 1]
         rows = []
         for k in range(lo, hi):
             d = docs[members[k]]
-            j = jac[k]
-            enc = d.encoding
             rows.append(_MEMBER % (
-                encode_basestring(display(d.path)), d.size, iso(d.mtime),
-                encode_basestring(d.format), "null" if enc is None else encode_basestring(enc),
-                round_score(sim[k]), dist[k], "null" if j != j else repr(round_score(j)),
+                encode_basestring(display(d.path)), d.size, _json_text(clock.iso(d.mtime)),
+                encode_basestring(d.format), _json_text(d.encoding), sim[k], dist[k], jac[k],
                 "true" if k == lo else "false"))
-        yield _GROUP % (g + 1, encode_basestring(display(docs[members[lo]].path)),
-                        round_score(weakest[g]), "true" if exact[g] else "false",
-                        ",\n".join(rows))
+        yield _GROUP % (g + 1, encode_basestring(display(docs[members[lo]].path)), weakest[g],
+                        "true" if exact[g] else "false", ",\n".join(rows))
+
+
+def _score_text(x: float) -> str:
+    return "null" if x != x else repr(round_score(x))
+
+
+def _json_text(s: str | None) -> str:
+    return "null" if s is None else encode_basestring(s)
 
 
 #: One member and one group as ``json.dump(..., indent=2)`` lays them out at their depth
-#: (``%r`` of a float or int is what the encoder writes for it).
+#: (``%r`` of an int is what the encoder writes for it; scores come as text).
 _MEMBER = ('        {\n          "path": %s,\n          "size": %r,\n          "modified": %s,'
-           '\n          "format": %s,\n          "encoding": %s,\n          "similarity": %r,'
+           '\n          "format": %s,\n          "encoding": %s,\n          "similarity": %s,'
            '\n          "distance": %r,\n          "jaccard": %s,\n          "reference": %s'
            '\n        }')
-_GROUP = ('    {\n      "id": %r,\n      "reference": %s,\n      "weakest": %r,'
+_GROUP = ('    {\n      "id": %r,\n      "reference": %s,\n      "weakest": %s,'
           '\n      "exact": %s,\n      "members": [\n%s\n      ]\n    }')
 
 
@@ -217,67 +218,3 @@ def _write_tail(result: ScanResult, fp: IO[str]) -> None:
         text = json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n  ")
         fp.write(f',\n  "{key}": {text}')
     fp.write("\n}\n")
-
-
-class _IsoCache:
-    """:func:`iso_modified` for many times, the local date and minute looked up once per
-    minute: files copied together share their minute, and ``time.localtime`` is most of the
-    cost. A minute is cached only when its first and last second have the same whole-minute
-    UTC offset (a change of offset can fall inside a minute only for old local mean times)."""
-
-    def __init__(self) -> None:
-        self.minutes: dict[int, tuple[str, str] | None] = {}
-
-    def __call__(self, mtime: float) -> str:
-        try:
-            whole = math.floor(mtime)
-            if round((mtime - whole) * 1e6) >= 1_000_000:
-                whole += 1
-        except (OverflowError, ValueError):
-            return _json_text(iso_by_datetime(mtime))
-        minute, second = divmod(whole, 60)
-        parts = self.minutes.get(minute, False)
-        if parts is False:
-            parts = self.minutes[minute] = _minute_parts(minute)
-        if parts is None:
-            return _json_text(iso_modified(mtime))
-        return f"{parts[0]}{second:02d}{parts[1]}"
-
-
-def _minute_parts(minute: int) -> tuple[str, str] | None:
-    """('"YYYY-MM-DDTHH:MM:', '+HH:MM"') of a minute since the epoch, or None when it must be
-    worked out second by second."""
-    try:
-        first, last = time.localtime(minute * 60), time.localtime(minute * 60 + 59)
-    except (OverflowError, OSError, ValueError):
-        return None
-    off = first.tm_gmtoff
-    if off is None or off != last.tm_gmtoff or off % 60 or not 1 < first.tm_year < 9999:
-        return None
-    sign = "-" if off < 0 else "+"
-    hours, minutes = divmod(abs(off) // 60, 60)
-    return (f'"{first.tm_year:04d}-{first.tm_mon:02d}-{first.tm_mday:02d}T{first.tm_hour:02d}:'
-            f"{first.tm_min:02d}:", f'{sign}{hours:02d}:{minutes:02d}"')
-
-
-def _json_text(s: str | None) -> str:
-    return "null" if s is None else encode_basestring(s)
-
-
-def iso_modified(mtime: float) -> str | None:
-    """:func:`iso_by_datetime` through ``time.localtime``: the same text (seconds rounded as
-    ``datetime.fromtimestamp`` rounds them), at a fraction of the cost."""
-    try:
-        whole = math.floor(mtime)
-        if round((mtime - whole) * 1e6) >= 1_000_000:
-            whole += 1
-        t = time.localtime(whole)
-    except (OverflowError, OSError, ValueError):
-        return iso_by_datetime(mtime)
-    off = t.tm_gmtoff
-    if off is None or off % 60 or not 1 < t.tm_year < 9999:  # edges: as datetime says
-        return iso_by_datetime(mtime)
-    sign = "-" if off < 0 else "+"
-    hours, minutes = divmod(abs(off) // 60, 60)
-    return (f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:"
-            f"{t.tm_sec:02d}{sign}{hours:02d}:{minutes:02d}")

@@ -4,7 +4,10 @@ micro-benchmarks; writes ``benchmarks/results/<stamp>.md`` + ``.json`` and ``lat
 Sections (``--only`` takes a comma-separated subset): ``e2e`` (the three tools end to end on
 the same corpus, plus neardup's warm rescan), ``micro`` (fingerprint MB/s, all_pairs, one query,
 regroup), ``scale`` (neardup on ``--scale-size`` documents: time and peak memory), ``gui``
-(event-loop heartbeat during a scan). The default sizes, with three interleaved end-to-end
+(event-loop heartbeat during a scan), ``share`` (``--scale``: the main process's share of a cold
+scan of 40,000 generated files, by stage, and the speed-up it allows at 4, 8 and 16 workers;
+see :mod:`benchmarks.scale_share`), ``reports`` (each report format written for 200,000
+documents; :mod:`benchmarks.report_speed`). The default sizes, with three interleaved end-to-end
 rounds, finish in about six minutes on two cores; ``--quick`` is a smoke run of about two.
 """
 
@@ -29,7 +32,9 @@ from . import corpus as C
 from . import endtoend, micro, report
 from .truth import MUST, MUST_NOT, score_groups, together
 
-SECTIONS = ("e2e", "micro", "scale", "gui")
+SECTIONS = ("e2e", "micro", "scale", "gui", "share", "reports")
+#: Sections a plain ``make bench`` runs; ``--scale`` runs ``share`` and ``reports``.
+DEFAULT_SECTIONS = ("e2e", "micro", "scale", "gui")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -225,6 +230,35 @@ def run_scale(args: argparse.Namespace, work: Path) -> dict:
     return r
 
 
+def run_share(args: argparse.Namespace, work: Path) -> dict:
+    """The main process's CPU share of a cold scan, in a fresh process (imports count)."""
+    import subprocess
+
+    root = Path(args.work) / f"corpus-{args.share_size}-{args.share_seed}"
+    _log(f"share: corpus of {args.share_size} files in {root}")
+    c = C.build(root, args.share_size, args.share_seed, log=_log)
+    _warm_page_cache(c.paths)
+    out = work / "share.json"
+    env = dict(os.environ)
+    here = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    _log("share: cold scan, CPU time by stage and process")
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.scale_share", str(c.docs),
+                           "-j", str(args.jobs), "--out", str(out)], env=env, cwd=here,
+                          capture_output=True, text=True, timeout=args.timeout, check=False)
+    if proc.returncode != 0:
+        return {"error": proc.stderr[-2000:]}
+    _log(proc.stdout.strip())
+    return dict(json.loads(out.read_text()), corpus=c.info)
+
+
+def run_reports(args: argparse.Namespace) -> dict:
+    from . import report_speed
+
+    _log(f"reports: every format for {args.report_docs:,} documents")
+    return report_speed.measure(args.report_docs)
+
+
 def run_gui(corpus: C.Corpus, work: Path) -> dict:
     import subprocess
 
@@ -247,7 +281,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--size", type=int, default=10_000, help="files in the e2e corpus")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--corpus", help="run e2e on this folder instead of a generated corpus")
-    ap.add_argument("--only", default=",".join(SECTIONS),
+    ap.add_argument("--only", default=None,
                     help=f"comma-separated sections: {', '.join(SECTIONS)}")
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "neardup-bench"),
                     help="where corpora and scratch files go (corpora are reused)")
@@ -257,6 +291,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--simhash-k", type=int, default=6)
     ap.add_argument("--skip-peers", action="store_true")
     ap.add_argument("--scale-size", type=int, default=100_000)
+    ap.add_argument("--scale", action="store_true",
+                    help="how far the scan scales with cores: the sections share and reports")
+    ap.add_argument("--share-size", type=int, default=40_000,
+                    help="files in the --scale corpus")
+    ap.add_argument("--share-seed", type=int, default=11)
+    ap.add_argument("--report-docs", type=int, default=200_000,
+                    help="documents in the synthetic result the reports are written for")
     ap.add_argument("--fp-mb", type=float, default=8.0, help="MB per language, fingerprinting")
     ap.add_argument("--pairs-sizes", type=int, nargs="+", default=[100_000, 1_000_000])
     ap.add_argument("--query-n", type=int, default=1_000_000)
@@ -275,6 +316,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         args.repeat = 1 if args.quick else 3
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
+    if args.only is None:
+        args.only = "share,reports" if args.scale else ",".join(DEFAULT_SECTIONS)
     args.only = [s.strip() for s in args.only.split(",") if s.strip()]
     bad = set(args.only) - set(SECTIONS)
     if bad:
@@ -314,6 +357,10 @@ def main(argv: list[str] | None = None) -> int:
         steps.append(("scale", lambda: run_scale(args, scratch)))
     if "gui" in args.only and corpus is not None:
         steps.append(("gui", lambda: run_gui(corpus, scratch)))
+    if "share" in args.only:
+        steps.append(("share", lambda: run_share(args, scratch)))
+    if "reports" in args.only:
+        steps.append(("reports", lambda: run_reports(args)))
     for name, fn in steps:
         res[name] = _guarded(name, fn)
         partial.write_text(json.dumps(res, indent=1, ensure_ascii=False, default=_jsonable),

@@ -11,7 +11,8 @@ cannot be imported. Runs offscreen, in its own process:
 
 ``slider_move`` times the other way the loop can stall: a move of the threshold slider on a
 synthetic 100,000-document result, from the slider's new value to the regrouped tree painted
-(included in ``run``'s result; alone: ``python -m benchmarks.gui_heartbeat --slider``).
+(included in ``run``'s result; alone: ``python -m benchmarks.gui_heartbeat --slider [N]``, N
+documents, 100,000 by default, with the process's peak memory).
 """
 
 from __future__ import annotations
@@ -221,7 +222,13 @@ def slider_move(n: int = 100_000, thresholds: tuple[float, ...] = (0.7, 0.65, 0.
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "--slider":
-        print(json.dumps(slider_move()))
+        # ``--slider N``: on N synthetic documents (issue 22 asks for 1,000,000: regroup under
+        # 200 ms, memory under 4 GB); the peak resident memory of this process is added
+        import resource
+
+        got = slider_move(int(args[1])) if len(args) > 1 else slider_move()
+        got["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps(got))
         return 0
     folder, out = args[0], args[1]
     res = run(folder)

@@ -186,8 +186,39 @@ def markdown(res: dict) -> str:
         else:
             parts.append("## GUI heartbeat (10 ms timer on the main thread during a scan)\n\n"
                          + _table(["", "value"], [[k, v] for k, v in g.items()]))
+    parts.extend(_share_and_reports(res))
     tg = targets(res)
     if tg:
         parts.append("## Targets\n\n" + _table(["target", "measured", ""],
                                                [[t, v, _ok(ok)] for t, v, ok in tg]))
     return "\n\n".join(parts) + "\n"
+
+
+def _share_and_reports(res: dict) -> list[str]:
+    """The ``--scale`` sections: the main process's share of a cold scan, and report speed."""
+    parts = []
+    sh = res.get("share")
+    if sh:
+        if "error" in sh:
+            parts.append(f"## Serial share\n\nfailed: {sh['error']}")
+        else:
+            rows = [[k, f"{v:.2f}"] for k, v in sh["main_cpu_s"].items()]
+            rows += [["main process, total", f"{sh['main_cpu_total_s']:.2f}"],
+                     ["workers, total", f"{sh['workers_cpu_s']:.2f}"],
+                     ["serial share", f"{sh['serial_share']:.1%}"]]
+            rows += [[f"Amdahl speed-up at {n} workers", f"{x:.1f}x"]
+                     for n, x in sh["amdahl_speedup"].items()]
+            parts.append(f"## Serial share (cold scan of {sh['files']:,} files, "
+                         f"{sh['jobs']} workers, {sh['wall_s']} s wall)\n\n"
+                         + _table(["CPU seconds", "value"], rows))
+    rp = res.get("reports")
+    if rp:
+        if "error" in rp:
+            parts.append(f"## Reports\n\nfailed: {rp['error']}")
+        else:
+            rows = [[f, rp[f]["seconds"], rp[f]["cpu_seconds"], rp[f]["mb"], rp[f]["mb_per_s"]]
+                    for f in ("json", "csv", "html", "text") if f in rp]
+            parts.append(f"## Reports ({rp['documents']:,} documents, {rp['groups']:,} "
+                         "groups)\n\n" + _table(["format", "seconds", "CPU s", "MB", "MB/s"],
+                                                  rows))
+    return parts

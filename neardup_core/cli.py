@@ -15,15 +15,17 @@ import stat
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, TextIO
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
 from neardup_core import __version__
 from neardup_core.errors import NeardupError, OptionsError, PathError
 from neardup_core.models import GroupMode, Method, ScanOptions, option_defaults
 from neardup_core.progress import CancelToken, ProgressEvent, Stage, Throttled
 from neardup_core.report.wording import percent
-from neardup_core.result import ScanResult
 from neardup_core.visible import visible
+
+if TYPE_CHECKING:  # the result (numpy, the grouping) loads only when a scan has one
+    from neardup_core.result import ScanResult
 
 FORMATS = ("text", "json", "csv", "html")
 #: Defaults come from ScanOptions, choices from its enums: declared once, in models.py.

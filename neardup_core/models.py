@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
 from itertools import starmap
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads with the first table: `neardup --version` needs none
+    import numpy as np
 
 from neardup_core.errors import OptionsError
 from neardup_core.messages import parse as parse_message
@@ -358,6 +359,8 @@ class PairTable:
 
     @classmethod
     def empty(cls) -> PairTable:
+        import numpy as np
+
         return cls(np.empty(0, np.int32), np.empty(0, np.int32), np.empty(0, np.uint8),
                    np.empty(0, np.float32), np.empty(0, np.float32), np.empty(0, bool))
 
@@ -408,6 +411,8 @@ class GroupTable:
     @cached_property
     def group_of(self) -> np.ndarray:
         """Per member position, its group number (0-based)."""
+        import numpy as np
+
         return np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.offsets))
 
     def group(self, g: int) -> Group:

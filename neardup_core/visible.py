@@ -73,4 +73,6 @@ def visible(s: str, *, keep_tabs: bool = False) -> str:
     Tabs are escaped too unless ``keep_tabs`` (for lines of a document's text, where a tab is
     layout, not a trick). Text without such characters comes back unchanged.
     """
+    if s.isascii() and s.isprintable() and "\\" not in s:
+        return s  # printable ASCII holds nothing to escape: skip the regex (reports, per name)
     return (_ACTING_BUT_TABS if keep_tabs else _ACTING).sub(_escape, s)

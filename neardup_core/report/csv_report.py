@@ -11,16 +11,20 @@ direction and invisible characters as escapes, as the text and HTML reports do
 (:func:`~neardup_core.visible.visible`: a zero-width space as ``\\u200b``, a line break as
 ``\\n``, a backslash before an "n" doubled), since a spreadsheet is read by people who decide
 what to delete from it. The JSON report keeps names exact, for programs.
+
+Rows are streamed from the result's flat group table; a folder, a format or an encoding is
+escaped once however many files share it.
 """
 
 from __future__ import annotations
 
 import csv
 import os
+from typing import Any
 
 from neardup_core.messages import render as render_message
 from neardup_core.messages import word
-from neardup_core.report.common import Destination, local_time, open_destination
+from neardup_core.report.common import Destination, LocalClock, open_destination, texts_of
 from neardup_core.report.wording import percent
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible
@@ -39,30 +43,67 @@ def share3(x: float) -> str:
 
 
 def _cell(s: str | None) -> str:
-    if s is None:
-        return ""
-    s = visible(s)
-    return "'" + s if s.startswith(_FORMULA_START) else s
+    return "" if s is None else _guard(visible(s))
+
+
+def _guard(shown: str) -> str:
+    """A shown cell, with an apostrophe before what a spreadsheet would run as a formula."""
+    return "'" + shown if shown.startswith(_FORMULA_START) else shown
 
 
 def write_csv(result: ScanResult, fp_or_path: Destination, *, bom: bool | None = None,
               language: str = "en") -> None:
     """One row per group member. ``bom`` defaults to True for paths, False for open streams;
     ``language`` ("en", "zh_CN") words the header and the yes/no of the reference column."""
-    docs = result.documents
     with open_destination(fp_or_path, newline="") as fp:
         if _want_bom(bom, fp_or_path):
             fp.write("\ufeff")
         w = csv.writer(fp)
         w.writerow([word(c, language) for c in CSV_COLUMNS])
-        yes, no = word("yes", language), word("no", language)
-        for g in result.groups:
-            for k, m in enumerate(g.members):
-                d = docs[m.doc]
-                w.writerow([g.id, yes if k == 0 else no, _cell(d.path), _cell(d.name),
-                            _cell(d.folder), d.size, local_time(d.mtime), _cell(d.format),
-                            _cell(d.encoding), percent(m.similarity)[:-1], m.distance,
-                            "" if m.jaccard is None else share3(m.jaccard), _cell(d.skipped)])
+        _write_member_rows(result, w, word("yes", language), word("no", language))
+
+
+def _write_member_rows(result: ScanResult, w: Any, yes: str, no: str) -> None:
+    """One row per group member, from the flat group table, a few thousand rows at a time."""
+    docs = result.documents
+    table = result.group_table
+    offs = table.offsets.tolist()
+    members = table.members.tolist()
+    sim = texts_of(table.similarity, lambda x: percent(x)[:-1])
+    dist = table.distance.tolist()
+    jac = texts_of(table.jaccard, lambda x: "" if x != x else share3(x))
+    clock = LocalClock()
+    shared: dict[str | None, str] = {}  # folders, formats and encodings: few, often repeated
+
+    def once(text: str | None) -> str:
+        got = shared.get(text)
+        if got is None:
+            got = shared[text] = _cell(text)
+        return got
+
+    def once_shown(text: str) -> str:
+        got = shown_folders.get(text)
+        if got is None:
+            got = shown_folders[text] = _guard(text)
+        return got
+
+    shown_folders: dict[str, str] = {}
+
+    rows = []
+    for g in range(len(offs) - 1):
+        lo, hi = offs[g], offs[g + 1]
+        for k in range(lo, hi):
+            d = docs[members[k]]
+            # escapes never hold nor remove a "/", so the shown path splits as the path does
+            shown = visible(d.path)
+            folder, name = os.path.split(shown)
+            rows.append((g + 1, yes if k == lo else no, _guard(shown), _guard(name),
+                         once_shown(folder), d.size, clock.plain(d.mtime), once(d.format),
+                         once(d.encoding), sim[k], dist[k], jac[k], _cell(d.skipped)))
+        if len(rows) >= 4096:
+            w.writerows(rows)
+            rows.clear()
+    w.writerows(rows)
 
 
 def write_problems_csv(result: ScanResult, fp_or_path: Destination, *,

@@ -8,7 +8,9 @@ right-to-left override cannot read as another's. (The JSON and CSV reports keep 
 
 from __future__ import annotations
 
+import functools
 import html
+import os
 import time
 from collections.abc import Callable
 from typing import IO
@@ -17,7 +19,7 @@ from neardup_core import diff as _diff
 from neardup_core.messages import render as render_message
 from neardup_core.messages import word
 from neardup_core.models import Document, Group
-from neardup_core.report.common import Destination, display, local_time, open_destination
+from neardup_core.report.common import Destination, LocalClock, display, open_destination
 from neardup_core.report.wording import percent, weakest_label
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible
@@ -93,7 +95,12 @@ def _t(s: str) -> str:
     return html.escape(display(s), quote=True)
 
 
+#: Scores take few distinct values (MinHash estimates): each is put into words once.
+_percent = functools.lru_cache(maxsize=65_536)(percent)
+
+
 def _size(n: int) -> str:
+    """A size in words (digits, a dot and a unit: nothing to escape)."""
     v = float(n)
     for unit in ("bytes", "KB", "MB", "GB"):
         if v < 1024 or unit == "GB":
@@ -132,6 +139,15 @@ class _Html:
         self.diffs_left = max_diffs
         self.max_diffs = max_diffs
         self.context = context
+        self.clock = LocalClock()
+        self.shared: dict[str, str] = {}  # folders, formats, encodings escaped once each
+
+    def once(self, s: str) -> str:
+        """:func:`_e` of a value many rows share (a folder, a format, an encoding)."""
+        got = self.shared.get(s)
+        if got is None:
+            got = self.shared[s] = _e(s)
+        return got
 
     def write(self) -> None:
         r = self.r
@@ -209,13 +225,14 @@ class _Html:
             badge = f'<span class="badge">{self.t("reference")}</span>' if k == 0 else ""
             if d.skipped:  # what its reader could not compare, beside the file
                 badge += f'<span class="skipped">{_e(d.skipped)}</span>'
-            jac = "–" if m.jaccard is None else percent(m.jaccard)
+            jac = "–" if m.jaccard is None else _percent(m.jaccard)
+            folder, name = os.path.split(d.path)
             self.w(f'<tr class="{"ref" if k == 0 else "dup"}"><td class="name path">'
-                   f'{_e(d.name)}{badge}</td><td class="path">{_e(d.folder)}</td>'
-                   f'<td class="num">{_e(_size(d.size))}</td><td>{_e(local_time(d.mtime))}</td>'
-                   f"<td>{_e(d.format)}</td><td>{_e(d.encoding or '–')}</td>"
-                   f'<td class="num">{percent(m.similarity)}</td><td class="num">{m.distance}</td>'
-                   f'<td class="num">{_e(jac)}</td></tr>\n')
+                   f'{_e(name)}{badge}</td><td class="path">{self.once(folder)}</td>'
+                   f'<td class="num">{_size(d.size)}</td><td>{self.clock.plain(d.mtime)}</td>'
+                   f"<td>{self.once(d.format)}</td><td>{self.once(d.encoding or '–')}</td>"
+                   f'<td class="num">{_percent(m.similarity)}</td>'
+                   f'<td class="num">{m.distance}</td><td class="num">{_e(jac)}</td></tr>\n')
         self.w("</table>\n")
         ref_text: str | None = None
         fetched = False

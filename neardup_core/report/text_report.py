@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import IO
 
-from neardup_core.report.common import Destination, open_destination
+from neardup_core.report.common import Destination, open_destination, texts_of
 from neardup_core.report.wording import percent, weakest_label
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible
@@ -25,17 +25,39 @@ def write_text(result: ScanResult, fp_or_path: Destination) -> None:
 
 
 def _write(result: ScanResult, out: IO[str]) -> None:
+    _write_groups(result, out)
+    _write_problems_and_notes(result, out)
+
+
+def _write_groups(result: ScanResult, out: IO[str]) -> None:
+    """One block per group, streamed from the flat group table."""
     docs = result.documents
-    for g in result.groups:
-        kind = "identical text" if g.exact else weakest_label(result.group_mode, g.weakest)
-        out.write(f"Group {g.id} ({len(g)} files, {kind})\n")
-        for m in g.members:
-            d = docs[m.doc]
-            mark = "*" if m.doc == g.reference else " "
+    table = result.group_table
+    offs = table.offsets.tolist()
+    members = table.members.tolist()
+    sim = texts_of(table.similarity, lambda x: f"{percent(x):>6s}")
+    dist = table.distance.tolist()
+    weakest = table.weakest.tolist()
+    exact = table.exact.tolist()
+    lines: list[str] = []
+    for g in range(len(offs) - 1):
+        lo, hi = offs[g], offs[g + 1]
+        kind = "identical text" if exact[g] else weakest_label(result.group_mode, weakest[g])
+        lines.append(f"Group {g + 1} ({hi - lo} files, {kind})\n")
+        for k in range(lo, hi):
+            d = docs[members[k]]
+            mark = "*" if k == lo else " "
             enc = d.encoding or d.format
             note = f"  [{visible(d.skipped)}]" if d.skipped else ""
-            out.write(f"  {mark} {percent(m.similarity):>6s}  d={m.distance:<2d}  {enc:<10s} "
-                      f"{visible(d.path)}{note}\n")
+            lines.append(f"  {mark} {sim[k]}  d={dist[k]:<2d}  {enc:<10s} {visible(d.path)}"
+                         f"{note}\n")
+        if len(lines) >= 4096:
+            out.write("".join(lines))
+            lines.clear()
+    out.write("".join(lines))
+
+
+def _write_problems_and_notes(result: ScanResult, out: IO[str]) -> None:
     if result.problems:
         out.write(f"\nProblems ({len(result.problems)}):\n")
         for pr in result.problems:

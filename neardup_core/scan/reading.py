@@ -131,6 +131,7 @@ class Reading(RunStages):
         if drop_lines is None:
             self._read_while_workers_start(queue, ready)
             done = self._fingerprint_while_workers_start(ready, out, stage, done, total)
+            self._cpu("read_ahead")  # the workers' kind of work, done while they start
         if self.workers.get() is None:
             self._note_no_workers()
             for batch, items in ready:

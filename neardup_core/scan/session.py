@@ -85,6 +85,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass):
         self.notes: list[str] = []
         self.problems: list[Problem] = []
         self.stats: dict = {}
+        self._cpu_mark = time.process_time()
         self.partial = False
         self.settings = FingerprintSettings.from_options(self.opt)
         self.settings_key = self.opt.fingerprint_key()
@@ -108,10 +109,12 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass):
         self._walked_paths: list[str] = []          # every file the walk found, for the ranks
 
     def execute(self) -> ScanResult:
+        self._cpu_mark = time.process_time()
         self._open_cache()
         try:
             entries = self._walk()
             self._take_cache()
+            self._cpu("walk")
             self.stats["seconds_walk"] = round(time.monotonic() - self.t0, 4)
             self._walk_problems = len(self.problems)
             if self._snap_key is not None and not self.partial:
@@ -122,12 +125,16 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass):
                         return kept
             self._snap_state = None  # from here on the walk's entries are looked up one by one
             outcomes = self._read(entries) if not self.partial else {}
+            self._cpu("results")  # collecting the workers' outcomes
             self.stats["seconds_read"] = round(time.monotonic() - self.t0
                                                - self.stats["seconds_walk"], 4)
             docs, fps, entries_by_path = self._collect(entries, outcomes)
+            self._cpu("collect")
             result, notes_from = self._finish(docs, fps, entries_by_path)
             self.workers.close()  # before packing the result: less memory held at once
+            self._cpu("close")
             self._keep(result, notes_from)
+            self._cpu("keep")
             return result
         finally:
             self.workers.close()
@@ -187,10 +194,12 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass):
         from neardup_core.grouping.groups import reference_rank
 
         rank = reference_rank(docs, opt.reference_folders)
+        self._cpu("collect")
         pairs = self._pairs(docs, simh, minh, floor, rank)
         first_pass = self.notes[notes_from:]
         if not self.partial and opt.boilerplate is not None and len(docs) >= BOILERPLATE_MIN_DOCS:
             new_fps = self._boilerplate(docs, fps, entries, pairs)
+            self._cpu("boilerplate")
             if new_fps is not fps:
                 simh, minh = self._arrays(new_fps)
                 # what the first pairing said (crowded buckets...) was about texts with their
@@ -204,6 +213,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass):
                             notes=tuple(self.notes), stats=self.stats)
         result.known(auto_rank=rank)
         self._group(result)
+        self._cpu("group")
         return result, notes_from
 
     def _group(self, result: ScanResult) -> None:
@@ -218,6 +228,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass):
                floor: float, rank: np.ndarray) -> PairTable:
         pairs, cancelled = find_pairs(docs, simh, minh, floor, rank, self.opt, emit=self.emit,
                                       cancel=self.cancel, notes=self.notes, stats=self.stats)
+        self._cpu("pairs")
         if cancelled:
             self._mark_cancelled("while pairing documents")
         return pairs

@@ -30,7 +30,7 @@ WALK_CHUNK = 256
 class RunStages:
     """What a local and a Dask run share: progress events, cancellation notes and the walk
     (which always runs where the scan was started). Subclasses set roots, opt, progress,
-    cancel, t0, notes, problems, stats and partial."""
+    cancel, t0, notes, problems, stats and partial (and ``_cpu_mark`` when the run starts)."""
 
     roots: tuple[str, ...]
     opt: ScanOptions
@@ -41,6 +41,16 @@ class RunStages:
     problems: list[Problem]
     stats: dict
     partial: bool
+    _cpu_mark: float = 0.0
+
+    def _cpu(self, stage: str) -> None:
+        """Add this process's CPU time since the last mark to ``stats["cpu"][stage]``: what
+        the main process spends is the serial share of a scan (``python -m benchmarks --scale``
+        turns it into the speed-up more workers can give)."""
+        now = time.process_time()
+        cpu = self.stats.setdefault("cpu", {})
+        cpu[stage] = round(cpu.get(stage, 0.0) + now - self._cpu_mark, 4)
+        self._cpu_mark = now
 
     def emit(self, stage: Stage, done: int, total: int | None, message: str = "", *,
              bytes_done: int = 0, bytes_total: int = 0) -> None:

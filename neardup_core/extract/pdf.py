@@ -37,6 +37,8 @@ class PdfLimits:
     edge_lines: int = 2
     running_share: float = 0.6
     running_min_pages: int = 3
+    #: Longer lines are body text even when they repeat: a header is a title or a page count.
+    running_max_chars: int = 80
 
 
 _FPDF_ERR_PASSWORD = 4
@@ -129,8 +131,8 @@ def _key(line: str) -> str:
 def _drop_running(pages: list[list[str]], limits: PdfLimits) -> list[str]:
     """The pages' text with running headers and footers dropped.
 
-    A line among the first or last :attr:`PdfLimits.edge_lines` non-blank lines of at least
-    :attr:`PdfLimits.running_share` of the pages is the document's boilerplate (a title, a
+    A short line among the first or last :attr:`PdfLimits.edge_lines` non-blank lines of at
+    least :attr:`PdfLimits.running_share` of the pages is the document's boilerplate (a title, a
     "Page 3 of 12"), not its content: kept, it would make two unrelated reports from one
     template look alike, and a .docx (whose header is not body text) unlike its own PDF.
     """
@@ -139,8 +141,9 @@ def _drop_running(pages: list[list[str]], limits: PdfLimits) -> list[str]:
     bottoms: Counter[str] = Counter()
     for lines in pages:
         kept = [line for line in lines if line.strip()]
-        top = {_key(line) for line in kept[:limits.edge_lines]}
-        bottom = {_key(line) for line in kept[-limits.edge_lines:]}
+        short = limits.running_max_chars
+        top = {_key(line) for line in kept[:limits.edge_lines] if len(line) <= short}
+        bottom = {_key(line) for line in kept[-limits.edge_lines:] if len(line) <= short}
         edges.append((top, bottom))
         tops.update(top)
         bottoms.update(bottom)

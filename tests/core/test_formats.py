@@ -406,3 +406,31 @@ def test_the_same_text_groups_across_formats(tmp_path: Path) -> None:
     with_html = _scan(root, jobs=2, include=(".docx", ".html"))
     assert [names for names, _ in _groups(with_html)] == [{"page.html", "report.docx"}]
     assert {d.format for d in with_html.documents} == {"docx", "html"}
+
+
+def test_the_cli_includes_the_new_formats_and_the_report_names_them(tmp_path: Path) -> None:
+    import contextlib
+    import csv
+
+    import textgen as tg
+
+    from neardup_core.cli import main
+
+    root = tmp_path / "in"
+    root.mkdir()
+    text = tg.en_doc(41, 20)
+    (root / "a.html").write_bytes(html_bytes(text.split("\n")))
+    (root / "a.pdf").write_bytes(pdf_bytes([_wrapped(text, 90)]))
+    (root / "a.rtf").write_bytes(rtf_bytes(text.split("\n")))
+    out = tmp_path / "r.csv"
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = main(["scan", str(root), "--no-cache", "-j", "2", "--include", ".pdf,.html",
+                     "--include", "RTF", "-o", str(out)], stdout=io.StringIO(),
+                    stderr=io.StringIO())
+    assert code in (0, 1)  # 1: duplicates were found
+    rows = list(csv.DictReader(out.read_text(encoding="utf-8-sig").splitlines()))
+    assert sorted(r["format"] for r in rows) == ["html", "pdf", "rtf"]
+    err = io.StringIO()
+    assert main(["scan", str(root), "--include", ".exe"], stdout=io.StringIO(),
+                stderr=err) != 0
+    assert ".pdf" in err.getvalue() and ".exe" in err.getvalue()

@@ -523,7 +523,9 @@ class MainWindow(QMainWindow):
     def _ask_text_file(self, title: str) -> str:
         start = self.settings.get(S.LAST_DIR) or os.path.expanduser("~")
         path, _ = QFileDialog.getOpenFileName(
-            self, title, start, self.tr("Text files (*.txt *.text *.md *.csv);;All files (*)"))
+            self, title, start,
+            self.tr("Text files and web pages (*.txt *.text *.md *.csv *.html *.htm);;"
+                    "All files (*)"))
         return path
 
     # ================================================================= marking

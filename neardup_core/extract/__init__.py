@@ -39,7 +39,7 @@ from neardup_core.extract.encoding.detect import Decoded, decode_bytes
 from neardup_core.extract.html import html_decode, html_text
 from neardup_core.extract.legacy import LEGACY_MESSAGE, sniff_legacy
 from neardup_core.extract.odt import odt_text
-from neardup_core.extract.pdf import PdfLimits, pdf_text
+from neardup_core.extract.pdf import PdfContent, PdfLimits, pdf_content, pdf_text
 from neardup_core.extract.rtf import rtf_text
 from neardup_core.extract.txt import decode_txt, read_txt, read_txt_bytes
 from neardup_core.extract.walk import FileEntry, WalkStats, check_roots, walk
@@ -67,6 +67,7 @@ __all__ = [
     "Extracted",
     "FileEntry",
     "NotRegularFile",
+    "PdfContent",
     "PdfLimits",
     "TooLarge",
     "UnsupportedDocx",
@@ -82,6 +83,7 @@ __all__ = [
     "html_text",
     "human_size",
     "odt_text",
+    "pdf_content",
     "pdf_text",
     "read_docx",
     "read_docx_bytes",
@@ -136,8 +138,7 @@ def extract(path: str, *, max_bytes: int, encoding: str | None = None) -> Extrac
         if suffix in TEXT_SUFFIXES:
             return _txt(path, max_bytes, encoding)
         if suffix in PDF_SUFFIXES:
-            return _document(path, "pdf", pdf_text, _read(path, max_bytes, "PDF files"),
-                             max_bytes)
+            return _pdf(path, _read(path, max_bytes, "PDF files"), max_bytes)
         if suffix in ODT_SUFFIXES:
             return _document(path, "odt", odt_text,
                              _read(path, max_bytes, "OpenDocument files"), max_bytes)
@@ -211,6 +212,16 @@ def _document(path: str, fmt: str, reader: Callable[[bytes], str], data: bytes,
         return Problem(path, ProblemKind.EMPTY, "the document has no text")
     return Extracted(text, fmt, None, None, text.count("\ufffd") if fmt == "rtf" else 0,
                      _hash_of(data, max_bytes))
+
+
+def _pdf(path: str, data: bytes, max_bytes: int) -> Extracted | Problem:
+    content = pdf_content(data)
+    if not content.text.strip():
+        return Problem(path, ProblemKind.EMPTY, "the document has no text")
+    digest = _hash_of(data, max_bytes)
+    # Pages not read never let two PDFs be called identical on the text that was read.
+    identity = f"pdf-damaged:{digest}" if content.damaged else None
+    return Extracted(content.text, "pdf", None, None, 0, digest, identity, content.skipped)
 
 
 def _html(path: str, data: bytes, max_bytes: int, encoding: str | None) -> Extracted | Problem:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from neardup_core.extract.common import CorruptDocx, EmptyDocument, EncryptedDocx, TooLarge
 
-__all__ = ["PdfLimits", "pdf_text"]
+__all__ = ["PdfContent", "PdfLimits", "pdf_content", "pdf_text"]
 
 
 @dataclass(frozen=True)
@@ -49,13 +49,34 @@ _SOFT_HYPHENS = str.maketrans({"\ufffe": None, "\x02": None})
 _DIGITS = re.compile(r"\d+")
 
 
+@dataclass(frozen=True, slots=True)
+class PdfContent:
+    """A PDF's text, and the pages that could not be read (0-based), which it lacks."""
+
+    text: str
+    damaged: tuple[int, ...] = ()
+
+    @property
+    def skipped(self) -> str:
+        """What was not compared, for the user ("2 damaged pages not compared"), or ""."""
+        n = len(self.damaged)
+        return "" if not n else f"{n} damaged page{'s' if n > 1 else ''} not compared"
+
+
 def pdf_text(data: bytes, limits: PdfLimits = PdfLimits()) -> str:
+    """The text of the PDF ``data`` (:func:`pdf_content` without the damaged pages)."""
+    return pdf_content(data, limits).text
+
+
+def pdf_content(data: bytes, limits: PdfLimits = PdfLimits()) -> PdfContent:
     """The text of the PDF ``data``: pages in order, a blank line between them.
 
     Raises :class:`EncryptedDocx` for a PDF that needs a password to open (one with only an
     owner password opens), :class:`CorruptDocx` for one PDFium cannot load,
     :class:`TooLarge` past ``limits``, and :class:`EmptyDocument` when no page has text ("a
-    scanned image" when the pages hold pictures).
+    scanned image" when the pages hold pictures). Pages PDFium cannot load (a page tree that
+    loops or nests too deep) are skipped and named in :attr:`PdfContent.damaged`; a PDF none
+    of whose pages loads is corrupt.
     """
     import pypdfium2 as pdfium  # loaded by the workers that read PDFs, not by every process
 
@@ -67,8 +88,11 @@ def pdf_text(data: bytes, limits: PdfLimits = PdfLimits()) -> str:
             raise EncryptedDocx("the PDF is password-protected: it cannot be opened without "
                                 "its password") from None
         raise CorruptDocx("the PDF is damaged or not a PDF (PDFium cannot load it)") from None
+    damaged: list[int] = []
     try:
-        pages = _pages(pdf, limits)
+        pages = _pages(pdf, limits, damaged)
+        if damaged and len(damaged) == len(pages):
+            raise CorruptDocx("the PDF is damaged: PDFium cannot load any of its pages")
         if not any(line.strip() for page in pages for line in page):
             if _has_images(pdf, limits):
                 raise EmptyDocument("no text layer (a scanned image): neardup compares text, "
@@ -76,11 +100,14 @@ def pdf_text(data: bytes, limits: PdfLimits = PdfLimits()) -> str:
             raise EmptyDocument("the PDF has no text")
     finally:
         pdf.close()
-    return "\n\n".join(_drop_running(pages, limits)).strip()
+    return PdfContent("\n\n".join(_drop_running(pages, limits)).strip(), tuple(damaged))
 
 
-def _pages(pdf: object, limits: PdfLimits) -> list[list[str]]:
-    """Each page's text as lines, hyphenation joined; the limits checked between pages."""
+def _pages(pdf: object, limits: PdfLimits, damaged: list[int]) -> list[list[str]]:
+    """Each page's text as lines, hyphenation joined; the limits checked between pages. The
+    pages PDFium cannot load are appended to ``damaged`` (and read as blank)."""
+    import pypdfium2 as pdfium
+
     count = len(pdf)  # type: ignore[arg-type]
     if count > limits.max_pages:
         raise TooLarge(f"the PDF has {count:,} pages, over the limit of {limits.max_pages:,}")
@@ -91,7 +118,12 @@ def _pages(pdf: object, limits: PdfLimits) -> list[list[str]]:
         if time.monotonic() > deadline:
             raise TooLarge(f"reading its text took over {limits.seconds:.0f} seconds (stopped "
                            f"at page {i + 1} of {count:,})")
-        page = pdf[i]  # type: ignore[index]
+        try:
+            page = pdf[i]  # type: ignore[index]
+        except pdfium.PdfiumError:
+            damaged.append(i)  # a page tree that loops or nests too deep, a missing object
+            out.append([])
+            continue
         try:
             textpage = page.get_textpage()
             try:
@@ -111,10 +143,14 @@ def _pages(pdf: object, limits: PdfLimits) -> list[list[str]]:
 
 def _has_images(pdf: object, limits: PdfLimits) -> bool:
     """Whether any of the first pages holds a picture (a scan, as opposed to a blank PDF)."""
+    import pypdfium2 as pdfium
     import pypdfium2.raw as raw
 
     for i in range(min(len(pdf), 20)):  # type: ignore[arg-type]
-        page = pdf[i]  # type: ignore[index]
+        try:
+            page = pdf[i]  # type: ignore[index]
+        except pdfium.PdfiumError:
+            continue
         try:
             for _ in page.get_objects(filter=[raw.FPDF_PAGEOBJ_IMAGE], max_depth=4):
                 return True

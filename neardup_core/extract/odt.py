@@ -12,7 +12,9 @@ Tracked deletions, comments (``office:annotation``) and note marks are not text 
 from __future__ import annotations
 
 import io
+import lzma
 import zipfile
+import zlib
 
 from lxml import etree
 
@@ -55,7 +57,8 @@ def odt_text(data: bytes, limits: ArchiveLimits = _LIMITS) -> str:
     """
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, ValueError, OSError):
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError,
+            NotImplementedError):
         raise CorruptDocx("it is not an OpenDocument file (not a zip archive) or it is "
                           "damaged") from None
     with archive:
@@ -96,7 +99,8 @@ def _part(archive: zipfile.ZipFile, data: bytes, by_name: dict[str, zipfile.ZipI
     try:
         return archive.read(info)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError,
-            NotImplementedError, RuntimeError) as exc:
+            NotImplementedError, RuntimeError, zlib.error, lzma.LZMAError) as exc:
+        # zlib/lzma: a damaged compressed stream; NotImplementedError: a method not known
         raise CorruptDocx(f"the document is damaged: its part {name} cannot be unpacked "
                           f"({exc})") from None
 

@@ -201,6 +201,18 @@ class TestOdt:
         with pytest.raises(CorruptDocx, match="not well-formed"):
             odt_text(raw.getvalue())
 
+    def test_a_damaged_compressed_stream_is_corrupt(self, tmp_path: Path) -> None:
+        """Found by the fuzzer: zlib's own error escaped as "unexpected error"."""
+        data = bytearray(odt_bytes(paragraphs=[EN * 40, ZH * 40]))
+        with zipfile.ZipFile(io.BytesIO(bytes(data))) as z:
+            info = z.getinfo("content.xml")
+        start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+        for i in range(start + 5, start + info.compress_size - 5, 7):
+            data[i] ^= 0x5A
+        got = _extract(tmp_path, "damaged.odt", bytes(data))
+        assert isinstance(got, Problem) and got.kind == ProblemKind.CORRUPT
+        assert not got.message.startswith("unexpected")
+
     def test_a_zip_bomb_is_refused(self, tmp_path: Path) -> None:
         raw = io.BytesIO()
         with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as z:

@@ -3,6 +3,10 @@ catches exceptions nobody else caught.
 
 An uncaught exception in a slot would otherwise print to a console nobody sees (or end the
 app). The hook writes it to the log file and shows a dialog, and the app goes on.
+
+SIGTERM (a logout, ``kill``) and SIGHUP (the terminal it was started from was closed) close the
+window as its close button does (:func:`close_on_signals`): a running scan is cancelled and its
+workers stopped, rather than the app dying on the spot.
 """
 
 from __future__ import annotations
@@ -10,11 +14,17 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
+import signal
 import sys
 import traceback
-from types import TracebackType
+from types import FrameType, TracebackType
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QWidget
 
 log = logging.getLogger("app")
 
@@ -67,3 +77,27 @@ def excepthook(exc_type: type[BaseException], exc: BaseException,
                     QApplication.activeWindow()).exec()
     finally:
         _handling = False
+
+
+def close_on_signals(window: QWidget) -> tuple[QTimer, dict[int, Any]]:
+    """Close ``window`` on SIGTERM or SIGHUP, from the event loop (its close event cancels a
+    running scan and saves the settings). Returns the timer that lets Python see the signal
+    while Qt waits (Python runs a handler only between its own instructions) and the handlers
+    replaced. A signal ignored at start (``nohup``) stays ignored. Main thread only."""
+    from PySide6.QtCore import QTimer
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        log.info("signal %d: closing the window", signum)
+        QTimer.singleShot(0, window.close)
+
+    replaced: dict[int, Any] = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is None or signal.getsignal(signum) is signal.SIG_IGN:
+            continue
+        replaced[signum] = signal.signal(signum, on_signal)
+    timer = QTimer(window)
+    timer.setInterval(250)
+    timer.timeout.connect(lambda: None)
+    timer.start()
+    return timer, replaced

@@ -1,6 +1,7 @@
 """Choosing and loading the interface language (English and Simplified Chinese).
 
-English is the source language, so it needs no file; Chinese comes from
+English is the source language; ``neardup_en.qm`` holds only its plural forms (Qt's ``%n``
+needs a file to say "1 file" rather than "1 files"). Chinese comes from
 ``app/resources/translations/neardup_zh_CN.qm`` (compiled from the .ts with pyside6-lrelease) plus
 Qt's own ``qtbase_zh_CN.qm`` for standard buttons and dialogs. By default the language follows
 the system; any Chinese locale gets Simplified Chinese, which Traditional readers also read
@@ -13,7 +14,12 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
+from neardup_core.messages import render
+
 from . import resource_path
+
+#: The language the interface was started in ("en" or "zh_CN"), set by install_translators.
+_current = "en"
 
 # (setting value, name in its own language); "" follows the system.
 LANGUAGES: tuple[tuple[str, str], ...] = (("", "System"), ("en", "English"),
@@ -43,9 +49,16 @@ def install_translators(app: QCoreApplication, language: str) -> list[QTranslato
 
     A missing file leaves the interface in English rather than failing to start.
     """
-    if language == "en":
-        return []
+    global _current
+    _current = language if language in ("en", "zh_CN") else "en"
     installed: list[QTranslator] = []
+    if language == "en":
+        # English needs only its plural forms ("1 file", "2 files"): neardup_en.qm holds them
+        plurals = QTranslator(app)
+        if plurals.load(translation_file("en")):
+            app.installTranslator(plurals)
+            installed.append(plurals)
+        return installed
     ours = QTranslator(app)
     if ours.load(translation_file(language)):
         app.installTranslator(ours)
@@ -58,3 +71,21 @@ def install_translators(app: QCoreApplication, language: str) -> list[QTranslato
     if language == "zh_CN":
         QLocale.setDefault(QLocale(QLocale.Language.Chinese, QLocale.Country.China))
     return installed
+
+
+def current_language() -> str:
+    """The interface's language: what reports default to and core messages are worded in."""
+    return _current
+
+
+def set_current_language(language: str) -> None:
+    """For tests and for a window shown before translators are installed."""
+    global _current
+    _current = language if language in ("en", "zh_CN") else "en"
+
+
+def core_text(message: str) -> str:
+    """A message from the core (a problem, a note, a confirmation's warning) in the interface's
+    language. The core's catalogue (:mod:`neardup_core.messages`) holds both wordings, so the
+    app, the reports and the command line say the same thing in the same words."""
+    return render(message, _current)

@@ -10,7 +10,7 @@ The window lays out the widgets and wires them; what an action does lives in its
 are built by ``app.window_actions``. The public methods here are the actions' entry points and
 the seams the controllers and the tests use.
 
-It stays one module, a little over 600 lines: most of it is the layout of the window's widgets
+It stays one module, some 700 lines: most of it is the layout of the window's widgets
 and the signal wiring between them, which reads best in one place; what remains besides is one-
 line hand-offs to the controllers and the settings the window saves and restores.
 """
@@ -27,6 +27,7 @@ import send2trash
 from PySide6.QtCore import (
     QByteArray,
     QItemSelectionModel,
+    QLocale,
     QModelIndex,
     QSortFilterProxyModel,
     Qt,
@@ -66,6 +67,7 @@ from neardup_core.models import (
 from neardup_core.result import ScanResult
 
 from . import settings as S
+from .choices import Choices
 from .controllers.file_actions import FileActionsController
 from .controllers.grouping import GroupingController
 from .controllers.results_io import ResultsIOController
@@ -74,6 +76,7 @@ from .diagnostics import log_file
 from .dialogs.confirm import Confirmation, confirm_plan
 from .dialogs.encoding_dialog import EncodingDialog
 from .dialogs.error_dialog import ErrorDialog
+from .dialogs.ignored_dialog import IgnoredPairsDialog
 from .dialogs.preferences import PreferencesDialog
 from .models import ProblemsModel, ResultsModel
 from .settings import Settings
@@ -129,9 +132,13 @@ class MainWindow(QMainWindow):
         self.ask_save_path: Callable[[str, str, str], str] = self._ask_save_path
         self.ask_open_path: Callable[[str, str], str] = self._ask_open_path
         self.ask_text_file: Callable[[str], str] = self._ask_text_file
+        self.make_ignored_dialog: Callable[[Choices, QWidget], Any] = IgnoredPairsDialog
         self.make_encoding_dialog: Callable[[str, str | None], Any] = \
             self._make_encoding_dialog
         self.result: ScanResult | None = None
+        # ignored pairs and chosen references, kept across scans beside the action log
+        self.choices = Choices.load(os.path.join(os.path.dirname(self.action_log_path),
+                                                 "choices.json"))
         self.busy_worker: Worker | None = None
         self.host = WorkerHost(self)
         self.scans = ScanController(self, session_factory)
@@ -237,20 +244,28 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.problems_view, icon("warning"), self.tr("Problems"))
 
         self.preview = PreviewPane(self.host)
-        self.results_split = QSplitter(Qt.Orientation.Vertical)
-        self.results_split.addWidget(self.tabs)
+        # the threshold and the lists in one column, the diff beside them taking the whole
+        # height (issue 21, item 9: 20 rows of diff at 1280x720); View ▸ Diff below the
+        # results stacks them instead
+        lists = QWidget()
+        ll = QVBoxLayout(lists)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.setSpacing(6)
+        ll.addWidget(frame)
+        ll.addWidget(self.tabs, 1)
+        self.results_split = QSplitter(Qt.Orientation.Horizontal)
+        self.results_split.addWidget(lists)
         self.results_split.addWidget(self.preview)
-        self.results_split.setStretchFactor(0, 3)
-        self.results_split.setStretchFactor(1, 2)
+        self.results_split.setStretchFactor(0, 2)
+        self.results_split.setStretchFactor(1, 3)
         self.results_split.setChildrenCollapsible(False)
-        self.results_split.setSizes([400, 330])
+        self.results_split.setSizes([620, 760])
 
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(4, 6, 6, 0)
         rl.setSpacing(6)
         rl.addWidget(self.progress)
-        rl.addWidget(frame)
         rl.addWidget(self.banner)
         rl.addWidget(self.results_split, 1)
 
@@ -273,6 +288,11 @@ class MainWindow(QMainWindow):
         self.scan_panel.load(s)
         self.threshold.set_mode(s.get(S.GROUP_MODE))
         self.threshold.set_log_scale(s.get(S.HISTOGRAM_LOG))
+        self.preview.diff.set_word_wrap(s.get(S.DIFF_WRAP))
+        self.preview.diff.wrap_action.toggled.connect(lambda on: s.set(S.DIFF_WRAP, on))
+        self.tree.set_duplicates_only(s.get(S.DUPLICATES_ONLY))
+        self.set_diff_below(s.get(S.DIFF_BELOW))
+        self.act_dupes_only.setChecked(s.get(S.DUPLICATES_ONLY))
         t = s.threshold
         self.threshold.set_range(min(DEFAULT_FLOOR, t) if 0 < t <= 1 else DEFAULT_FLOOR)
         self.threshold.set_threshold(t if 0 < t <= 1 else DEFAULT_THRESHOLD)
@@ -324,7 +344,7 @@ class MainWindow(QMainWindow):
         folders = self._dropped_folders(event)
         if folders and self.scan_worker is None:
             n = self.scan_panel.folders.add_folders(folders)
-            self.statusBar().showMessage(self.tr("Added {n} folders").format(n=n), 4000)
+            self.statusBar().showMessage(self.tr("Added %Ln folders", "", n), 4000)
             event.acceptProposedAction()
 
     @staticmethod
@@ -350,6 +370,9 @@ class MainWindow(QMainWindow):
     def set_result(self, result: ScanResult | None, *, new_scan: bool = False) -> None:
         """Show ``result``; the selected file stays selected when it is still in a group."""
         keep = self._current_path()
+        if new_scan and result is not None:
+            result = self.choices.apply(result)
+        old_pairs = self.result.pairs if self.result is not None else None
         self.result = result
         self.model.set_result(result, keep_marks=not new_scan)
         self.problems_model.set_problems(result.problems if result is not None else ())
@@ -361,18 +384,20 @@ class MainWindow(QMainWindow):
             self.scan_panel.group_mode.blockSignals(True)
             self.scan_panel.group_mode.setCurrentIndex(max(0, i))
             self.scan_panel.group_mode.blockSignals(False)
-            if new_scan:
+            if new_scan or result.pairs is not old_pairs:  # a trash or move took pairs away
                 counts, edges = result.histogram(HISTOGRAM_BINS)
                 self.threshold.set_histogram(counts, edges, int(result.pairs.exact.sum()))
         else:
             self.threshold.histogram.clear()
         self.tree.expand_groups()
+        if self.tree.duplicates_only():
+            self.tree.set_duplicates_only(True)
         if new_scan or result is None:
             self.preview.clear()
         elif keep:
             self._select_path(keep)
         n = len(result.problems) if result is not None else 0
-        self.tabs.setTabText(1, self.tr("Problems ({n})").format(n=n) if n
+        self.tabs.setTabText(1, self.tr("Problems ({n})").format(n=QLocale().toString(n)) if n
                              else self.tr("Problems"))
         self._update_counts()
         self.update_actions()
@@ -390,13 +415,20 @@ class MainWindow(QMainWindow):
             return
         groups = self.model.total_group_count()
         dupes = r.duplicate_count
+        loc = QLocale()
+        marked = self.model.marked_count()
+        marked_bytes = sum(r.documents[d].size for d in self.model.marked_docs()) if marked else 0
         self.counts.setText(
             self.tr("Files scanned: {files}  ·  Groups: {groups}  ·  Duplicates: {dupes}  ·  "
                     "Marked: {marked}  ·  Problems: {problems}").format(
-                files=f"{len(r.documents):,}", groups=f"{groups:,}", dupes=f"{dupes:,}",
-                marked=f"{self.model.marked_count():,}", problems=f"{len(r.problems):,}"))
-        self.threshold.set_summary(self.tr("{groups} groups, {dupes} duplicates at {t}").format(
-            groups=f"{groups:,}", dupes=f"{dupes:,}", t=f"{100 * r.threshold:.1f}%"))
+                files=loc.toString(len(r.documents)), groups=loc.toString(groups),
+                dupes=loc.toString(dupes), problems=loc.toString(len(r.problems)),
+                marked=self.tr("{n} ({size})").format(
+                    n=loc.toString(marked), size=loc.formattedDataSize(marked_bytes))
+                if marked else loc.toString(0)))
+        self.threshold.set_summary(self.tr("{groups}, {dupes} at {t}").format(
+            groups=self.tr("%Ln groups", "", groups), dupes=self.tr("%Ln duplicates", "", dupes),
+            t=loc.toString(100 * r.threshold, "f", 1) + "%"))
 
     def update_actions(self) -> None:
         scanning = self.scan_worker is not None
@@ -533,18 +565,29 @@ class MainWindow(QMainWindow):
         self.model.toggle(self.selected_docs())
 
     def mark_all_but_reference(self) -> None:
-        self.model.mark_all_but_reference()
+        self._said_below_cut(self.model.mark_all_but_reference())
+
+    def mark_all_below_cut_too(self) -> None:
+        """The explicit choice: every duplicate, also those below the threshold."""
+        self.model.mark_all_but_reference(below_cut=True)
+
+    def _said_below_cut(self, skipped: int) -> None:
+        if skipped:
+            self.statusBar().showMessage(self.tr(
+                "%Ln files below the threshold (in their group through another file) were "
+                "not marked; Mark ▸ Mark all, also below the threshold marks them too.", "",
+                skipped), 10_000)
 
     def mark_selected_groups(self) -> None:
-        self.model.mark_all_but_reference(self.selected_groups())
+        self._said_below_cut(self.model.mark_all_but_reference(self.selected_groups()))
 
     def mark_in_folder(self) -> None:
         folder = self.ask_folder(self.tr("Mark the duplicates inside this folder"))
         if not folder:
             return
         n = self.model.mark_in_folder(folder)
-        self.statusBar().showMessage(self.tr("Marked {n} files in {folder}").format(
-            n=n, folder=folder), 6000)
+        self.statusBar().showMessage(self.tr("Marked %Ln files in {folder}", "", n).format(
+            folder=folder), 6000)
 
     def unmark_all(self) -> None:
         self.model.unmark_all()
@@ -617,7 +660,14 @@ class MainWindow(QMainWindow):
 
     # ================================================================= prompts (seams)
     def _ask_folder(self, title: str) -> str:
-        return QFileDialog.getExistingDirectory(self, title, self.settings.get(S.LAST_DIR))
+        return QFileDialog.getExistingDirectory(self, title, self.folder_dialog_start())
+
+    def folder_dialog_start(self) -> str:
+        """Where folder dialogs open: the scanned folder of the results shown (the files being
+        acted on live there), else the last folder chosen."""
+        if self.result is not None and self.result.roots:
+            return self.result.roots[0]
+        return self.settings.get(S.LAST_DIR)
 
     def _ask_save_path(self, title: str, name: str, filters: str) -> str:
         start = os.path.join(self.settings.get(S.LAST_EXPORT_DIR) or os.path.expanduser("~"),
@@ -635,6 +685,32 @@ class MainWindow(QMainWindow):
     # ================================================================= misc
     def _toggle_setup(self) -> None:
         self.setup_area.setVisible(self.act_setup.isChecked())
+
+    def fold_setup(self) -> None:
+        """After a scan the set-up folds away, leaving the room to the results and the diff;
+        F9 (View ▸ Scan set-up panel, or the toolbar) brings it back."""
+        if self.act_setup.isChecked():
+            self.act_setup.setChecked(False)
+            self._toggle_setup()
+
+    def set_diff_below(self, below: bool) -> None:
+        """The diff below the results (stacked) or beside them (the default: more rows)."""
+        self.results_split.setOrientation(Qt.Orientation.Vertical if below
+                                          else Qt.Orientation.Horizontal)
+        self.settings.set(S.DIFF_BELOW, below)
+        if self.act_diff_below.isChecked() != below:
+            self.act_diff_below.setChecked(below)
+
+    def set_duplicates_only(self, on: bool) -> None:
+        self.tree.set_duplicates_only(on)
+        self.settings.set(S.DUPLICATES_ONLY, on)
+        if self.act_dupes_only.isChecked() != on:
+            self.act_dupes_only.setChecked(on)
+
+    def show_ignored_pairs(self) -> None:
+        dialog = self.make_ignored_dialog(self.choices, self)
+        dialog.exec()
+        self.grouping.forget_ignored(dialog.removed())
 
     def show_preferences(self) -> None:
         PreferencesDialog(self.settings, self.action_log_path, self).exec()

@@ -92,6 +92,7 @@ FOLDERS = Option("scan/folders", [], _to_str_list)
 REFERENCE_FOLDERS = Option("scan/reference_folders", [], _to_str_list)
 SUFFIXES = Option("scan/suffixes", list(_SCAN["include"]), _to_str_list)
 RECURSIVE = Option("scan/recursive", _SCAN["recursive"], _to_bool)
+FOLLOW_SYMLINKS = Option("scan/follow_symlinks", _SCAN["follow_symlinks"], _to_bool)
 EXCLUDE = Option("scan/exclude", [], _to_str_list)
 METHOD = Option("scan/method", str(_SCAN["method"]), _choice(*(m.value for m in Method)))
 GROUP_MODE = Option("scan/group_mode", str(_SCAN["group_mode"]),
@@ -105,6 +106,12 @@ CACHE_DAYS = Option("cache/days", _SCAN["cache_days"], int)
 ENCODINGS = Option("scan/encodings", [], _to_str_list)
 
 HISTOGRAM_LOG = Option("view/histogram_log", False, _to_bool)
+#: Diff rows wrap by default (long paragraphs are the norm); the choice is remembered.
+DIFF_WRAP = Option("view/diff_wrap", True, _to_bool)
+#: "Duplicates only": each group's reference hidden (dupeGuru's "dupes only").
+DUPLICATES_ONLY = Option("view/duplicates_only", False, _to_bool)
+#: The diff below the results rather than beside them.
+DIFF_BELOW = Option("view/diff_below", False, _to_bool)
 LANGUAGE = Option("view/language", "", _choice("", "en", "zh_CN"))  # "" follows the system
 LAST_DIR = Option("paths/last_dir", "", str)
 LAST_EXPORT_DIR = Option("paths/last_export_dir", "", str)
@@ -113,6 +120,7 @@ ALL: tuple[Option[Any], ...] = (
     WINDOW_GEOMETRY, WINDOW_STATE, MAIN_SPLITTER, RESULTS_SPLITTER, TREE_HEADER,
     FOLDERS, REFERENCE_FOLDERS, SUFFIXES, RECURSIVE, EXCLUDE, METHOD, GROUP_MODE, THRESHOLD,
     ENCODINGS, CACHE_LIMIT_MIB, CACHE_DAYS, HISTOGRAM_LOG, LANGUAGE, LAST_DIR, LAST_EXPORT_DIR,
+    FOLLOW_SYMLINKS, DIFF_WRAP, DUPLICATES_ONLY, DIFF_BELOW,
 )
 
 

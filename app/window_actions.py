@@ -63,6 +63,10 @@ class WindowActions(QObject):
         w.act_mark_all = A(self.tr("Mark all but reference"), w.mark_all_but_reference,
                            icon_name="mark-all", shortcut="Ctrl+M",
                            tip=self.tr("Mark every file except each group's reference"))
+        w.act_mark_below = A(self.tr("Mark all, also below the threshold"),
+                             w.mark_all_below_cut_too,
+                             tip=self.tr("Mark every file except each group's reference, also "
+                                         "those less similar to it than the threshold"))
         w.act_mark_group = A(self.tr("Mark all but reference in selected groups"),
                              w.mark_selected_groups)
         w.act_mark_folder = A(self.tr("Mark in folder…"), w.mark_in_folder)
@@ -94,7 +98,21 @@ class WindowActions(QObject):
                        tip=self.tr("Move the marked files into a folder (asks first)"))
 
         w.act_setup = A(self.tr("Scan set-up panel"), w._toggle_setup, shortcut="F9",
-                        checkable=True)
+                        checkable=True, icon_name="folder",
+                        tip=self.tr("Show or hide the folders and options of the scan (F9)"))
+        w.act_dupes_only = A(self.tr("Duplicates only"),
+                             lambda: w.set_duplicates_only(w.act_dupes_only.isChecked()),
+                             checkable=True,
+                             tip=self.tr("Hide each group's reference: list only the files "
+                                         "that may go"))
+        w.act_diff_below = A(self.tr("Diff below the results"),
+                             lambda: w.set_diff_below(w.act_diff_below.isChecked()),
+                             checkable=True,
+                             tip=self.tr("Stack the differences under the list of groups "
+                                         "instead of beside it"))
+        w.act_ignored = A(self.tr("Ignored pairs…"), w.show_ignored_pairs, icon_name="ignore",
+                          tip=self.tr("Review the pairs you said are not duplicates, and stop "
+                                      "ignoring some"))
         w.act_setup.setChecked(True)
         w.act_prefs = A(self.tr("Preferences…"), w.show_preferences, icon_name="settings",
                         shortcut=QKeySequence.StandardKey.Preferences)
@@ -110,7 +128,7 @@ class WindowActions(QObject):
         tb.setObjectName("mainToolbar")
         tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         tb.setMovable(False)
-        for a in (w.act_scan, w.act_cancel, None, w.act_mark_all, w.act_unmark,
+        for a in (w.act_setup, w.act_scan, w.act_cancel, None, w.act_mark_all, w.act_unmark,
                   w.act_make_ref, None, w.act_compare, w.act_trash, w.act_move,
                   None, w.act_export_csv):
             if a is None:
@@ -140,13 +158,13 @@ class WindowActions(QObject):
         m.addAction(w.act_read_file_as)
 
         m = mb.addMenu(self.tr("&Mark"))
-        for a in (w.act_toggle, w.act_mark_all, w.act_mark_group, w.act_mark_folder,
-                  w.act_unmark):
+        for a in (w.act_toggle, w.act_mark_all, w.act_mark_below, w.act_mark_group,
+                  w.act_mark_folder, w.act_unmark):
             m.addAction(a)
 
         m = mb.addMenu(self.tr("&Actions"))
         for a in (w.act_open_file, w.act_reveal, w.act_compare, None,
-                  w.act_make_ref, w.act_ignore_pair, w.act_ignore_group, None,
+                  w.act_make_ref, w.act_ignore_pair, w.act_ignore_group, w.act_ignored, None,
                   w.act_trash, w.act_move):
             if a is None:
                 m.addSeparator()
@@ -156,6 +174,13 @@ class WindowActions(QObject):
         m = mb.addMenu(self.tr("&View"))
         m.addAction(w.act_setup)
         m.addAction(w.toolbar.toggleViewAction())
+        m.addAction(w.act_dupes_only)
+        m.addAction(w.act_diff_below)
+        m.addSeparator()
+        # the diff's commands, here so they are found and work from the results tree too
+        diff = w.preview.diff
+        for a in (diff.next_action, diff.previous_action, diff.wrap_action):
+            m.addAction(a)
 
         m = mb.addMenu(self.tr("&Help"))
         m.addAction(w.act_prefs)

@@ -362,7 +362,29 @@ def fuzz_session(data: bytes) -> None:
     _ = result.groups  # everything a view does with an opened file must work
     result.regroup(max(result.floor, min(1.0, result.threshold)))
     render(write_json, result)
+    _skipped_said(result)
     _untrusted_plans(result)
+
+
+def _skipped_said(result: Any) -> None:
+    """What a reader could not compare (``Document.skipped``, any text a forged file holds) is
+    said beside its file in the text report, shown as :func:`visible` shows it: nothing in it
+    acts on the terminal or hides (issue 18, item 10)."""
+    import unicodedata
+
+    from neardup_core.report import render, write_text
+    from neardup_core.visible import visible
+
+    shown = render(write_text, result)
+    for ch in shown:
+        cat = unicodedata.category(ch)
+        _check(ch == "\n" or cat not in ("Cc", "Cf", "Cs", "Zl", "Zp"),
+               f"{ch!r} ({cat}) left in the text report")
+    grouped = {m.doc for g in result.groups for m in g.members}
+    for i in grouped:
+        note = result.documents[i].skipped
+        if note:
+            _check(f"[{visible(note)}]" in shown, f"what was skipped ({note!r}) is not said")
 
 
 def _untrusted_plans(result: Any) -> None:
@@ -520,6 +542,24 @@ _FORMAT_SEEDS: dict[str, Callable[[], list[bytes]]] = {
     "pdf": _pdf_seeds, "odt": _odt_seeds, "rtf": _rtf_seeds, "html": _html_seeds}
 
 
+#: A PNG of one pixel.
+_PNG_RED = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de0000000c4944415478"
+    "9c63f8cfc000000301010018dd8db00000000049454e44ae426082")
+
+
+def _picture_docx(png: bytes) -> bytes:
+    """A Word document with a line of text and a picture, which the reader skips and says so."""
+    import docx
+
+    d = docx.Document()
+    d.add_paragraph(_ZH)
+    d.add_picture(io.BytesIO(png))
+    buf = io.BytesIO()
+    d.save(buf)
+    return buf.getvalue()
+
+
 def _saved_results() -> list[bytes]:
     """Results files of a small scan (groups, a problem, an exact copy), saved two ways."""
     from neardup_core import ScanOptions, ScanSession
@@ -531,6 +571,8 @@ def _saved_results() -> list[bytes]:
         for i, text in enumerate((_ZH, _ZH + "附件一。", _EN, _EN, _FR)):
             (docs / f"d{i}.txt").write_text(text, encoding="utf-8")
         (docs / "bad.docx").write_bytes(b"PK\x03\x04")
+        for name, png in (("red.docx", _PNG_RED), ("red copy.docx", _PNG_RED)):
+            (docs / name).write_bytes(_picture_docx(png))  # "1 picture not compared"
         result = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(docs)])
         out = []
         for k, r in enumerate((result, result.regroup(0.9, "strict"))):

@@ -288,17 +288,23 @@ def plan_trash(result: ScanResult, docs: Iterable[int]) -> ActionPlan:
                       result.roots, result.options.follow_symlinks)
 
 
-def plan_move(result: ScanResult, docs: Iterable[int], folder: str | os.PathLike[str]
-              ) -> ActionPlan:
+def plan_move(result: ScanResult, docs: Iterable[int], folder: str | os.PathLike[str], *,
+              keep_folders: bool = True) -> ActionPlan:
     """What moving ``docs`` into ``folder`` would do. Touches nothing.
+
+    With ``keep_folders`` (the default) a file keeps its path below the scanned folder it was
+    found in, so ``备份/季度报告.txt`` lands as ``DEST/备份/季度报告.txt`` and the original and its
+    backup copy stay told apart (issue 21, item 12); the subfolders are made when the move
+    runs. Without it every file lands directly in ``folder``.
 
     Moving loses nothing, so whole groups may move. An existing file is never overwritten: a
     taken name becomes ``name (2).ext``, ``name (3).ext``... (and is chosen again at execute
     time if the disk changed in between).
     """
     dest = os.path.abspath(os.fspath(folder))
-    if not os.path.isdir(dest):
-        raise ActionError(dest, "the destination folder does not exist")
+    why = _unusable_destination(dest)
+    if why is not None:
+        raise ActionError(dest, why)
     chosen = _selection(result, docs)
     check = _Checker(result)
     refused: list[Refusal] = []
@@ -310,10 +316,12 @@ def plan_move(result: ScanResult, docs: Iterable[int], folder: str | os.PathLike
         if st is None:
             refused.append(Refusal(i, doc.path, why or MISSING_PLAN))
             continue
-        if os.path.normcase(os.path.dirname(os.path.abspath(doc.path))) == os.path.normcase(dest):
+        into = move_folder(doc.path, result.roots, dest) if keep_folders else dest
+        here = os.path.normcase(os.path.dirname(os.path.abspath(doc.path)))
+        if here in (os.path.normcase(into), os.path.normcase(dest)):
             refused.append(Refusal(i, doc.path, "already in the destination folder"))
             continue
-        target = free_name(dest, doc.name, taken)
+        target = free_name(into, doc.name, taken)
         taken.add(os.path.normcase(target))
         items.append(_item(doc, i, st, target=target))
     warnings = []
@@ -326,6 +334,16 @@ def plan_move(result: ScanResult, docs: Iterable[int], folder: str | os.PathLike
             warnings.append(f"group {g.id}: every copy moves to {dest}")
     return ActionPlan("move", tuple(items), tuple(refused), dest, tuple(warnings),
                       result.roots, result.options.follow_symlinks)
+
+
+def move_folder(path: str, roots: Iterable[str], dest: str) -> str:
+    """The folder under ``dest`` that ``path`` moves into so it keeps its place below its
+    scanned root: ``ROOT/备份/a.txt`` -> ``DEST/备份``. A path in no root goes to ``dest``."""
+    root = root_of(path, roots)
+    if root is None:
+        return dest
+    rel = os.path.relpath(os.path.dirname(path), root)
+    return dest if rel == os.curdir else os.path.join(dest, rel)
 
 
 def free_name(folder: str, name: str, taken: Iterable[str] = ()) -> str:
@@ -614,8 +632,9 @@ def execute(plan: ActionPlan, *, confirmed: bool, allow_changed: bool = False,
                 trash(it.path)
                 dest = None
             else:
-                dest = _move(it.path, plan.destination or os.path.dirname(it.target or ""),
-                             it.target)
+                folder = _make_folder(plan.destination or "",
+                                      os.path.dirname(it.target or "") or plan.destination or "")
+                dest = _move(it.path, folder, it.target)
                 moved.append((it.path, dest))
         except Exception as exc:  # one file's failure must not stop the batch
             msg = _message(exc)
@@ -643,6 +662,19 @@ def _skip_reason(plan: ActionPlan, it: PlannedItem, allow_changed: bool) -> str 
         if again:
             return "changed again after it was confirmed"
     return None
+
+
+def _make_folder(dest: str, folder: str) -> str:
+    """``folder`` (inside ``dest``), made if missing; refused when it would lead out of ``dest``
+    through a symbolic link that appeared since the plan, so a move lands where it was shown."""
+    if not dest or os.path.normcase(folder) == os.path.normcase(dest):
+        return folder or dest
+    os.makedirs(folder, exist_ok=True)
+    real, inside = os.path.realpath(folder), os.path.realpath(dest)
+    if os.path.commonpath([os.path.normcase(real), os.path.normcase(inside)]) != \
+            os.path.normcase(inside):
+        raise ActionError(folder, "the folder inside the destination now leads elsewhere")
+    return folder
 
 
 def _move(src: str, folder: str, planned: str | None) -> str:
@@ -681,6 +713,27 @@ def _move(src: str, folder: str, planned: str | None) -> str:
                 os.remove(target)
         raise
     return target
+
+
+def _unusable_destination(dest: str) -> str | None:
+    """Why ``dest`` cannot take moved files, in one sentence, or None. The real reason: a
+    folder behind one that cannot be entered may well exist, and "does not exist" would send
+    the user looking for a typo (``os.path.isdir`` says False for every error alike)."""
+    try:
+        st = os.stat(dest)
+    except FileNotFoundError:
+        return "the destination folder does not exist"
+    except NotADirectoryError:
+        return "the destination folder does not exist (a part of its path is a file)"
+    except PermissionError:
+        return "the destination folder cannot be reached (permission denied)"
+    except OSError as exc:
+        return f"the destination folder cannot be reached ({exc.strerror or exc})"
+    except ValueError:  # a NUL in the name
+        return "the destination is not a valid folder name"
+    if not stat.S_ISDIR(st.st_mode):
+        return "the destination is not a folder"
+    return None
 
 
 def _message(exc: BaseException) -> str:

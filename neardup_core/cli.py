@@ -1,7 +1,8 @@
 """The ``neardup`` command line: scan folders and write a report, for people who script.
 
 Exit codes: 0 done (also when groups were found), 1 the scan failed, 2 a bad option or path
-(one line on stderr, no traceback), 130 interrupted (a partial report is still written).
+(one line on stderr, no traceback), 130 interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (a
+partial report is still written; a second signal leaves at once, with no report).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import signal
 import stat
 import sys
 import time
-from collections.abc import Sequence
-from typing import ClassVar, TextIO
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, TextIO
 
 from neardup_core import __version__
 from neardup_core.errors import NeardupError, OptionsError, PathError
@@ -123,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", choices=FORMATS, default=None,
                    help="report format (default: from the -o suffix, else text)")
     s.add_argument("-o", "--output", metavar="FILE", help="write the report here (default stdout)")
+    s.add_argument("--language", choices=("en", "zh_CN"), default=None,
+                   help="language of the CSV and HTML reports' headings and messages "
+                        "(default: from the locale)")
     s.add_argument("--jobs", "-j", type=int, default=_D["jobs"],
                    help="worker processes (default: cores)")
     s.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
@@ -240,18 +244,20 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
     if args.output:
         _check_output(args.output)
     cancel = CancelToken()
-    interrupted = False
+    stopped_by: int | None = None  # the signal that cancelled the scan
+    t0 = time.monotonic()
 
-    def on_sigint(signum, frame):  # first Ctrl-C: finish with a partial report; second: quit
-        nonlocal interrupted
-        if interrupted:
-            raise KeyboardInterrupt
-        interrupted = True
+    def on_signal(signum: int, frame: Any) -> None:
+        # First Ctrl-C, SIGTERM or SIGHUP: finish with a partial report; a second one: leave now.
+        nonlocal stopped_by
+        if stopped_by is not None:
+            _leave_now(signum, time.monotonic() - t0, stderr)
+        stopped_by = signum
         cancel.cancel()
 
     show = not args.quiet and stderr.isatty()
     bar = _TerminalProgress(stderr) if show else None
-    old = signal.signal(signal.SIGINT, on_sigint) if _main_thread() else None
+    old = _catch(_STOP_SIGNALS, on_signal) if _main_thread() else {}
     try:
         if args.dask:
             try:
@@ -267,12 +273,12 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         result = session.run(args.paths, Throttled(bar, 10) if bar else (lambda ev: None),
                              cancel)
     finally:
-        if old is not None:
-            signal.signal(signal.SIGINT, old)
+        for signum, handler in old.items():
+            signal.signal(signum, handler)
         if bar:
             bar.close()
 
-    _emit_report(result, fmt, args.output, stdout)
+    _emit_report(result, fmt, args.output, stdout, report_language(args.language))
     if not args.quiet:
         where = f" Report: {args.output}." if args.output else ""
         if fmt == "csv" and args.output and result.problems:
@@ -292,7 +298,7 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         stderr.write(f"{len(result.documents)} files{how}, {len(result.groups)} groups, "
                      f"{result.duplicate_count} duplicates, {len(result.problems)} problems in "
                      f"{result.seconds:.2f}s{partial}.{where}\n")
-    return 130 if interrupted else 0
+    return 128 + stopped_by if stopped_by is not None else 0
 
 
 def _check_output(output: str) -> None:
@@ -336,7 +342,21 @@ def _check_cache(path: str) -> None:
         pass  # locked, unreadable: the scan goes on without it and says so, as before
 
 
-def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextIO) -> None:
+def report_language(asked: str | None) -> str:
+    """The reports' language: ``--language`` if given, else the locale's (LC_ALL, LC_MESSAGES,
+    LANG), so a Chinese desktop gets Chinese headings without asking."""
+    if asked:
+        return asked
+    from neardup_core.messages import language_of
+
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        if os.environ.get(var):
+            return language_of(os.environ[var])
+    return "en"
+
+
+def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextIO,
+                 language: str = "en") -> None:
     """Write the report in ``fmt`` to ``output`` (stdout when None). Every format goes through
     the same writer path, so every one is written atomically to a file and as a stream to a
     device or a pipe; a failure is one :class:`ReportError` and the earlier file stays."""
@@ -345,11 +365,14 @@ def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextI
 
     writer = {"text": report.write_text, "json": report.write_json, "csv": report.write_csv,
               "html": report.write_html}[fmt]
-    writer(result, output or stdout)
+    if fmt in ("csv", "html"):
+        writer(result, output or stdout, language=language)
+    else:
+        writer(result, output or stdout)
     # the problems go beside a CSV file, never beside /dev/null or a pipe
     if fmt == "csv" and output and result.problems and not is_stream(output):
         # the CSV stays one rectangular table; problems get a file of their own beside it
-        report.write_problems_csv(result, problems_path(output))
+        report.write_problems_csv(result, problems_path(output), language=language)
 
 
 def problems_path(output: str) -> str:
@@ -358,12 +381,13 @@ def problems_path(output: str) -> str:
 
 
 def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
-    from neardup_core.extract import extract
+    from neardup_core.extract import Extracted, extract
     from neardup_core.fingerprint.fingerprinter import FingerprintSettings, normalized_jaccard
     from neardup_core.models import Problem
 
     chosen = ScanOptions(encodings=tuple(args.encoding)).validate()
     texts = []
+    read: list[Extracted] = []
     for p in (args.left, args.right):
         if not os.path.isfile(p):
             raise PathError(p, "it is a folder; compare takes two files (scan takes folders)"
@@ -373,16 +397,22 @@ def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
         if isinstance(got, Problem):
             raise PathError(p, f"cannot read it ({got.kind}): {got.message}")
         texts.append(got.text)
+        read.append(got)
     settings = FingerprintSettings()
-    from neardup_core.fingerprint.fingerprinter import fingerprint_text
+    from neardup_core.fingerprint.fingerprinter import fingerprint_text, with_identity
     from neardup_core.pairs.scoring import hamming
 
-    fa, fb = (fingerprint_text(t, settings) for t in texts)
+    # "identical text" by the scan's own rule: what the text does not show (comments, pictures,
+    # embedded objects) must match too
+    fa, fb = (with_identity(fingerprint_text(g.text, settings), g.identity) for g in read)
     exact = normalized_jaccard(texts[0], texts[1], settings.shingle)
     est = float((fa.minhash == fb.minhash).mean())
     dist = int(hamming(fa.simhash, fb.simhash))
     stdout.write(f"Jaccard of shingles: {percent(exact)} (MinHash estimate {percent(est)}), "
                  f"SimHash distance {dist} bits, identical text: {fa.text_hash == fb.text_hash}\n")
+    for p, g in zip((args.left, args.right), read, strict=True):
+        if g.skipped:
+            stdout.write(f"{visible(p)}: {g.skipped}.\n")
     if args.diff:
         from neardup_core.diff import unified
 
@@ -390,6 +420,43 @@ def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
         lines = unified(texts[0], texts[1]).split("\n")[:-1]  # each line ends with "\n"
         stdout.write("".join(visible(line, keep_tabs=True) + "\n" for line in lines))
     return 0
+
+
+#: What ends a scan the way Ctrl-C does: SIGTERM (``kill``, a service manager), SIGHUP (the
+#: terminal was closed). Each used to kill the program on the spot and leave its workers behind.
+_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                      if hasattr(signal, name))
+
+
+def _catch(signums: Sequence[int], handler: Callable[[int, Any], None]) -> dict[int, Any]:
+    """Install ``handler`` for each signal that is not ignored; returns the handlers replaced.
+
+    A signal ignored when the program started stays ignored (``nohup`` ignores SIGHUP so that
+    the scan goes on after the terminal is closed)."""
+    replaced: dict[int, Any] = {}
+    for signum in signums:
+        current = signal.getsignal(signum)
+        if current is signal.SIG_IGN:
+            continue
+        replaced[signum] = signal.signal(signum, handler)
+    return replaced
+
+
+def _leave_now(signum: int, elapsed: float, stderr: TextIO) -> None:
+    """A second interrupt: kill the scan's workers, say so in one line and exit at once.
+
+    ``os._exit``: raising here (KeyboardInterrupt, as before) ran into the scan's clean-up and
+    Python's own at-exit wait for the worker pool, which waited for every running batch and
+    then printed a traceback."""
+    from neardup_core.scan.pool import stop_all
+
+    try:
+        stop_all()
+    finally:
+        with contextlib.suppress(Exception):  # a closed terminal, a stream in mid-write
+            stderr.write(f"\nneardup: interrupted after {elapsed:.1f}s\n")
+            stderr.flush()
+        os._exit(128 + signum)
 
 
 def _main_thread() -> bool:

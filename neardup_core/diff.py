@@ -37,8 +37,10 @@ from typing import Literal
 
 #: Default cap on segments per side.
 MAX_LINES = 20_000
-#: Lines longer than this (characters) are split into sentences before aligning.
-SPLIT_OVER = 200
+#: Lines longer than this (characters) are split into sentences before aligning. Rows follow
+#: the file's own lines and paragraphs up to here (a numbered clause "4. Confidentiality. The
+#: parties..." stays one row, wrapped at word boundaries); only page-long paragraphs are cut.
+SPLIT_OVER = 1_000
 #: A sentence longer than this is cut again, preferably after a space or a comma.
 HARD_SPLIT = 1_000
 #: Rows with more tokens than this on either side get no intraline detail.

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from neardup_core.errors import OptionsError
+from neardup_core.messages import parse as parse_message
 
 MiB = 1024 * 1024
 #: The fingerprint cache's default bounds: the database is trimmed to this many bytes (oldest
@@ -106,7 +107,16 @@ def max_jobs() -> int:
 class Problem:
     path: str
     kind: ProblemKind
-    message: str
+    message: str  # the English sentence; ``code`` / ``args`` let a view word it in its language
+
+    @property
+    def code(self) -> str:
+        """The message's code in :mod:`neardup_core.messages` ("text" when not catalogued)."""
+        return parse_message(self.message).code
+
+    @property
+    def args(self) -> dict[str, str]:
+        return parse_message(self.message).args
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +138,11 @@ class Document:
     dev: int = 0
     ino: int = 0
     content_hash: str | None = None  # xxh3-128 of the bytes read (see extract.content_hash)
+    #: What the reader could not compare ("1 picture not compared"), for the user: such a file
+    #: is "identical" to another only if the unread parts match byte for byte (the scan folds
+    #: them into ``text_hash``), and the app and every report say what was left out. None:
+    #: nothing was skipped (or the result was made before this was recorded).
+    skipped: str | None = None
 
     @property
     def name(self) -> str:
@@ -142,19 +157,20 @@ def documents_from_columns(*columns: Sequence) -> tuple[Document, ...]:
     """``tuple(map(Document, *columns))``, faster: the frozen dataclass's ``__init__`` sets
     each field through ``object.__setattr__``; this calls the slots' own setters. A rescan
     that replays a kept result makes a Document for every file. Documents have no checks in
-    ``__init__`` to skip. The identity columns (the last four fields) may be left out: they
-    then take their defaults, "not recorded"."""
+    ``__init__`` to skip. ``skipped`` (the last field) may be left out, or it and the identity
+    columns (the four fields before it): they then take their defaults, "not recorded" (results
+    written before they were)."""
     setters = tuple(getattr(Document, name).__set__ for name in Document.__slots__)
-    required = len(setters) - 4
-    if len(columns) not in (required, len(setters)):
-        raise TypeError(f"{required} or {len(setters)} columns needed, got {len(columns)}")
+    allowed = (len(setters) - 5, len(setters) - 1, len(setters))
+    if len(columns) not in allowed:
+        raise TypeError(f"{' or '.join(map(str, allowed))} columns needed, got {len(columns)}")
     new = object.__new__
-    p, s, m, f, e, c, r, ch, h, mns, dv, ino, chash = setters
+    p, s, m, f, e, c, r, ch, h, mns, dv, ino, chash, skip = setters
 
     def make(path: str, size: int, mtime: float, fmt: str, encoding: str | None,
              confidence: float | None, replaced: int, chars: int, text_hash: str,
              mtime_ns: int = 0, dev: int = 0, inode: int = 0,
-             content_hash: str | None = None) -> Document:
+             content_hash: str | None = None, skipped: str | None = None) -> Document:
         d = new(Document)
         p(d, path)
         s(d, size)
@@ -169,6 +185,7 @@ def documents_from_columns(*columns: Sequence) -> tuple[Document, ...]:
         dv(d, dev)
         ino(d, inode)
         chash(d, content_hash)
+        skip(d, skipped)
         return d
 
     return tuple(starmap(make, zip(*columns, strict=True)))

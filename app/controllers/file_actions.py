@@ -88,8 +88,8 @@ class FileActionsController(QObject):
         gone = list(report.done)
         if gone and w.result is not None:
             w.set_result(actions.remove_documents(w.result, gone))
-        summary = self.tr("{n} files done. Log: {log}").format(n=len(report.done),
-                                                              log=w.action_log_path)
+        summary = self.tr("%Ln files done. Log: {log}", "", len(report.done)).format(
+            log=w.action_log_path)
         w.statusBar().showMessage(summary, 15_000)
         if not report.ok or report.notes:
             lines = [f"• {visible(o.path)}: {visible(o.message)}"

@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject
 from neardup_core.errors import OptionsError
 
 from .. import settings as S
+from ..choices import Choices
 
 
 class GroupingController(QObject):
@@ -59,6 +60,7 @@ class GroupingController(QObject):
         if len(docs) != 1 or w.result is None:
             return
         w.model.set_marked(docs, False)
+        w.choices.remember_reference(w.result.documents[docs[0]])  # kept for the next scan
         self.regroup(references=(*w.result.references, (docs[0],)))
 
     def ignore_pair(self) -> None:
@@ -71,6 +73,7 @@ class GroupingController(QObject):
         g = w.model.group(w.model.group_row_of(rows[0]))
         d = w.result.documents
         pair = (d[g.reference].path, d[w.model.doc_at(rows[0])].path)
+        w.choices.remember_ignored(w.result, {pair})  # kept for the next scan
         self.regroup(ignored=w.result.ignored | {pair})
 
     def ignore_group(self) -> None:
@@ -82,4 +85,21 @@ class GroupingController(QObject):
         for row in w.selected_groups():
             paths = [d[m.doc].path for m in w.model.group(row).members]
             pairs.update(itertools.combinations(paths, 2))
+        w.choices.remember_ignored(w.result, pairs - set(w.result.ignored))
         self.regroup(ignored=frozenset(pairs))
+
+    def forget_ignored(self, keys: list[tuple[str, str]]) -> None:
+        """Stop ignoring the remembered pairs ``keys``: in the store, and in the result on show
+        (the pairs between files holding those contents group again)."""
+        w = self.window
+        if not keys:
+            return
+        store = w.choices
+        gone = {k: store.ignored[k] for k in keys if k in store.ignored}
+        if w.result is not None:
+            dropped = Choices(store.path, dict(gone)).ignored_paths(w.result)
+            dropped |= {(y, x) for x, y in dropped}
+            store.forget_ignored(keys)
+            self.regroup(ignored=frozenset(p for p in w.result.ignored if p not in dropped))
+        else:
+            store.forget_ignored(keys)

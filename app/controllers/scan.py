@@ -18,7 +18,9 @@ from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
 from .. import settings as S
+from ..i18n import core_text
 from ..workers import ScanWorker
+from .explain import explain
 
 
 class ScanController(QObject):
@@ -93,11 +95,14 @@ class ScanController(QObject):
             lines = [self.tr("Scan cancelled — showing what was found so far.")
                      if cancelled else self.tr("The scan was cut short — showing what was "
                                                "found so far.")]
-            w.show_banner(lines + [n for n in result.notes])
+            w.show_banner(lines + [core_text(n) for n in result.notes])
             w.statusBar().showMessage(lines[0], 8000)
         else:
-            if result.notes:
-                w.show_banner(list(result.notes))
+            if result.groups:
+                w.fold_setup()  # the room goes to the results and the diff
+            lines = explain(result) + [core_text(n) for n in result.notes]
+            if lines:
+                w.show_banner(lines)
             w.statusBar().showMessage(
                 self.tr("Scan finished in {s} s").format(s=f"{result.seconds:.1f}"), 8000)
         w.scanFinished.emit()

@@ -27,11 +27,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neardup_core.actions import ActionPlan
+from neardup_core.actions import ActionPlan, root_of
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
+from ..i18n import core_text
 from ..widgets.icons import icon
+
+
+def folder_from_root(path: str, roots: tuple[str, ...]) -> str:
+    """``path``'s folder as seen from its scanned folder: ``reports/备份`` for
+    ``/home/me/reports/备份/a.txt`` scanned from ``/home/me/reports``; the full folder when the
+    path is in no scanned folder."""
+    root = root_of(path, roots)
+    folder = os.path.dirname(path)
+    if root is None:
+        return folder
+    rel = os.path.relpath(folder, root)
+    name = os.path.basename(root) or root
+    return name if rel == os.curdir else os.path.join(name, rel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +72,9 @@ class ConfirmActionDialog(QDialog):
 
         n = len(plan.items)
         heading = QLabel(
-            self.tr("Send these {n} files to the trash?").format(n=n) if trash else
-            self.tr("Move these {n} files to {folder}?").format(
-                n=n, folder=visible(str(plan.destination))))
+            self.tr("Send these %Ln files to the trash?", "", n) if trash else
+            self.tr("Move these %Ln files to {folder}?", "", n).format(
+                folder=visible(str(plan.destination))))
         f = heading.font()
         f.setPointSizeF(f.pointSizeF() * 1.15)
         f.setBold(True)
@@ -89,15 +103,18 @@ class ConfirmActionDialog(QDialog):
         self.files.setUniformRowHeights(True)
         self.files.setHeaderLabels([self.tr("File"), self.tr("Folder"), self.tr("Note")])
         for it in plan.items:
-            note = it.reason or ""
-            if not trash and it.target and os.path.basename(it.target) != os.path.basename(it.path):
-                note = self.tr("renamed to {name}").format(
-                    name=visible(os.path.basename(it.target)))
+            note = core_text(it.reason or "")
+            if not trash and it.target and plan.destination:
+                note = self.tr("to {path}").format(
+                    path=visible(os.path.relpath(it.target, plan.destination)))
             # shown as they are spelled: a name with a direction override or a line break must
-            # not pass for another file's in the list of files about to be changed
+            # not pass for another file's in the list of files about to be changed; the folder
+            # from the scanned folder, so an original and its 备份/ copy are told apart
             row = QTreeWidgetItem([visible(os.path.basename(it.path)),
-                                   visible(os.path.dirname(it.path)), visible(note)])
+                                   visible(folder_from_root(it.path, plan.roots)),
+                                   visible(note)])
             row.setToolTip(0, visible(it.path))
+            row.setToolTip(1, visible(os.path.dirname(it.path)))
             if it.changed:
                 row.setForeground(2, Qt.GlobalColor.darkRed)
             self.files.addTopLevelItem(row)
@@ -112,7 +129,8 @@ class ConfirmActionDialog(QDialog):
             self.refused.setRootIsDecorated(False)
             self.refused.setHeaderLabels([self.tr("File"), self.tr("Why")])
             for r in plan.refused:
-                row = QTreeWidgetItem([visible(os.path.basename(r.path)), visible(r.reason)])
+                row = QTreeWidgetItem([visible(os.path.basename(r.path)),
+                                       visible(core_text(r.reason))])
                 row.setToolTip(0, visible(r.path))
                 self.refused.addTopLevelItem(row)
             self.refused.header().setSectionResizeMode(
@@ -120,13 +138,13 @@ class ConfirmActionDialog(QDialog):
             lay.addWidget(self.refused, 1)
 
         if plan.warnings:
-            notes = QLabel("\n".join(f"• {w}" for w in plan.warnings))
+            notes = QLabel("\n".join(f"• {core_text(w)}" for w in plan.warnings))
             notes.setWordWrap(True)
             notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             lay.addWidget(notes)
 
         self.include_changed = QCheckBox(self.tr(
-            "Also act on the {n} files that changed since the scan").format(n=len(plan.changed)))
+            "Also act on the %Ln files that changed since the scan", "", len(plan.changed)))
         self.include_changed.setVisible(bool(plan.changed))
         lay.addWidget(self.include_changed)
 

@@ -132,8 +132,8 @@ class EncodingDialog(QDialog):
         else:
             text = self._data.decode(codecs.lookup(codec).name, errors="replace")
             bad = text.count("\ufffd") - self._data.decode(codec, errors="ignore").count("\ufffd")
-            self.note.setText(self.tr("{n} bytes of the start of the file do not fit this "
-                                      "encoding (shown as \ufffd).").format(n=bad)
+            self.note.setText(self.tr("%Ln bytes of the start of the file do not fit this "
+                                      "encoding (shown as \ufffd).", "", bad)
                               if bad > 0 else "")
         self.preview.setPlainText(html_text(text) if self._html else text)
 

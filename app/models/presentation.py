@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 
 from neardup_core.models import Document
@@ -61,6 +62,29 @@ def format_encoding(doc: Document) -> str:
     if doc.encoding:
         return f"{doc.format} · {doc.encoding}"
     return doc.format
+
+
+#: The kinds of content a reader may leave uncompared, as the core words them
+#: (``DocxContent.skipped``: "2 pictures, 1 chart not compared").
+SKIPPED_KINDS = ("picture", "chart", "embedded object", "embedded document")
+_SKIPPED_PART = re.compile(r"(\d+) (" + "|".join(SKIPPED_KINDS) + r")s?")
+
+
+def skipped_parts(skipped: str | None) -> list[tuple[int, str]] | None:
+    """``Document.skipped`` as (count, kind) pairs, so the Qt model can say it in the user's
+    language; [] for nothing skipped, None for wording it does not know (shown as it is)."""
+    if not skipped:
+        return []
+    said = skipped.removesuffix(" not compared")
+    if said == skipped:
+        return None
+    parts = []
+    for piece in said.split(", "):
+        m = _SKIPPED_PART.fullmatch(piece)
+        if m is None:
+            return None
+        parts.append((int(m.group(1)), m.group(2)))
+    return parts
 
 
 def format_eta(seconds: float | None) -> str:

@@ -14,12 +14,14 @@ from PySide6.QtCore import (
 from neardup_core.models import Problem, ProblemKind
 from neardup_core.visible import visible
 
+from ..i18n import core_text
+
 Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()  # the invisible root, as a shared default argument
 
 
 def kind_label(kind: ProblemKind | str) -> str:
-    """The translated name of a problem kind (the core's messages stay in English)."""
+    """The translated name of a problem kind."""
     labels = {
         ProblemKind.UNREADABLE: QCoreApplication.translate("ProblemKind", "Unreadable"),
         ProblemKind.VANISHED: QCoreApplication.translate("ProblemKind", "Vanished"),
@@ -77,7 +79,7 @@ class ProblemsModel(QAbstractTableModel):
             if index.column() == self.KIND:
                 return kind_label(p.kind)
             if index.column() == self.MESSAGE:
-                return visible(p.message)
+                return visible(core_text(p.message))
         if role == Qt.ItemDataRole.UserRole:
             return p.path
         return None

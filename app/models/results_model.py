@@ -35,6 +35,7 @@ from enum import IntEnum
 import numpy as np
 from PySide6.QtCore import (
     QAbstractItemModel,
+    QLocale,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -42,14 +43,22 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QBrush, QColor, QFont, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QStyle
 
 from neardup_core.models import Document, Group, GroupMode, Member
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
 from .group_rows import NCOLS, Col, GroupRows
-from .presentation import format_encoding, format_percent, format_size, format_time, is_inside
+from .links import Links
+from .presentation import (
+    format_encoding,
+    format_percent,
+    format_size,
+    format_time,
+    is_inside,
+    skipped_parts,
+)
 
 Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()  # the invisible root, as a shared default argument
@@ -60,6 +69,7 @@ class Role(IntEnum):
     GROUP = Qt.ItemDataRole.UserRole + 3  # group row (display order)
     IS_REFERENCE = Qt.ItemDataRole.UserRole + 4
     PATH = Qt.ItemDataRole.UserRole + 5   # the document's path ("" on group rows)
+    VIA = Qt.ItemDataRole.UserRole + 6    # "via X, 82 %": below the cut, in through X
 
 
 # internalId of group rows; member rows carry their group's display row + 1.
@@ -82,6 +92,7 @@ _GROUP_BG_LIGHT = QColor(232, 236, 242)
 _GROUP_BG_DARK = QColor(58, 62, 70)
 _REFERENCE_FG = QColor(22, 84, 170)
 _WARN_FG = QColor(176, 96, 0)
+_MISSING_FG = QColor(170, 40, 30)
 
 
 class ResultsModel(QAbstractItemModel):
@@ -103,6 +114,7 @@ class ResultsModel(QAbstractItemModel):
         self._needle = ""
         self._marked: set[str] = set()
         self._markable: list[int] | None = None  # doc -> display row, built on demand
+        self._links = Links(None)             # "via X" and missing references (links.py)
         self._bold = QFont()
         self._bold.setBold(True)
         self._headers = (self.tr("Name"), self.tr("Folder"), self.tr("Size"),
@@ -129,6 +141,7 @@ class ResultsModel(QAbstractItemModel):
             if not keep_marks:
                 self._marked.clear()
             self._result = result
+            self._links = Links(result)
             self._rebuild()
             if self._marked:
                 index = result.document_index() if result is not None else {}
@@ -357,7 +370,8 @@ class ResultsModel(QAbstractItemModel):
         g = rows.group_number(row)
         if role == _DISPLAY:
             if col == Col.NAME:
-                return self.tr("Group {id} · {n} files").format(id=g + 1, n=self._sizes[row])
+                return self.tr("Group {id} · %Ln files", "", int(self._sizes[row])).format(
+                    id=QLocale().toString(g + 1))
             lo, hi = int(t.offsets[g]), int(t.offsets[g + 1])
             if col == Col.SIZE:
                 # what removing every duplicate would free
@@ -425,13 +439,33 @@ class ResultsModel(QAbstractItemModel):
                     else Qt.CheckState.Unchecked)
         if role == Qt.ItemDataRole.FontRole:
             return self._bold if ref else None
+        if role == Qt.ItemDataRole.DecorationRole:
+            if ref and col == Col.NAME and self._links.missing(d.path):
+                return QApplication.style().standardIcon(
+                    QStyle.StandardPixmap.SP_MessageBoxWarning)
+            return None
         if role == Qt.ItemDataRole.ForegroundRole:
             if ref:
-                return QBrush(_REFERENCE_FG)
-            if col == Col.FORMAT and d.replaced:
+                return QBrush(_MISSING_FG if self._links.missing(d.path) else _REFERENCE_FG)
+            if col == Col.SIMILARITY and self._links.below_cut(float(t.similarity[p])):
+                return QBrush(_WARN_FG)
+            if col == Col.FORMAT and (d.replaced or d.skipped):
                 return QBrush(_WARN_FG)
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
+            if col == Col.SIMILARITY and not ref:
+                via = self._via(gr, p, doc, float(t.similarity[p]))
+                if via is not None:
+                    return self.tr(
+                        "{p} similar to the reference, below the {t} threshold: it is in this "
+                        "group because it is {q} similar to {name}, which is in it. Mark all "
+                        "but reference leaves it unmarked.").format(
+                        p=format_percent(float(t.similarity[p])),
+                        t=format_percent(self._result.threshold if self._result else 0.0),
+                        q=format_percent(via[1]), name=visible(self._docs[via[0]].name))
+            if ref and col == Col.NAME and self._links.missing(d.path):
+                return self.tr("This file is no longer at {path}: it was deleted or moved "
+                               "since the scan.").format(path=visible(d.path))
             return self._member_tooltip(d, ref, col)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _RIGHT if col in (Col.SIZE, Col.SIMILARITY, Col.DISTANCE) else None
@@ -443,9 +477,23 @@ class ResultsModel(QAbstractItemModel):
             return ref
         if role == Role.PATH:
             return d.path
+        if role == Role.VIA:
+            via = None if ref else self._via(gr, p, doc, float(t.similarity[p]))
+            if via is None:
+                return None
+            return self.tr("via {name}, {q}").format(name=visible(self._docs[via[0]].name),
+                                                     q=format_percent(via[1]))
         return None
 
     def _member_tooltip(self, d: Document, ref: bool, col: int) -> str | None:
+        tip = self._member_tip(d, ref, col)
+        if d.skipped and col in (Col.NAME, Col.FORMAT):
+            # said beside the file, where the user decides what to trash
+            note = self._skipped_note(d.skipped)
+            tip = note if tip is None else f"{tip}\n{note}"
+        return tip
+
+    def _member_tip(self, d: Document, ref: bool, col: int) -> str | None:
         if col == Col.FORMAT:
             if d.encoding is None:
                 return self.tr("Word document")
@@ -453,14 +501,30 @@ class ResultsModel(QAbstractItemModel):
             tip = self.tr("Decoded as {enc} (detector confidence {conf})").format(
                 enc=d.encoding, conf=conf)
             if d.replaced:
-                tip += "\n" + self.tr("{n} characters could not be decoded and were "
-                                      "replaced").format(n=d.replaced)
+                tip += "\n" + self.tr("%Ln characters could not be decoded and "
+                                      "were replaced", "", d.replaced)
             return tip
         if ref and col in (Col.NAME, Col.SIMILARITY):
             return self.tr("The reference: the copy to keep. Others are compared with it.")
         if col in (Col.NAME, Col.FOLDER):
             return visible(d.path)
         return None
+
+    def _skipped_note(self, skipped: str) -> str:
+        """What the reader could not compare (``Document.skipped``), in the user's language:
+        such files are identical only if those parts match byte for byte."""
+        parts = skipped_parts(skipped)
+        if parts is None:  # wording this version does not know: shown as the core said it
+            return visible(skipped)
+        one = {"picture": self.tr("1 picture"), "chart": self.tr("1 chart"),
+               "embedded object": self.tr("1 embedded object"),
+               "embedded document": self.tr("1 embedded document")}
+        many = {"picture": self.tr("{n} pictures"), "chart": self.tr("{n} charts"),
+                "embedded object": self.tr("{n} embedded objects"),
+                "embedded document": self.tr("{n} embedded documents")}
+        said = self.tr(", ").join(one[k] if n == 1 else many[k].format(n=n) for n, k in parts)
+        return self.tr("Not compared: {what} (the file counts as identical to another only if "
+                       "these match byte for byte)").format(what=said)
 
     # -- marking ------------------------------------------------------------------------------
     def setData(self, index: Index, value: object, role: int = Qt.ItemDataRole.EditRole) -> bool:
@@ -520,11 +584,29 @@ class ResultsModel(QAbstractItemModel):
         if docs:
             self.set_marked(docs, not all(self.is_marked(d) for d in docs))
 
-    def mark_all_but_reference(self, group_rows: Iterable[int] | None = None) -> None:
-        """Mark every duplicate of the shown groups (or of the given display rows)."""
+    def mark_all_but_reference(self, group_rows: Iterable[int] | None = None, *,
+                               below_cut: bool = False) -> int:
+        """Mark every duplicate of the shown groups (or of the given display rows); members
+        less similar to their reference than the threshold (in through another member) only
+        with ``below_cut``. Returns how many such members were left unmarked."""
         rows = None if group_rows is None else np.fromiter(group_rows, dtype=np.int64)
         positions = self._rows.duplicate_positions(rows)
+        skipped = 0
+        if not below_cut and self._result is not None:
+            low = self._rows.table.similarity[positions] < self._result.threshold - 1e-6
+            skipped = int(low.sum())
+            positions = positions[~low]
         self.set_marked(self._rows.members[positions].tolist(), True)
+        return skipped
+
+    def _via(self, gr: int, p: int, doc: int, sim: float) -> tuple[int, float] | None:
+        """The member that brought ``doc`` (at table position ``p``) into its group, when its
+        own score against the reference is below the cut."""
+        if not self._links.below_cut(sim):
+            return None
+        t = self._rows.table
+        g = int(t.group_of[p])
+        return self._links.via(doc, t.members[int(t.offsets[g]):int(t.offsets[g + 1])])
 
     def mark_in_folder(self, folder: str) -> int:
         """Mark every shown duplicate inside ``folder``; returns how many were added."""

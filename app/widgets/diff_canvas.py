@@ -182,6 +182,32 @@ class DiffCanvas(QAbstractScrollArea):
         vh = self.viewport().height()
         self.verticalScrollBar().setValue(int(self._tops[row] - vh * where))
 
+    def reveal_change_x(self, row: int) -> None:
+        """Scroll sideways so the first changed characters of ``row`` are on screen (no wrap):
+        a change at column 300 of a long line must not stay off to the right (issue 21)."""
+        if self._wrap or not 0 <= row < len(self._rows):
+            return
+        r = self._rows[row]
+        hsb = self.horizontalScrollBar()
+        self._update_scrollbars()
+        xs = []
+        for side, spans in ((LEFT, r.left_spans), (RIGHT, r.right_spans)):
+            text = row_text(r, side)
+            if not text:
+                continue
+            start = spans[0].start if spans else 0
+            xs.append(self._layout(side, row).lineAt(0).cursorToX(start)[0])
+        if not xs:
+            hsb.setValue(0)
+            return
+        x = min(xs)
+        page = self.text_width(LEFT)
+        value = hsb.value()
+        if x < value or x > value + page - 4 * self._digit_w:
+            # the change a quarter of the way in, so what leads up to it shows too
+            self._update_scrollbars()
+            hsb.setValue(max(0, int(x - page / 4)))
+
     def scroll_to_content_y(self, y: float) -> None:
         self.verticalScrollBar().setValue(int(y - self.viewport().height() / 2))
 

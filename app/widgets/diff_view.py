@@ -12,7 +12,7 @@ selection, Ctrl+A selects all of the side last clicked.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QLocale, Qt, Signal
 from PySide6.QtGui import (
     QAction,
     QKeySequence,
@@ -80,7 +80,8 @@ class DiffView(QWidget):
         self.wrap_action.setToolTip(self.tr("Wrap long lines; rows stay aligned"))
         for act, tip in ((self.previous_action, "Alt+Up, Shift+F7"),
                          (self.next_action, "Alt+Down, F7")):
-            act.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            # the window's menu holds these too (View), so they work from the results tree
+            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             act.setToolTip(f"{act.text()} ({tip})")
             self.addAction(act)
         self.previous_action.triggered.connect(self.previous_change)
@@ -142,8 +143,8 @@ class DiffView(QWidget):
         self._header.setVisible(bool(header))
         banner = []
         if diff.truncated:
-            banner.append(self.tr("Showing the first {n} lines of each text; the rest was "
-                                  "not compared.").format(n=f"{diff.max_lines:,}"))
+            banner.append(self.tr("Showing the first %Ln lines of each text; the rest was "
+                                  "not compared.", "", diff.max_lines))
         if diff.coarse:
             banner.append(self.tr("Some long changed lines are marked as a whole, "
                                   "without detail."))
@@ -211,6 +212,7 @@ class DiffView(QWidget):
         block = self._blocks[index - 1]
         self._canvas.set_current(block)
         self._canvas.scroll_to_row(block.start)
+        self._canvas.reveal_change_x(block.start)
         self._show_position()
 
     def set_word_wrap(self, on: bool) -> None:
@@ -263,9 +265,11 @@ class DiffView(QWidget):
         elif n == 0:
             text = self.tr("No differences")
         elif self._index == 0:
-            text = self.tr("{n} changes").format(n=n)
+            text = self.tr("%Ln changes", "", n)
         else:
-            text = self.tr("change {i} of {n}").format(i=self._index, n=n)
+            loc = QLocale()
+            text = self.tr("change {i} of {n}").format(i=loc.toString(self._index),
+                                                       n=loc.toString(n))
         self._position.setText(text)
         self.previous_action.setEnabled(self._previous_index() is not None)
         self.next_action.setEnabled(self._next_index() is not None)

@@ -3,7 +3,9 @@
 Painted with QPainter rather than a chart library: a few dozen bars do not justify a dependency.
 Bars right of the cut are the pairs that currently group files; they are drawn in the accent
 colour on a shaded band, so moving the slider shows at once how much it pulls in. Clicking or
-dragging on the chart sets the threshold too.
+dragging on the chart sets the threshold too; with the keyboard focus on it, the arrow keys
+move the cut by 1 % (Page Up/Down by 5 %). Hovering a bar tells how many pairs it holds; the axes
+carry titles and the y axis ticks, on the log scale too.
 """
 
 from __future__ import annotations
@@ -11,9 +13,18 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtCore import QLocale, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QPen,
+)
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 ACCENT = QColor(45, 110, 200)
 ACCENT_SHADE = QColor(45, 110, 200, 28)
@@ -36,7 +47,8 @@ class HistogramWidget(QWidget):
         self._dragging = False
         self.setMinimumSize(260, 96)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMouseTracking(False)
+        self.setMouseTracking(True)  # counts on hover
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # arrow keys step the cut
         self.setToolTip(self.tr("How many pairs of files score at each similarity. "
                                 "Pairs right of the red line are grouped. Click to move it."))
 
@@ -113,6 +125,37 @@ class HistogramWidget(QWidget):
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         if self._dragging:
             self.thresholdPicked.emit(self.value_at(event.position().x()))
+            return
+        tip = self.bar_tip(event.position().x())
+        if tip:
+            QToolTip.showText(event.globalPosition().toPoint(), tip, self)
+        else:
+            QToolTip.hideText()
+
+    def bar_tip(self, x: float) -> str:
+        """What hovering at ``x`` tells: the pairs in the bar under it and its score range."""
+        n = self._counts.size
+        if n == 0:
+            return ""
+        plot = self._plot_rect()
+        if not plot.left() <= x <= plot.right():
+            return ""
+        i = min(n - 1, max(0, int((x - plot.left()) / plot.width() * n)))
+        loc = QLocale()
+        lo, hi = float(self._edges[i]), float(self._edges[i + 1])
+        return self.tr("%Ln pairs between {lo} and {hi}", "", int(self._counts[i])).format(
+            lo=loc.toString(100 * lo, "f", 1) + " %", hi=loc.toString(100 * hi, "f", 1) + " %")
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        steps = {Qt.Key.Key_Left: -0.01, Qt.Key.Key_Down: -0.01, Qt.Key.Key_Right: 0.01,
+                 Qt.Key.Key_Up: 0.01, Qt.Key.Key_PageDown: -0.05, Qt.Key.Key_PageUp: 0.05}
+        step = steps.get(Qt.Key(event.key()))
+        if step is None or self._edges.size < 2:
+            super().keyPressEvent(event)
+            return
+        lo, hi = self._range()
+        value = round((self._threshold + step) * 100) / 100  # whole percents, as the slider
+        self.thresholdPicked.emit(float(min(hi, max(lo, value))))
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         self._dragging = False
@@ -153,17 +196,21 @@ class HistogramWidget(QWidget):
                 colour = ACCENT if centre >= self._threshold else IDLE
                 p.fillRect(QRectF(x0 + 0.5, plot.bottom() - h, max(1.0, bar_w - 1.0), h), colour)
             p.setPen(muted)
-            p.drawText(QRectF(0, plot.top() - fm.height() / 2, plot.left() - 4, fm.height()),
-                       Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"{top:,}")
-            if self._log:
-                p.drawText(QRectF(plot.left(), 0, plot.width() / 2, plot.top() - 2),
-                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom,
-                           self.tr("log scale"))
+            for value in y_ticks(top, self._log):
+                frac = (math.log10(value + 1) / scale) if self._log else value / scale
+                y = plot.bottom() - frac * (plot.height() - 2)
+                p.drawLine(QPointF(plot.left() - 3, y), QPointF(plot.left(), y))
+                p.drawText(QRectF(0, y - fm.height() / 2, plot.left() - 4, fm.height()),
+                           Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                           QLocale().toString(value))
+            p.drawText(QRectF(plot.left() + 4, 0, plot.width() / 2, plot.top() - 2),
+                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom,
+                       self.tr("Pairs (log scale)") if self._log else self.tr("Pairs"))
         else:
             p.setPen(muted)
             p.drawText(plot, Qt.AlignmentFlag.AlignCenter,
                        self.tr("No pairs yet: scan some folders") if not counts.size
-                       else self.tr("No similar pairs above the floor"))
+                       else self.tr("No two files are similar enough to show here"))
 
         # axes and ticks every 10 %
         p.setPen(QPen(muted, 1))
@@ -177,6 +224,10 @@ class HistogramWidget(QWidget):
             w = fm.horizontalAdvance("100%") + 4
             p.drawText(QRectF(x - w / 2, plot.bottom() + 3, w, fm.height()),
                        Qt.AlignmentFlag.AlignHCenter, f"{k * 10}%")
+        title = self.tr("Similarity")
+        tw = fm.horizontalAdvance(title) + 8
+        p.drawText(QRectF(plot.right() - tw, plot.bottom() - fm.height() - 1, tw, fm.height()),
+                   Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, title)
         p.drawText(QRectF(0, plot.bottom() - fm.height() / 2, plot.left() - 4, fm.height()),
                    Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, "0")
 
@@ -184,10 +235,21 @@ class HistogramWidget(QWidget):
             p.setPen(muted)
             p.drawText(QRectF(plot.left(), 0, plot.width(), plot.top() - 2),
                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom,
-                       self.tr("+ {n} exact-copy pairs").format(n=f"{self._exact:,}"))
+                       self.tr("+ %Ln exact-copy pairs", "", self._exact))
 
         # the cut
         p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         p.setPen(QPen(CUT, 2))
         p.drawLine(QPointF(cut_x, plot.top() - 2), QPointF(cut_x, plot.bottom()))
         p.end()
+
+
+def y_ticks(top: int, log: bool) -> list[int]:
+    """The counts the y axis marks: powers of ten up to ``top`` on the log scale, else the top
+    and its half (whole numbers), so a reader can tell a bar of 3 from one of 3,000."""
+    if top <= 0:
+        return []
+    if log:
+        ticks = [10 ** k for k in range(int(math.log10(top)) + 1)]
+        return ticks if ticks[-1] == top else [*ticks, top]
+    return [top // 2, top] if top >= 2 else [top]

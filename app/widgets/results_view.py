@@ -12,14 +12,37 @@ hands to the view a chunk at a time, as it scrolls (more than ``FETCH_GROUPS`` g
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeView, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTreeView,
+    QWidget,
+)
+
+from ..models.group_rows import Col
+from ..models.results_model import Role
 
 # Default widths of the columns (name, folder, size, modified, format, similarity, distance).
-COLUMN_WIDTHS = (250, 250, 72, 128, 116, 84, 110)
+COLUMN_WIDTHS = (210, 170, 70, 120, 96, 150, 70)
 #: Up to this many rows (groups and members) every group is expanded at once.
 EXPAND_ALL_ROWS = 20_000
+
+
+class SimilarityDelegate(QStyledItemDelegate):
+    """Writes "57 % · via X, 82 %" in the similarity cell of a member that is below the cut
+    against its reference and in its group through another member (issue 21, item 6): the
+    number stays the model's, the way in is added where the eye reads the score."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem,
+                        index: QModelIndex | QPersistentModelIndex) -> None:
+        super().initStyleOption(option, index)
+        via = index.data(Role.VIA)
+        if via:
+            option.text = f"{option.text} · {via}"
 
 
 class ResultsTree(QTreeView):
@@ -38,6 +61,12 @@ class ResultsTree(QTreeView):
         self.setExpandsOnDoubleClick(False)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setIndentation(14)
+        # paths and names cut in the middle: three copies in one tree differ at the end
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self._dupes_only = False
+        self.expanded.connect(self._hide_reference)
+        self._similarity = SimilarityDelegate(self)
+        self.setItemDelegateForColumn(int(Col.SIMILARITY), self._similarity)
         self.header().setStretchLastSection(False)
         self.header().setSectionsMovable(True)
         self.doubleClicked.connect(lambda _i: self.openRequested.emit())
@@ -63,6 +92,8 @@ class ResultsTree(QTreeView):
         self._lazy = rows > EXPAND_ALL_ROWS or model.canFetchMore(QModelIndex())
         if not self._lazy:
             self.expandAll()
+            for g in range(model.rowCount()):
+                self._hide_reference(model.index(g, 0))
             return
         self._expand_in_view()
 
@@ -80,6 +111,24 @@ class ResultsTree(QTreeView):
             if g not in self._seen:
                 self._seen.add(g)
                 self.setExpanded(model.index(g, 0), True)
+
+    # -- "duplicates only" (dupeGuru's "dupes only"): each group's reference row hidden ------
+    def set_duplicates_only(self, on: bool) -> None:
+        """Hide (or show again) every group's reference, so the list holds only what may go."""
+        self._dupes_only = bool(on)
+        model = self.model()
+        if model is None:
+            return
+        for g in range(model.rowCount()):
+            self._hide_reference(model.index(g, 0))
+
+    def duplicates_only(self) -> bool:
+        return self._dupes_only
+
+    def _hide_reference(self, group: QModelIndex) -> None:
+        if (group.isValid() and not group.parent().isValid()
+                and self.isRowHidden(0, group) != self._dupes_only):
+            self.setRowHidden(0, group, self._dupes_only)
 
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)

@@ -160,6 +160,10 @@ class ScanPanel(QWidget):
         types_widget.setLayout(types)
 
         self.recursive = QCheckBox(self.tr("Include subfolders"))
+        self.follow_links = QCheckBox(self.tr("Follow symbolic links"))
+        self.follow_links.setToolTip(self.tr(
+            "Also scan the files and folders that symbolic links point to (off: links are "
+            "skipped and counted in a note)"))
         self.exclude = QLineEdit()
         self.exclude.setPlaceholderText(self.tr("e.g. *.bak; ~$*; */node_modules/*"))
         self.exclude.setToolTip(self.tr("Glob patterns matched against the file name or path, "
@@ -199,9 +203,12 @@ class ScanPanel(QWidget):
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
         form.addRow(self.tr("File types:"), types_widget)
         form.addRow("", self.recursive)
+        form.addRow("", self.follow_links)
         form.addRow(self.tr("Exclude:"), self.exclude)
         form.addRow(self.tr("Method:"), self.method)
-        form.addRow(self.tr("Grouping:"), self.group_mode)
+        # one Grouping control in the window: the threshold panel's (issue 21, item 9); this
+        # combo box only carries its value into the scan's options and the settings
+        self.group_mode.hide()
 
         hint = QLabel(self.tr("Tip: drop folders anywhere on the window to add them."))
         hint.setWordWrap(True)
@@ -238,6 +245,7 @@ class ScanPanel(QWidget):
             include=tuple(self.suffixes()),
             exclude=split_patterns(self.exclude.text()),
             recursive=self.recursive.isChecked(),
+            follow_symlinks=self.follow_links.isChecked(),
             method=self.method.currentData(),
             group_mode=self.group_mode.currentData(),
             threshold=threshold,
@@ -251,6 +259,7 @@ class ScanPanel(QWidget):
         self.references.set_folders(settings.get(S.REFERENCE_FOLDERS))
         self.set_suffixes(settings.get(S.SUFFIXES))
         self.recursive.setChecked(settings.get(S.RECURSIVE))
+        self.follow_links.setChecked(settings.get(S.FOLLOW_SYMLINKS))
         self.exclude.setText("; ".join(settings.get(S.EXCLUDE)))
         for combo, opt in ((self.method, S.METHOD), (self.group_mode, S.GROUP_MODE)):
             i = combo.findData(settings.get(opt))
@@ -266,9 +275,11 @@ class ScanPanel(QWidget):
         settings.set(S.EXCLUDE, list(split_patterns(self.exclude.text())))
         settings.set(S.METHOD, self.method.currentData())
         settings.set(S.GROUP_MODE, self.group_mode.currentData())
+        settings.set(S.FOLLOW_SYMLINKS, self.follow_links.isChecked())
         settings.set(S.LAST_DIR, self.folders.start_dir or self.references.start_dir)
 
     def set_running(self, running: bool) -> None:
         for w in (self.folders, self.references, self.start_button, self.method,
-                  self.group_mode, self.exclude, self.recursive, *self.type_boxes.values()):
+                  self.group_mode, self.exclude, self.recursive, self.follow_links,
+                  *self.type_boxes.values()):
             w.setEnabled(not running)

@@ -34,8 +34,9 @@ from neardup_core.pairs.lsh import band_hashes, crowded_run_pairs, pairs_in_runs
 from neardup_core.pairs.scoring import minhash_agreement, simhash_similarity
 from neardup_core.scan.worker import process_batch
 
-#: format, encoding, confidence, replaced, chars, text_hash: what the client keeps of a document.
-DocMeta = tuple[str, str | None, float | None, int, int, str]
+#: format, encoding, confidence, replaced, chars, text_hash, skipped (what was not compared, or
+#: None): what the client keeps of a document.
+DocMeta = tuple[str, str | None, float | None, int, int, str, str | None]
 
 #: Fingerprinting is pure Python for the most part and its segmenter is shared per process, so a
 #: worker with several threads reads one batch at a time (threads still serve the shuffles).
@@ -128,7 +129,7 @@ def read_batch(entries: Sequence[FileEntry], settings: FingerprintSettings,
         assert o.extracted is not None and o.fingerprint is not None
         fmt, enc, conf, repl = o.extracted
         fp = o.fingerprint
-        meta.append((e.path, (fmt, enc, conf, repl, fp.chars, fp.text_hash)))
+        meta.append((e.path, (fmt, enc, conf, repl, fp.chars, fp.text_hash, o.skipped)))
         docs.append(e)
         fps.append(fp)
     per_doc = [np.unique(fp.line_hashes, return_counts=True) for fp in fps]

@@ -344,9 +344,10 @@ class _DaskRun(RunStages):
                 if isinstance(m, Problem):
                     self.problems.append(m)
                     continue
-                fmt, enc, conf, repl, chars, text_hash = m
+                fmt, enc, conf, repl, chars, text_hash, skipped = m
                 docs.append(Document(e.path, e.size, e.mtime_ns / 1e9, fmt, enc, conf, repl,
-                                     chars, text_hash, e.mtime_ns, e.dev, e.ino))
+                                     chars, text_hash, e.mtime_ns, e.dev, e.ino,
+                                     skipped=skipped))
         return docs
 
     # -- tables on the cluster ---------------------------------------------------------------

@@ -23,7 +23,7 @@ import re
 import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from neardup_core.errors import OptionsError, PathError
 from neardup_core.extract.common import human_size
@@ -89,9 +89,17 @@ class WalkStats:
     skipped_excluded: int = 0   # matched an exclude pattern (a folder counts once)
     skipped_small: int = 0      # under min_size, empty files included
     skipped_type: int = 0       # suffix not included
+    #: skipped_type by suffix (".pdf": 12, "": 3), so an empty result can say what was there
+    skipped_suffixes: dict[str, int] = field(default_factory=dict)
     duplicates: int = 0         # the same file reached a second time
     skipped_symlinks: int = 0   # symlinks not followed, or dangling
     problems: int = 0           # reported through on_problem
+
+    def skip_type(self, name: str) -> None:
+        """Count a file skipped for its type, by its suffix."""
+        self.skipped_type += 1
+        suffix = os.path.splitext(name)[1].lower()
+        self.skipped_suffixes[suffix] = self.skipped_suffixes.get(suffix, 0) + 1
 
 
 def check_roots(roots: Sequence[str]) -> tuple[str, ...]:
@@ -248,7 +256,7 @@ def walk(roots: Sequence[str], options: ScanOptions, *, cancel: CancelToken | No
                         continue
                     if entry.is_file(follow_symlinks=False):  # regular, and not a symlink
                         if not name.lower().endswith(suffixes):
-                            st.skipped_type += 1
+                            st.skip_type(name)
                             continue
                         try:
                             s = entry.stat()
@@ -307,7 +315,7 @@ def _classify(entry: os.DirEntry[str], root: str, options: ScanOptions, suffixes
                 st.skipped_symlinks += 1
             return None  # sockets, fifos, devices: never documents
         if not entry.name.lower().endswith(suffixes):
-            st.skipped_type += 1
+            st.skip_type(entry.name)
             return None
         s = entry.stat()
     except FileNotFoundError:

@@ -15,6 +15,7 @@ it picks boilerplate lines, so ten versions of one contract do not turn their cl
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import sys
@@ -455,6 +456,17 @@ def fingerprint_texts(texts: Sequence[str], settings: FingerprintSettings | None
     """:meth:`Fingerprinter.fingerprint_many` with the per-process cached Fingerprinter."""
     fper = shared_fingerprinter(settings or FingerprintSettings())
     return fper.fingerprint_many(texts, drop_lines)
+
+
+def with_identity(fp: DocFingerprint, identity: str | None) -> DocFingerprint:
+    """``fp`` whose ``text_hash`` also covers ``identity`` (``Extracted.identity``: a .docx's
+    comments, and the content it could not read with the bytes of its parts), or ``fp`` itself
+    when there is none. Equal text hashes are what "identical text" means: the scan and
+    ``neardup compare`` both go through here, so neither calls two files identical on the
+    strength of their text alone when something the text does not show tells them apart."""
+    if identity is None:
+        return fp
+    return dataclasses.replace(fp, text_hash=hash128_hex(f"{fp.text_hash}:{identity}"))
 
 
 def normalized_jaccard(a: str, b: str, n: int = 3) -> float:

@@ -2,10 +2,11 @@
 
 ``write_csv`` has one row per group member and the columns group, reference (yes/no), path,
 name, folder, size (bytes), modified (local ``YYYY-MM-DD HH:MM:SS``), format, encoding,
-similarity (%), distance, jaccard; problems go to a second file (``write_problems_csv``) so each
-table stays rectangular. Files written by path start with a UTF-8 BOM so Excel shows Chinese.
-Cells that start with ``= + - @`` (or a tab / carriage return) get a leading apostrophe so a
-spreadsheet never runs a crafted file name as a formula. Names and messages show control,
+similarity (%), distance, jaccard, skipped (what the reader could not compare, "1 picture not
+compared"; empty when it read everything); problems go to a second file (``write_problems_csv``)
+so each table stays rectangular. Files written by path start with a UTF-8 BOM so Excel shows
+Chinese. Cells that start with ``= + - @`` (or a tab / carriage return) get a leading apostrophe
+so a spreadsheet never runs a crafted file name as a formula. Names and messages show control,
 direction and invisible characters as escapes, as the text and HTML reports do
 (:func:`~neardup_core.visible.visible`: a zero-width space as ``\\u200b``, a line break as
 ``\\n``, a backslash before an "n" doubled), since a spreadsheet is read by people who decide
@@ -17,13 +18,15 @@ from __future__ import annotations
 import csv
 import os
 
+from neardup_core.messages import render as render_message
+from neardup_core.messages import word
 from neardup_core.report.common import Destination, local_time, open_destination
 from neardup_core.report.wording import percent
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
 CSV_COLUMNS = ("group", "reference", "path", "name", "folder", "size", "modified", "format",
-               "encoding", "similarity (%)", "distance", "jaccard")
+               "encoding", "similarity (%)", "distance", "jaccard", "skipped")
 PROBLEM_COLUMNS = ("path", "name", "folder", "kind", "message")
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -42,34 +45,39 @@ def _cell(s: str | None) -> str:
     return "'" + s if s.startswith(_FORMULA_START) else s
 
 
-def write_csv(result: ScanResult, fp_or_path: Destination, *, bom: bool | None = None) -> None:
-    """One row per group member. ``bom`` defaults to True for paths, False for open streams."""
+def write_csv(result: ScanResult, fp_or_path: Destination, *, bom: bool | None = None,
+              language: str = "en") -> None:
+    """One row per group member. ``bom`` defaults to True for paths, False for open streams;
+    ``language`` ("en", "zh_CN") words the header and the yes/no of the reference column."""
     docs = result.documents
     with open_destination(fp_or_path, newline="") as fp:
         if _want_bom(bom, fp_or_path):
             fp.write("\ufeff")
         w = csv.writer(fp)
-        w.writerow(CSV_COLUMNS)
+        w.writerow([word(c, language) for c in CSV_COLUMNS])
+        yes, no = word("yes", language), word("no", language)
         for g in result.groups:
             for k, m in enumerate(g.members):
                 d = docs[m.doc]
-                w.writerow([g.id, "yes" if k == 0 else "no", _cell(d.path), _cell(d.name),
+                w.writerow([g.id, yes if k == 0 else no, _cell(d.path), _cell(d.name),
                             _cell(d.folder), d.size, local_time(d.mtime), _cell(d.format),
                             _cell(d.encoding), percent(m.similarity)[:-1], m.distance,
-                            "" if m.jaccard is None else share3(m.jaccard)])
+                            "" if m.jaccard is None else share3(m.jaccard), _cell(d.skipped)])
 
 
 def write_problems_csv(result: ScanResult, fp_or_path: Destination, *,
-                       bom: bool | None = None) -> None:
-    """The files that could not be compared, one row each: path, name, folder, kind, message."""
+                       bom: bool | None = None, language: str = "en") -> None:
+    """The files that could not be compared, one row each: path, name, folder, kind, message
+    (the header and the message in ``language``)."""
     with open_destination(fp_or_path, newline="") as fp:
         if _want_bom(bom, fp_or_path):
             fp.write("\ufeff")
         w = csv.writer(fp)
-        w.writerow(PROBLEM_COLUMNS)
+        w.writerow([word(c, language) for c in PROBLEM_COLUMNS])
         for p in result.problems:
             w.writerow([_cell(p.path), _cell(os.path.basename(p.path)),
-                        _cell(os.path.dirname(p.path)), str(p.kind), _cell(p.message)])
+                        _cell(os.path.dirname(p.path)), str(p.kind),
+                        _cell(render_message(p.message, language))])
 
 
 def _want_bom(bom: bool | None, dest: Destination) -> bool:

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from typing import IO
 
 from neardup_core import diff as _diff
+from neardup_core.messages import render as render_message
+from neardup_core.messages import word
 from neardup_core.models import Document, Group
 from neardup_core.report.common import Destination, display, local_time, open_destination
 from neardup_core.report.wording import percent, weakest_label
@@ -47,12 +49,13 @@ details.group { border: 1px solid var(--line); border-radius: 6px; margin: .8em 
 details.group > summary { cursor: pointer; font-weight: 600; }
 details.cmp { margin: .4em 0 .8em 0; } details.cmp > summary { cursor: pointer; }
 .path { word-break: break-all; }
+.skipped { display: block; font-size: .85em; font-weight: normal; color: var(--muted); }
 table.diff { width: 100%; table-layout: fixed; font-family: ui-monospace, "SFMono-Regular",
   Consolas, "Noto Sans Mono CJK SC", "Sarasa Mono SC", "Microsoft YaHei", monospace;
   font-size: .86em; }
 table.diff col.no { width: 3.5em; }
-table.diff td { padding: 0 .4em; white-space: pre-wrap; word-break: break-all;
-  vertical-align: top; }
+table.diff td { padding: 0 .4em; white-space: pre-wrap; word-break: normal;
+  overflow-wrap: break-word; line-break: auto; vertical-align: top; }
 table.diff td.n { color: var(--muted); text-align: right; user-select: none; }
 tr.delete td.l, tr.replace td.l { background: var(--del); }
 tr.insert td.r, tr.replace td.r { background: var(--ins); }
@@ -100,8 +103,12 @@ def _size(n: int) -> str:
 
 
 def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf | None = None,
-               max_diff_chars: int = 200_000, max_diffs: int = 1_000, context: int = 3) -> None:
+               max_diff_chars: int = 200_000, max_diffs: int = 1_000, context: int = 3,
+               language: str = "en") -> None:
     """One self-contained HTML page: summary, settings, groups with scores and diffs, problems.
+
+    ``language`` ("en" or "zh_CN") words the headings, column titles, notes and problem
+    messages (:mod:`neardup_core.messages`); names, paths and texts are the files' own.
 
     ``text_of(path)`` returns a document's text for the diffs (None when it cannot); by default
     files are extracted again. Each text is cut at ``max_diff_chars`` characters, unchanged
@@ -111,13 +118,14 @@ def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf |
     if text_of is None:
         text_of = default_text_of(result.options.max_size)
     with open_destination(fp_or_path) as fp:
-        _Html(result, fp, text_of, max_diff_chars, max_diffs, context).write()
+        _Html(result, fp, text_of, max_diff_chars, max_diffs, context, language).write()
 
 
 class _Html:
     def __init__(self, result: ScanResult, fp: IO[str], text_of: TextOf, max_chars: int,
-                 max_diffs: int, context: int) -> None:
+                 max_diffs: int, context: int, language: str = "en") -> None:
         self.r = result
+        self.language = language
         self.w = fp.write
         self.text_of = text_of
         self.max_chars = max_chars
@@ -128,17 +136,19 @@ class _Html:
     def write(self) -> None:
         r = self.r
         w = self.w
-        w('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        t = self.t
+        lang = "zh-CN" if self.language == "zh_CN" else "en"
+        w(f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
           '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-          '<title>neardup report</title>\n<style>')
+          f'<title>{t("neardup report")}</title>\n<style>')
         w(_CSS)
-        w("</style>\n</head>\n<body>\n<h1>neardup report</h1>\n")
+        w(f"</style>\n</head>\n<body>\n<h1>{t('neardup report')}</h1>\n")
         roots = ", ".join(f'<span class="path">{_e(x)}</span>' for x in r.roots)
         w(f'<p class="muted">Written {_e(time.strftime("%Y-%m-%d %H:%M:%S"))} · '
           f'{len(r.roots)} folder{"s" if len(r.roots) != 1 else ""}: {roots}</p>\n')
         if r.partial:
-            w('<p class="banner">This scan was cut short: the results are incomplete '
-              '(see the notes below).</p>\n')
+            cut = t("This scan was cut short: the results are incomplete (see the notes below).")
+            w(f'<p class="banner">{cut}</p>\n')
         self.summary()
         self.notes()
         self.settings()
@@ -153,21 +163,21 @@ class _Html:
                 ("Problems", f"{len(r.problems):,}"),
                 ("Threshold", f"{r.threshold:.0%} ({r.group_mode} groups)"),
                 ("Time", f"{r.seconds:.1f} s")]
-        self.w('<h2 id="summary">Summary</h2>\n<table class="kv">\n')
+        self.w(f'<h2 id="summary">{self.t("Summary")}</h2>\n<table class="kv">\n')
         for k, v in rows:
-            self.w(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>\n")
+            self.w(f"<tr><th>{_e(self.t(k))}</th><td>{_e(v)}</td></tr>\n")
         self.w("</table>\n")
 
     def notes(self) -> None:
         if not self.r.notes:
             return
-        self.w('<h2 id="notes">Notes</h2>\n<ul>\n')
+        self.w(f'<h2 id="notes">{self.t("Notes")}</h2>\n<ul>\n')
         for n in self.r.notes:
-            self.w(f"<li>{_e(n)}</li>\n")
+            self.w(f"<li>{_e(render_message(n, self.language))}</li>\n")
         self.w("</ul>\n")
 
     def settings(self) -> None:
-        self.w('<details><summary>Settings</summary>\n<table class="kv">\n')
+        self.w(f'<details><summary>{self.t("Settings")}</summary>\n<table class="kv">\n')
         for k, v in self.r.options.to_dict().items():
             shown = ", ".join(map(str, v)) if isinstance(v, list) else ("–" if v is None else v)
             self.w(f"<tr><th>{_e(k)}</th><td>{_e(shown)}</td></tr>\n")
@@ -175,9 +185,9 @@ class _Html:
 
     def groups(self) -> None:
         groups = self.r.groups
-        self.w(f'<h2 id="groups">Groups ({len(groups):,})</h2>\n')
+        self.w(f'<h2 id="groups">{self.t("Groups")} ({len(groups):,})</h2>\n')
         if not groups:
-            self.w('<p class="muted">No near-duplicates at this threshold.</p>\n')
+            self.w(f'<p class="muted">{self.t("No near-duplicates at this threshold.")}</p>\n')
         for g in groups:
             self.group(g)
         if self.diffs_left < 0:
@@ -190,12 +200,15 @@ class _Html:
         tag = "exact copies" if g.exact else weakest_label(self.r.group_mode, g.weakest)
         self.w(f'<details class="group" open id="g{g.id}"><summary>Group {g.id} · {len(g)} '
                f"files · {_e(tag)} · {_e(ref.name)}</summary>\n")
-        self.w('<table class="members"><tr><th>Name</th><th>Folder</th><th>Size</th>'
-               "<th>Modified</th><th>Format</th><th>Encoding</th><th>Similarity</th>"
-               "<th>Distance</th><th>Jaccard</th></tr>\n")
+        heads = ("Name", "Folder", "Size", "Modified", "Format", "Encoding", "Similarity",
+                 "Distance", "Jaccard")
+        self.w('<table class="members"><tr>' + "".join(f"<th>{self.t(h)}</th>" for h in heads)
+               + "</tr>\n")
         for k, m in enumerate(g.members):
             d = docs[m.doc]
-            badge = '<span class="badge">reference</span>' if k == 0 else ""
+            badge = f'<span class="badge">{self.t("reference")}</span>' if k == 0 else ""
+            if d.skipped:  # what its reader could not compare, beside the file
+                badge += f'<span class="skipped">{_e(d.skipped)}</span>'
             jac = "–" if m.jaccard is None else percent(m.jaccard)
             self.w(f'<tr class="{"ref" if k == 0 else "dup"}"><td class="name path">'
                    f'{_e(d.name)}{badge}</td><td class="path">{_e(d.folder)}</td>'
@@ -271,14 +284,20 @@ class _Html:
 
     def problems(self) -> None:
         probs = self.r.problems
-        self.w(f'<h2 id="problems">Problems ({len(probs):,})</h2>\n')
+        t = self.t
+        self.w(f'<h2 id="problems">{t("Problems")} ({len(probs):,})</h2>\n')
         if not probs:
-            self.w('<p class="muted">Every file could be read.</p>\n')
+            self.w(f'<p class="muted">{t("Every file could be read.")}</p>\n')
             return
-        self.w('<table class="problems"><tr><th>File</th><th>Kind</th><th>Message</th></tr>\n')
+        self.w(f'<table class="problems"><tr><th>{t("File")}</th><th>{t("Kind")}</th>'
+               f'<th>{t("Message")}</th></tr>\n')
         for p in probs:
             self.w(f'<tr><td class="path">{_e(p.path)}</td><td>{_e(p.kind)}</td>'
-                   f"<td>{_e(p.message)}</td></tr>\n")
+                   f"<td>{_e(render_message(p.message, self.language))}</td></tr>\n")
+
+    def t(self, text: str) -> str:
+        """A heading or fixed sentence of the page in the report's language, escaped."""
+        return html.escape(word(text, self.language), quote=True)
         self.w("</table>\n")
 
 

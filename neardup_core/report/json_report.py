@@ -30,7 +30,11 @@ Keys are stable; new keys may be added, and a change to existing ones bumps ``ve
           "similarity": 1.0,   # score against the reference, 0..1
           "distance": 0,       # SimHash Hamming distance to the reference, bits (0..64)
           "jaccard": 1.0,      # MinHash Jaccard estimate, null when MinHash was not computed
-          "reference": true
+          "reference": true,
+          "skipped": "1 picture not compared"   # only where the reader could not compare
+                               # something (pictures, charts, embedded objects or documents of
+                               # a .docx); such files are "exact" only if those parts match
+                               # byte for byte
         }, ...]
       }, ...],
       "problems": [{"path": "/abs/broken.docx", "kind": "corrupt", "message": "..."}],
@@ -99,6 +103,8 @@ def report_dict(result: ScanResult) -> dict[str, Any]:
                 "jaccard": None if m.jaccard is None else round_score(m.jaccard),
                 "reference": k == 0,
             })
+            if d.skipped:
+                members[-1]["skipped"] = display(d.skipped)
         groups.append({"id": g.id, "reference": display(docs[g.reference].path),
                        "weakest": round_score(g.weakest), "exact": g.exact, "members": members})
     return {

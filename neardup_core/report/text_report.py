@@ -2,7 +2,8 @@
 and the notes.
 
 Each member's line shows ``*`` for the reference, its similarity, its SimHash distance, its
-encoding (or format) and its path. Paths and messages show control and direction characters
+encoding (or format) and its path, then in brackets what its reader could not compare
+("[1 picture not compared]"), if anything. Paths and messages show control and direction characters
 as escapes (:mod:`neardup_core.visible`), so nothing in a file name can act on the terminal.
 """
 
@@ -32,8 +33,9 @@ def _write(result: ScanResult, out: IO[str]) -> None:
             d = docs[m.doc]
             mark = "*" if m.doc == g.reference else " "
             enc = d.encoding or d.format
+            note = f"  [{visible(d.skipped)}]" if d.skipped else ""
             out.write(f"  {mark} {percent(m.similarity):>6s}  d={m.distance:<2d}  {enc:<10s} "
-                      f"{visible(d.path)}\n")
+                      f"{visible(d.path)}{note}\n")
     if result.problems:
         out.write(f"\nProblems ({len(result.problems)}):\n")
         for pr in result.problems:

@@ -241,7 +241,7 @@ def outcome_from_cache(c: CacheEntry) -> Outcome:
     fp = DocFingerprint(simhash=c.simhash, minhash=c.minhash, text_hash=c.text_hash,
                         chars=c.chars, units=c.units, line_hashes=c.line_hashes)
     return Outcome(c.path, c.size, c.mtime_ns, (c.format, c.encoding, c.confidence, c.replaced),
-                    fp, c.content_hash, None)
+                    fp, c.content_hash, None, skipped=c.skipped)
 
 
 def cache_entry(o: Outcome, settings_key: str) -> CacheEntry:
@@ -261,4 +261,4 @@ def cache_entry(o: Outcome, settings_key: str) -> CacheEntry:
                       settings_key=settings_key, format=fmt, encoding=enc, confidence=conf,
                       replaced=repl, chars=fp.chars, units=fp.units, text_hash=fp.text_hash,
                       simhash=fp.simhash, minhash=fp.minhash, line_hashes=fp.line_hashes,
-                      problem_kind=None, problem_message=None)
+                      problem_kind=None, problem_message=None, skipped=o.skipped)

@@ -9,23 +9,40 @@ program starts its workers at once. Forking the program itself would be quicker 
 is not safe in a process that runs threads (the GUI does). Elsewhere (Windows) workers are
 spawned and warm themselves up.
 
+No process outlives the scanning program, however it ends (issue 18): a worker ignores Ctrl-C
+(the scanning program decides what an interrupt means) and exits as soon as the program that
+started it is gone, watched through multiprocessing's parent sentinel (a pipe, or a process
+handle, that closes when that program dies, whatever killed it) and, on Linux, through
+``PR_SET_PDEATHSIG`` on the fork server (see :func:`neardup_core.scan.worker.init_worker`). A
+fork server started from the program's main thread is told to die with it too
+(:mod:`neardup_core.scan.die_with_parent`); one started elsewhere still exits, as
+multiprocessing makes it, once the program and every worker have closed its "alive" pipe, and
+so does multiprocessing's resource tracker. A cancelled or broken pool's workers are killed,
+not waited for: what they were reading is no longer wanted, and they only ever read files.
+
 This module imports nothing heavy (the worker module only once a pool starts), so the app can
 call :func:`prestart` while it opens.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import threading
+import weakref
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 
-__all__ = ["WorkerPool", "prestart", "start_method"]
+__all__ = ["WorkerPool", "prestart", "start_method", "stop_all"]
 
 _prestarted = False
+#: Every pool of this program that may still have processes: what :func:`stop_all` ends.
+_live: weakref.WeakSet[WorkerPool] = weakref.WeakSet()
+#: Imported by a fork server started from the main thread: it dies with this program.
+_DIE_WITH_PARENT = "neardup_core.scan.die_with_parent"
 
 
 def start_method() -> str:
@@ -37,14 +54,21 @@ def prestart() -> None:
     """Start the fork server now, preloaded and warmed, so that the first scan's workers start
     at once. Cheap to call (the loading happens in the server's own process) and idempotent;
     does nothing where there is no fork server, or when something else in this program already
-    started one (its preload list can no longer be changed)."""
+    started one (its preload list can no longer be changed).
+
+    Called from the main thread, the server is also told to die with this program: Linux's
+    parent-death signal follows the *thread* that started a process, so a server started from
+    a passing thread (which ends long before the program) must not ask for it."""
     global _prestarted
     if _prestarted or start_method() != "forkserver":
         return
     from multiprocessing import forkserver
 
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["neardup_core.scan.preload"])
+    preload = ["neardup_core.scan.preload"]
+    if threading.current_thread() is threading.main_thread():
+        preload.insert(0, _DIE_WITH_PARENT)
+    ctx.set_forkserver_preload(preload)
     forkserver.ensure_running()
     _prestarted = True
 
@@ -80,21 +104,28 @@ class WorkerPool:
 
     def start(self) -> None:
         """Start the pool in the background: the first fork waits for the fork server to load,
-        which is time the walk can use."""
+        which is time the walk can use. The fork server itself is started here, in the calling
+        thread (a quick spawn; its loading happens in its own process), so that one started
+        from the main thread dies with the program (see :func:`prestart`)."""
         if not self.started:
+            if self.method == "forkserver":
+                with contextlib.suppress(OSError):  # _start meets it again and reads in-process
+                    prestart()
             self._starting = threading.Thread(target=self._start, name="neardup-pool-start",
                                               daemon=True)
             self._starting.start()
 
     def _start(self) -> None:
         # imported here, not at the top: the app imports this module while it opens
-        from neardup_core.scan.worker import warm_up
+        from neardup_core.scan.worker import init_worker, warm_up
 
         try:
             if self.method == "forkserver":
                 prestart()
             ctx = multiprocessing.get_context(self.method)
-            pool = ProcessPoolExecutor(max_workers=self.count, mp_context=ctx)
+            pool = ProcessPoolExecutor(max_workers=self.count, mp_context=ctx,
+                                       initializer=init_worker)
+            _live.add(self)
             self.pools += 1
             self._warm = [pool.submit(warm_up, self.settings) for _ in range(self.count)]
             self.pool = pool
@@ -127,14 +158,55 @@ class WorkerPool:
         return False
 
     def discard(self) -> None:
-        """Drop a broken or cancelled pool without waiting for it."""
+        """Drop a broken or cancelled pool without waiting for it: its workers are killed, not
+        left to finish a batch nobody will read (which kept a cancelled scan's program, and
+        its workers, alive for as long as a batch takes)."""
         self._started()
         if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            _kill(self.pool)
         self.pool = None
+
+    def stop(self) -> None:
+        """Kill this pool's workers now, from any thread or a signal handler (the program is
+        about to leave at once): no waiting, no lock."""
+        pool = self.pool
+        if pool is not None:
+            _kill(pool, shutdown=False)
 
     def close(self) -> None:
         self._started()
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
         self.pool = None
+
+
+def _kill(pool: ProcessPoolExecutor, *, shutdown: bool = True) -> None:
+    """Shut ``pool`` down without waiting and kill its processes (they only read files; their
+    unfinished batches are dropped with them)."""
+    # ProcessPoolExecutor has no public way to reach its processes before Python 3.14's
+    # kill_workers(); _processes (pid -> Process) has been there since 3.2, and
+    # tests/core/test_scan_workers.py fails if a Python release takes it (or the manager thread)
+    # away, rather than letting a cancelled scan wait for its workers again.
+    public_kill = getattr(pool, "kill_workers", None)
+    if public_kill is not None:
+        with contextlib.suppress(Exception):
+            public_kill()
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if shutdown:
+        pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):  # already gone, or being reaped
+            process.kill()
+    if shutdown and manager is not None:
+        # With its processes dead the pool's manager thread ends at once. Left running, it
+        # raced Python's exit, which then wrote to the pipe the thread had just closed (a
+        # traceback after every cancelled scan that ended quickly, Python 3.11).
+        manager.join(timeout=10)
+
+
+def stop_all() -> None:
+    """Kill the workers of every pool this program started: for a program that leaves at once
+    (a second Ctrl-C), so that none of them is left reading. Safe in a signal handler."""
+    for wp in list(_live):
+        wp.stop()

@@ -74,6 +74,8 @@ class Reading(RunStages):
     _replayable: bool
     _walked_paths: list[str]
     _todo_worker_only: bool
+    #: bytes done and to do in the current run of batches (see _run_batches)
+    _read_bytes: list[int]
 
     def _read(self, entries: list[FileEntry]) -> dict[str, Outcome]:
         self._walked_paths = [e.path for e in entries]
@@ -88,8 +90,12 @@ class Reading(RunStages):
                     outcomes[e.path] = outcome_from_cache(hit)
         self.stats["cache_hits"] = len(outcomes)
         self.stats["read"] = len(todo)
-        self.emit(Stage.READ, len(outcomes), total, "")
-        fresh = self._run_batches(todo, None, Stage.READ, len(outcomes), total, "Reading")
+        hit_bytes = sum(e.size for e in entries if e.path in outcomes)
+        all_bytes = sum(e.size for e in entries)
+        self.emit(Stage.READ, len(outcomes), total, "", bytes_done=hit_bytes,
+                  bytes_total=all_bytes)
+        fresh = self._run_batches(todo, None, Stage.READ, len(outcomes), total, "Reading",
+                                  bytes_done=hit_bytes, bytes_total=all_bytes)
         outcomes.update(fresh)
         if any(o.changed for o in fresh.values()):
             self._replayable = False
@@ -106,12 +112,18 @@ class Reading(RunStages):
         return outcomes
 
     def _run_batches(self, todo: list[FileEntry], drop_lines: np.ndarray | None, stage: Stage,
-                     done0: int, total: int, verb: str) -> dict[str, Outcome]:
-        """Run files through workers; survive dead workers; stop promptly on cancel."""
+                     done0: int, total: int, verb: str, *, bytes_done: int = 0,
+                     bytes_total: int | None = None) -> dict[str, Outcome]:
+        """Run files through workers; survive dead workers; stop promptly on cancel.
+
+        Progress counts bytes as well as files (``bytes_done`` of ``bytes_total``, by default
+        0 of ``todo``'s size): the time left is estimated from bytes, so that a few large files
+        at the end are not taken for a second's work."""
         out: dict[str, Outcome] = {}
         if not todo:
             return out
         nbytes = sum(e.size for e in todo)
+        self._read_bytes = [bytes_done, nbytes if bytes_total is None else bytes_total]
         if not self.workers.started and self.workers.unavailable is None and \
                 self._inprocess(len(todo), nbytes):
             self._run_here(todo, drop_lines, stage, done0, total, verb, out)
@@ -128,7 +140,7 @@ class Reading(RunStages):
                 for o in fingerprint_prepared(items, self.settings, self.opt.max_size):
                     out[o.path] = o
                 done += len(batch)
-                self.emit(stage, done, total, batch[-1].path)
+                self._emit_read(stage, done, total, batch)
             self._run_here([e for b in queue for e in b], drop_lines, stage, done, total, verb,
                            out)
             return out
@@ -194,7 +206,7 @@ class Reading(RunStages):
                         for o in results:
                             out[o.path] = o
                         done += len(batch)
-                        self.emit(stage, done, total, batch[-1].path)
+                        self._emit_read(stage, done, total, batch)
                 if self.cancel.cancelled:
                     for fut in inflight:
                         fut.cancel()
@@ -210,6 +222,7 @@ class Reading(RunStages):
                         for o in fut.result():
                             out[o.path] = o
                         done += len(batch)
+                        self._read_bytes[0] += sum(e.size for e in batch)
                         del inflight[fut]
                 if not returned and self.workers.failed_to_start():
                     left = [e for b in inflight.values() for e in b] + list(suspects) + \
@@ -226,7 +239,7 @@ class Reading(RunStages):
                     out[e.path] = lost(e, "its worker process stopped unexpectedly while "
                                           "reading it")
                     done += 1
-                    self.emit(stage, done, total, e.path)
+                    self._emit_read(stage, done, total, [e])
                     continue
                 for batch in inflight.values():
                     suspects.extend(batch)
@@ -287,7 +300,7 @@ class Reading(RunStages):
             done += len(batch)
             self.stats["fingerprinted_ahead"] = self.stats.get("fingerprinted_ahead", 0) + \
                 len(batch)
-            self.emit(stage, done, total, batch[-1].path)
+            self._emit_read(stage, done, total, batch)
         return done
 
     def _note_no_workers(self, *, script_hint: bool = False) -> None:
@@ -310,7 +323,15 @@ class Reading(RunStages):
                                    self._chosen(batch)):
                 out[o.path] = o
             done += len(batch)
-            self.emit(stage, done, total, batch[-1].path)
+            self._emit_read(stage, done, total, batch)
+
+    def _emit_read(self, stage: Stage, done: int, total: int, batch: Sequence[FileEntry]
+                   ) -> None:
+        """A reading event for ``batch`` just finished: files and bytes done so far."""
+        counted = self._read_bytes
+        counted[0] += sum(e.size for e in batch)
+        self.emit(stage, done, total, batch[-1].path, bytes_done=counted[0],
+                  bytes_total=counted[1])
 
     def _chosen(self, batch: Sequence[FileEntry]) -> dict[str, str] | None:
         """The codecs the user chose for files of ``batch`` (None: none), for its worker."""

@@ -161,7 +161,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass):
             # outright its new inode no longer matches, so no action will touch it unseen
             docs.append(Document(e.path, o.size, o.mtime_ns / 1e9, fmt, enc, conf, repl,
                                  fp.chars, fp.text_hash, o.mtime_ns, e.dev, e.ino,
-                                 o.content_hash))
+                                 o.content_hash, o.skipped))
             fps.append(fp)
         return docs, fps, by_path
 

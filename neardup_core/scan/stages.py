@@ -42,8 +42,10 @@ class RunStages:
     stats: dict
     partial: bool
 
-    def emit(self, stage: Stage, done: int, total: int | None, message: str = "") -> None:
-        self.progress(ProgressEvent(stage, done, total, message, time.monotonic() - self.t0))
+    def emit(self, stage: Stage, done: int, total: int | None, message: str = "", *,
+             bytes_done: int = 0, bytes_total: int = 0) -> None:
+        self.progress(ProgressEvent(stage, done, total, message, time.monotonic() - self.t0,
+                                    bytes_done, bytes_total))
 
     def _mark_cancelled(self, where: str) -> None:
         if not self.partial:
@@ -86,6 +88,7 @@ class RunStages:
         self.stats["walk"] = {k: getattr(stats, k) for k in
                               ("files", "skipped_hidden", "skipped_excluded", "skipped_small",
                                "skipped_type", "duplicates", "skipped_symlinks")}
+        self.stats["walk"]["skipped_suffixes"] = dict(stats.skipped_suffixes)
         if stats.skipped_symlinks:
             self.notes.append(f"{stats.skipped_symlinks} symbolic links were not followed "
                               f"(turn on following links to include them).")

@@ -11,8 +11,11 @@ How workers are started (and started early) is :mod:`neardup_core.scan.pool`.
 
 from __future__ import annotations
 
-import dataclasses
+import multiprocessing
 import os
+import signal
+import threading
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,12 +25,12 @@ from neardup_core.fingerprint.fingerprinter import (
     DocFingerprint,
     FingerprintSettings,
     shared_fingerprinter,
+    with_identity,
 )
-from neardup_core.hashing import hash128_hex
 from neardup_core.models import Problem, ProblemKind
 
-__all__ = ["Outcome", "Prepared", "fingerprint_prepared", "lost", "prepare_batch",
-           "process_batch", "warm_up"]
+__all__ = ["Outcome", "Prepared", "fingerprint_prepared", "init_worker", "lost",
+           "prepare_batch", "process_batch", "warm_up"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,12 +45,15 @@ class Outcome:
     content_hash: str | None
     problem: Problem | None
     changed: bool = False  # size or mtime moved while it was read: do not cache it
+    #: What the reader could not compare ("1 picture not compared"), or None: carried to
+    #: Document.skipped so the app and the reports can say it.
+    skipped: str | None = None
 
     def __reduce__(self) -> tuple:
         # A plain constructor call: a slotted dataclass's own pickling sets each field through
         # object.__setattr__, twice the cost, for every file a worker sends back.
         return (Outcome, (self.path, self.size, self.mtime_ns, self.extracted, self.fingerprint,
-                          self.content_hash, self.problem, self.changed))
+                          self.content_hash, self.problem, self.changed, self.skipped))
 
 
 #: Text that makes a fingerprinter load everything it loads lazily (the segmenter's dictionary
@@ -75,6 +81,42 @@ def warm_up(settings: FingerprintSettings | None = None) -> int:
     return os.getpid()
 
 
+def init_worker() -> None:
+    """Run first in every worker process: it must never outlive the program that started it.
+
+    A killed program (SIGTERM, SIGHUP, SIGKILL) left its workers blocked on a queue nobody would
+    ever write to, and with them the fork server and the resource tracker, for good (about
+    420 MB per interrupted scan). So a worker
+
+    - ignores Ctrl-C: the terminal sends it to the whole process group, and the scanning
+      program decides what it means (cancel, then kill the workers);
+    - under a fork server, asks Linux for SIGKILL when the server goes (its parent; the server
+      dies with the program when the program's main thread started it);
+    - watches the program that started it through multiprocessing's parent sentinel, a pipe
+      (a process handle on Windows) that closes when that program ends, however it ends, and
+      leaves as soon as it does (within the time the interpreter takes to switch threads).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    ppid = os.getppid()
+    if parent is not None and parent.pid != ppid:  # a fork server's child: its only thread
+        from neardup_core.scan.deathsig import die_with_parent
+
+        die_with_parent(ppid)
+    threading.Thread(target=_watch_parent, args=(parent, ppid), name="neardup-parent-watch",
+                     daemon=True).start()
+
+
+def _watch_parent(parent: multiprocessing.process.BaseProcess | None, ppid: int) -> None:
+    """Leave this process when the program that started it is gone."""
+    if parent is not None:
+        parent.join()  # returns when the sentinel closes: that program has ended
+    else:  # started some other way: the parent pid changes when the parent dies
+        while os.getppid() == ppid:
+            time.sleep(1.0)
+    os._exit(1)
+
+
 def _problem(e: FileEntry, problem: Problem) -> Outcome:
     return Outcome(e.path, e.size, e.mtime_ns, None, None, None, problem)
 
@@ -99,11 +141,11 @@ def _finish_one(e: FileEntry, got: Extracted, fp: DocFingerprint, max_bytes: int
             chash = content_hash(e.path, max_bytes)
         except OSError:
             chash = None
-    if got.identity is not None:
-        # What the text does not show (comments, pictures, objects) decides identity too: two
-        # files are "identical text" only if that matches as well (see Extracted.identity).
-        fp = dataclasses.replace(fp, text_hash=hash128_hex(f"{fp.text_hash}:{got.identity}"))
+    # What the text does not show (comments, pictures, objects) decides identity too: two
+    # files are "identical text" only if that matches as well (see Extracted.identity).
+    fp = with_identity(fp, got.identity)
     meta = (got.format, got.encoding, got.confidence, got.replaced)
+    skipped = got.skipped or None
     try:
         st = os.stat(e.path)
     except OSError:
@@ -112,8 +154,9 @@ def _finish_one(e: FileEntry, got: Extracted, fp: DocFingerprint, max_bytes: int
     if (st.st_size, st.st_mtime_ns) != (e.size, e.mtime_ns):
         # Changed between the walk and the read: describe what was read, never cache it under
         # the walk's key (a later restore of the old bytes and mtime would get this text).
-        return Outcome(e.path, st.st_size, st.st_mtime_ns, meta, fp, chash, None, changed=True)
-    return Outcome(e.path, e.size, e.mtime_ns, meta, fp, chash, None)
+        return Outcome(e.path, st.st_size, st.st_mtime_ns, meta, fp, chash, None, changed=True,
+                       skipped=skipped)
+    return Outcome(e.path, e.size, e.mtime_ns, meta, fp, chash, None, skipped=skipped)
 
 
 def process_batch(batch: list[FileEntry], settings: FingerprintSettings, max_bytes: int,

@@ -31,12 +31,14 @@ database raises :class:`CacheUnavailable` from :meth:`open` or from any method. 
 cache off and scan on.
 
 Layout: table ``meta(key, value)`` holds ``schema_version``; table ``entries`` has one row per
-``(settings_key, path)``; table ``results(key, state, payload, stored)`` keeps the last few whole
-scan results (:mod:`neardup_core.store.snapshot`), added after the first release and created on open
-when the file is writable. Paths are stored as BLOBs of UTF-8 with ``surrogatepass`` so names that
-are not valid UTF-8 (surrogate-escaped on Linux, lone surrogates on Windows) round-trip exactly.
-SimHash values are stored as signed 64-bit integers (SQLite has no unsigned type) and converted
-back losslessly; arrays are little-endian BLOBs.
+``(settings_key, path)`` (version 2 added its last column, ``skipped``: what a .docx reader
+could not compare; a version 1 cache is migrated on open, its .docx rows dropped so that those
+files are read again and say what they skip); table ``results(key, state, payload, stored)``
+keeps the last few whole scan results (:mod:`neardup_core.store.snapshot`), added after the
+first release and created on open when the file is writable. Paths are stored as BLOBs of UTF-8
+with ``surrogatepass`` so names that are not valid UTF-8 (surrogate-escaped on Linux, lone
+surrogates on Windows) round-trip exactly. SimHash values are stored as signed 64-bit integers
+(SQLite has no unsigned type) and converted back losslessly; arrays are little-endian BLOBs.
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ import xxhash
 
 from neardup_core.errors import CacheRefused, CacheUnavailable
 
-SCHEMA_VERSION = 1
+#: 2: entries.skipped (what the reader could not compare), added to a version 1 cache on open.
+SCHEMA_VERSION = 2
 #: SQLite's ``PRAGMA application_id`` of a neardup cache ("NDUP"): what tells our database from
 #: any other program's.
 APPLICATION_ID = 0x4E445550
@@ -95,7 +98,8 @@ CREATE TABLE IF NOT EXISTS entries (
     boiler_key TEXT,
     boiler_simhash INTEGER,
     boiler_minhash BLOB,
-    stored REAL NOT NULL
+    stored REAL NOT NULL,
+    skipped TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS entries_key ON entries (settings_key, path);
 CREATE INDEX IF NOT EXISTS entries_content ON entries (content_hash, settings_key);
@@ -105,9 +109,9 @@ _RESULTS_TABLE = ("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, "
                   "state TEXT NOT NULL, payload BLOB NOT NULL, stored REAL NOT NULL)")
 _COLUMNS = ("settings_key, path, size, mtime_ns, content_hash, format, encoding, confidence, "
             "replaced, chars, units, text_hash, simhash, minhash, line_hashes, problem_kind, "
-            "problem_message, boiler_key, boiler_simhash, boiler_minhash")
+            "problem_message, boiler_key, boiler_simhash, boiler_minhash, skipped")
 _INSERT = (f"INSERT OR REPLACE INTO entries ({_COLUMNS}, stored) "
-           f"VALUES ({', '.join('?' * 21)})")
+           f"VALUES ({', '.join('?' * 22)})")
 
 # Primary SQLite result codes (extended codes carry them in the low byte).
 _SQLITE_CORRUPT = 11
@@ -142,6 +146,7 @@ class CacheEntry:
     boiler_key: str | None = None           # which boilerplate set the boiler_* values exclude
     boiler_simhash: int | None = None
     boiler_minhash: np.ndarray | None = None
+    skipped: str | None = None              # what the reader could not compare (Document.skipped)
 
 
 class _Corrupt(Exception):
@@ -390,13 +395,16 @@ class FingerprintCache:
             raise _unavailable(exc, self.path, action) from None
 
 
-_TABLE_COLUMNS = {
-    "meta": ("key", "value"),
-    "entries": ("settings_key", "path", "size", "mtime_ns", "content_hash", "format", "encoding",
-                "confidence", "replaced", "chars", "units", "text_hash", "simhash", "minhash",
-                "line_hashes", "problem_kind", "problem_message", "boiler_key",
-                "boiler_simhash", "boiler_minhash", "stored"),
-    "results": ("key", "state", "payload", "stored"),
+_ENTRIES_V1 = ("settings_key", "path", "size", "mtime_ns", "content_hash", "format", "encoding",
+               "confidence", "replaced", "chars", "units", "text_hash", "simhash", "minhash",
+               "line_hashes", "problem_kind", "problem_message", "boiler_key",
+               "boiler_simhash", "boiler_minhash", "stored")
+#: The columns of each table of every schema version neardup wrote (a cache made before the
+#: application id is recognised by them): version 1, then version 2's ``skipped``.
+_TABLE_COLUMNS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "meta": (("key", "value"),),
+    "entries": (_ENTRIES_V1, (*_ENTRIES_V1, "skipped")),
+    "results": (("key", "state", "payload", "stored"),),
 }
 
 
@@ -452,7 +460,7 @@ def _has_cache_schema(path: str) -> bool:
             return False
         for table in tables:
             cols = tuple(r[1] for r in conn.execute(f"PRAGMA table_info({table})"))
-            if cols != _TABLE_COLUMNS[table]:
+            if cols not in _TABLE_COLUMNS[table]:
                 return False
         return True
     except sqlite3.Error:
@@ -468,10 +476,12 @@ def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if tables and not {"meta", "entries"} <= tables:
         raise _Corrupt(f"a database with other tables ({', '.join(sorted(tables))})")
+    version = None
     if tables:
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        if row is None or row[0] != str(SCHEMA_VERSION):
-            raise _Corrupt(f"unknown schema version {row[0] if row else None!r}")
+        version = row[0] if row else None
+        if version not in ("1", str(SCHEMA_VERSION)):
+            raise _Corrupt(f"unknown schema version {version!r}")
         # A truncated or damaged file can pass the checks above; this walks every page once.
         problems = [r[0] for r in conn.execute("PRAGMA quick_check(5)")]
         if problems != ["ok"]:
@@ -481,6 +491,8 @@ def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
         # e.g. a file system without shared memory: still usable, only without concurrent readers
         conn.execute("PRAGMA journal_mode = DELETE")
     conn.execute("PRAGMA synchronous = NORMAL")
+    if version == "1":
+        _migrate_v1(conn)
     # Added after the first release of the schema; a read-only cache simply goes without them.
     with contextlib.suppress(sqlite3.Error):
         conn.execute("CREATE INDEX IF NOT EXISTS entries_size ON entries (settings_key, size)")
@@ -498,6 +510,21 @@ def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
                     conn.execute(statement)
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                          (str(SCHEMA_VERSION),))
+
+
+def _migrate_v1(conn: sqlite3.Connection) -> None:
+    """Bring a version 1 cache to version 2: add ``entries.skipped`` and drop the .docx rows,
+    which were stored before what a reader skips was recorded (kept, they would give those
+    files no note until they change). Text files never skip anything: their rows stay. A
+    read-only cache cannot be migrated: the sqlite3 error makes it unavailable, and the scan
+    goes on without it."""
+    with _transaction(conn):
+        cols = {r[1] for r in conn.execute("PRAGMA table_info(entries)")}
+        if "skipped" not in cols:
+            conn.execute("ALTER TABLE entries ADD COLUMN skipped TEXT")
+        conn.execute("DELETE FROM entries WHERE format = 'docx'")
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                     (str(SCHEMA_VERSION),))
 
 
 def _used_bytes(conn: sqlite3.Connection) -> int:
@@ -606,7 +633,7 @@ def _row(e: CacheEntry, now: float) -> tuple:
             e.text_hash, _to_i64(e.simhash), _blob(e.minhash, "<u4"), _blob(e.line_hashes, "<u8"),
             e.problem_kind, e.problem_message, e.boiler_key,
             None if e.boiler_simhash is None else _to_i64(e.boiler_simhash),
-            _blob(e.boiler_minhash, "<u4"), now)
+            _blob(e.boiler_minhash, "<u4"), e.skipped, now)
 
 
 def _entry(r: tuple, path: str | None = None) -> CacheEntry:
@@ -615,7 +642,7 @@ def _entry(r: tuple, path: str | None = None) -> CacheEntry:
         _unpkey(r[1]) if path is None else path, r[2], r[3], r[4], r[0], r[5], r[6], r[7], r[8],
         r[9], r[10], r[11], r[12] % _U64, _array(r[13], "<u4", np.uint32),
         _array(r[14], "<u8", np.uint64), r[15], r[16], r[17],
-        None if r[18] is None else r[18] % _U64, _array(r[19], "<u4", np.uint32))
+        None if r[18] is None else r[18] % _U64, _array(r[19], "<u4", np.uint32), r[20])
 
 
 __all__ = ["APPLICATION_ID", "TRANSIENT_PROBLEMS", "CacheEntry", "CacheRefused", "FingerprintCache",

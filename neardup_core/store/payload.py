@@ -253,6 +253,8 @@ def outcome_arrays(o: Outcome) -> tuple[dict[str, np.ndarray], dict]:
         "dev": np.fromiter((d.dev for d in docs), "<u8", n),
         "ino": np.fromiter((d.ino for d in docs), "<u8", n),
         "content_hash": strings([d.content_hash or "" for d in docs]),
+        # what each reader could not compare ("" for nothing), for the app and the reports
+        "skipped": strings([d.skipped or "" for d in docs]),
         "simhash": np.ascontiguousarray(o.simhash, dtype="<u8"),
         "minhash": np.ascontiguousarray(o.minhash, dtype="<u4"),
     }
@@ -339,6 +341,10 @@ def outcome_from(meta: dict, a: dict[str, np.ndarray]) -> Outcome:
                     column(a, "ino", "<u8", (n,)).tolist(),
                     [h or None for h in unstrings(_present(a, "content_hash"), n,
                                                   "content_hash")]]
+        if "skipped" in a:  # absent from payloads written before it was recorded
+            columns.append([x or None for x in unstrings(a["skipped"], n, "skipped")])
+    elif "skipped" in a:
+        raise ValueError("the document table is damaged (what was skipped, without identities)")
     docs = documents_from_columns(*columns)
     cols = {name: column(a, f"pairs_{name}", dtype, (m,)) for name, dtype in PAIR_COLUMNS}
     pairs = PairTable(**cols)

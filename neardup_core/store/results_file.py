@@ -34,9 +34,10 @@ from neardup_core.store.payload import meta_value, text
 
 SESSION_FORMAT = "neardup-results"
 #: 1 was a zip of manifest.json and .npy members; 2 is the shared payload; 3 adds each
-#: document's identity and content hash. Version 2 files still open, but their documents
+#: document's identity and content hash; 4 what each reader could not compare (Document.skipped;
+#: a version 3 file opens with none recorded). Version 2 files still open, but their documents
 #: cannot be acted on until they are scanned again (nothing shows they are the same files).
-SESSION_VERSION = 3
+SESSION_VERSION = 4
 _OLDEST_READ = 2
 #: Suggested suffix for results files.
 SUFFIX = ".neardup"

@@ -42,7 +42,9 @@ from neardup_core.store import payload
 from neardup_core.store.payload import Outcome, column, outcome_arrays, outcome_from
 
 #: Bump when the payload layout or the meaning of a stored field changes.
-SNAPSHOT_VERSION = 4  # 4: documents carry their identity (mtime_ns, dev, ino, content hash)
+#: 4: documents carry their identity (mtime_ns, dev, ino, content hash); 5: and what their
+#: reader could not compare (an older snapshot is not used: its .docx would say nothing).
+SNAPSHOT_VERSION = 5
 #: Options that only regroup (applied to the stored pairs) or only say how to run.
 _NOT_IN_KEY = frozenset({"threshold", "group_mode", "jobs", "use_cache", "cache_path"})
 _SEP = "\0"  # never part of a path, an encoding name or a hex digest

@@ -267,7 +267,7 @@ def test_word_wrap_keeps_rows_aligned(view: DiffView, qtbot) -> None:
 
 def test_copy_joins_split_lines_back(view: DiffView) -> None:
     sentence = "这是一个相当长的句子，用来测试分段。"
-    long_line = sentence * 20  # longer than the core's split length: shown as several rows
+    long_line = sentence * 60  # longer than the core's split length: shown as several rows
     left = f"第一行\n{long_line}\n最后一行"
     view.set_pair("a.txt", left, "b.txt", left.replace("最后", "最終"))
     canvas = view.canvas()

@@ -55,6 +55,7 @@ def test_the_wheel_ships_the_icons_and_the_chinese_translation(tmp_path):
     assert {n for n in names if n.startswith("app/resources/icons/")} == \
         {f"app/resources/icons/{i}" for i in icons}
     assert "app/resources/translations/neardup_zh_CN.qm" in names
+    assert "app/resources/neardup.desktop" in names  # the menu entry's template
     assert "app/__main__.py" in names and "neardup_core/__init__.py" in names
 
 

@@ -298,13 +298,16 @@ def test_move_to_folder(loaded, qtbot, tmp_path):
     dest.mkdir()
     w.select_member(0, 2)
     w.toggle_marks()
-    name = w.result.documents[w.selected_docs()[0]].name
+    doc = w.result.documents[w.selected_docs()[0]]
+    name = doc.name
+    # the file keeps its place below the scanned folder (issue 21, item 12)
+    landing = dest / os.path.relpath(doc.path, w.result.roots[0])
     w.ask_folder = lambda title: str(dest)
     w.confirm = lambda parent, plan, result, log: Confirmation(False)
     with qtbot.waitSignal(w.actionFinished, timeout=10_000):
         w.move_marked()
-    assert (dest / name).exists()
-    assert all(d.name != name or d.folder == str(dest) for d in w.result.documents)
+    assert landing.exists() and not os.path.exists(doc.path)
+    assert all(d.name != name or d.path == str(landing) for d in w.result.documents)
     assert w.model.group_count() == 2                    # the 3-file group keeps two files
     assert len(w.model.group(0)) == 2 or len(w.model.group(1)) == 2
 

@@ -301,7 +301,7 @@ def test_move_never_overwrites(result, tmp_path, log) -> None:
     (dest / "季度报告 (副本).txt").write_text("已经存在的文件", encoding="utf-8")
     g = group_of(result, "季度报告.txt")
     every = [m.doc for m in g.members]
-    plan = plan_move(result, every, dest)
+    plan = plan_move(result, every, dest, keep_folders=False)
     assert len(plan.items) == len(every)  # moving loses nothing: whole groups may move
     assert any("every copy moves" in w for w in plan.warnings)
     targets = [it.target for it in plan.items]
@@ -322,7 +322,7 @@ def test_same_names_from_two_folders_get_distinct_targets(tmp_path, log) -> None
     res = make_result(tmp_path / "scan", {"a/同名.txt": NOTES, "b/同名.txt": NOTES})
     dest = tmp_path / "out"
     dest.mkdir()
-    plan = plan_move(res, [0, 1], dest)
+    plan = plan_move(res, [0, 1], dest, keep_folders=False)
     assert [os.path.basename(it.target) for it in plan.items] == ["同名.txt", "同名 (2).txt"]
     execute(plan, confirmed=True, log=log)
     assert sorted(os.listdir(dest)) == ["同名 (2).txt", "同名.txt"]
@@ -333,7 +333,7 @@ def test_file_appearing_at_the_target_after_planning_is_not_clobbered(result, tm
     dest = tmp_path / "moved"
     dest.mkdir()
     i = doc_index(result, "会议纪要.txt")
-    plan = plan_move(result, [i], dest)
+    plan = plan_move(result, [i], dest, keep_folders=False)
     (dest / "会议纪要.txt").write_text("后来出现的", encoding="utf-8")
     report = execute(plan, confirmed=True, log=log)
     assert report.ok
@@ -355,7 +355,7 @@ def test_move_failure_leaves_the_source_and_no_placeholder(result, tmp_path, log
     dest = tmp_path / "moved"
     dest.mkdir()
     i = doc_index(result, "会议纪要.txt")
-    plan = plan_move(result, [i], dest)
+    plan = plan_move(result, [i], dest, keep_folders=False)
 
     def broken(src, dst):
         raise PermissionError(13, "Permission denied")
@@ -365,6 +365,42 @@ def test_move_failure_leaves_the_source_and_no_placeholder(result, tmp_path, log
     assert report.failed and report.done == ()
     assert os.path.exists(result.documents[i].path)
     assert os.listdir(dest) == []
+
+
+def test_move_keeps_the_path_below_the_scanned_folder(tmp_path, log) -> None:
+    """Issue 21, item 12: ``备份/季度报告.txt`` lands as ``DEST/备份/季度报告.txt``, so the
+    original and its backup copy stay told apart, and the subfolders are made by the move."""
+    res = make_result(tmp_path / "scan", {"季度报告.txt": REPORT, "备份/季度报告.txt": REPORT,
+                                          "a/b/同名.txt": NOTES})
+    dest = tmp_path / "out"
+    dest.mkdir()
+    plan = plan_move(res, [0, 1, 2], dest)
+    assert [it.target for it in plan.items] == [
+        str(dest / "季度报告.txt"), str(dest / "备份" / "季度报告.txt"),
+        str(dest / "a" / "b" / "同名.txt")]
+    assert not (dest / "备份").exists()  # planning touches nothing
+    report = execute(plan, confirmed=True, log=log)
+    assert report.ok
+    assert (dest / "备份" / "季度报告.txt").read_text(encoding="utf-8") == REPORT
+    assert (dest / "a" / "b" / "同名.txt").read_text(encoding="utf-8") == NOTES
+    assert {x[3] for x in read_log(log)} == {it.target for it in plan.items}
+
+
+def test_move_with_folders_never_overwrites_and_refuses_a_swapped_subfolder(tmp_path, log
+                                                                            ) -> None:
+    res = make_result(tmp_path / "scan", {"备份/a.txt": REPORT, "备份/b.txt": NOTES})
+    dest = tmp_path / "out"
+    (dest / "备份").mkdir(parents=True)
+    (dest / "备份" / "a.txt").write_text("已经存在的文件", encoding="utf-8")
+    plan = plan_move(res, [0, 1], dest)
+    assert plan.items[0].target == str(dest / "备份" / "a (2).txt")
+    (dest / "备份").rename(dest / "moved-away")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    os.symlink(elsewhere, dest / "备份")
+    report = execute(plan, confirmed=True, log=log)
+    assert len(report.failed) == 2 and os.listdir(elsewhere) == []
+    assert all(os.path.exists(p) for p in (res.documents[0].path, res.documents[1].path))
 
 
 # -- the file that was confirmed, not whatever its path names now (issue 18, item 1) --------

@@ -345,3 +345,31 @@ def test_docx_files_are_never_read_ahead_in_the_scan_process(tmp_path: Path,
     assert len(result.documents) == 18 and not result.problems
     assert read_here and all(n.endswith(".txt") for n in read_here)
     assert result.stats["read_ahead"] == len(read_here) == 12
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+def test_the_pool_internals_a_cancel_kills_through_are_there() -> None:
+    """scan/pool.py kills a cancelled pool's workers through ProcessPoolExecutor's private
+    ``_processes`` and joins its ``_executor_manager_thread`` (Python offers no public way
+    before 3.14). A Python release that changes either must fail here, not silently bring back
+    scans that wait for their workers after a cancel."""
+    import multiprocessing
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+
+    from neardup_core.scan import pool as pool_mod
+
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        assert pool.submit(_square, 3).result(timeout=120) == 9
+        processes = pool._processes
+        assert isinstance(processes, dict) and processes
+        assert all(hasattr(p, "kill") and hasattr(p, "pid") for p in processes.values())
+        assert isinstance(pool._executor_manager_thread, threading.Thread)
+        victims = list(processes.values())
+        pool_mod._kill(pool)
+        for p in victims:
+            p.join(timeout=30)
+            assert not p.is_alive()

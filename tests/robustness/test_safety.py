@@ -58,9 +58,21 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "puts one of neardup's own table files (in its cache folder) in place, whole",
     ("neardup_core/tables.py", "_store", "os.unlink"):
         "removes a table file's own temporary file after a failed write",
+    ("app/choices.py", "save", "os.replace"):
+        "puts neardup's own file of remembered choices (in its data folder) in place, whole",
+    ("app/choices.py", "save", "os.unlink"):
+        "removes that file's own temporary file after a failed write",
     ("neardup_core/tables.py", "_prune", "os.unlink"):
         "removes older files of one of neardup's own tables, named as only it names them, in "
         "its own cache folder",
+    ("app/desktop_entry.py", "_write", "os.replace"):
+        "puts neardup's own menu entry or icon (applications/neardup.desktop, "
+        "icons/hicolor/scalable/apps/neardup.svg) in place, whole, when the user asks for it",
+    ("app/desktop_entry.py", "_write", ".unlink"):
+        "removes the entry's or icon's own temporary file after a failed write",
+    ("app/desktop_entry.py", "uninstall_desktop_entry", "path.unlink"):
+        "--uninstall-desktop-entry removes neardup's menu entry and icon, only when they hold "
+        "what neardup wrote (a user's own file of that name stays)",
 }
 
 
@@ -243,7 +255,7 @@ def test_moves_are_logged_and_never_overwrite(scanned, tmp_path: Path) -> None:
     dest.mkdir()
     (dest / "a.txt").write_text("a different file that happens to share the name")
     docs = [_idx(result, "a.txt"), _idx(result, "a copy.txt")]
-    plan = plan_move(result, docs, dest)
+    plan = plan_move(result, docs, dest, keep_folders=False)
     report = execute(plan, confirmed=True, log=log)
     assert report.ok and len(report.moved) == 2
     assert (dest / "a.txt").read_text() == "a different file that happens to share the name"

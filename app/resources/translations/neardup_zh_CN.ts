@@ -12,25 +12,29 @@
 <context>
     <name>ConfirmActionDialog</name>
     <message>
-        <location filename="../../dialogs/confirm.py" line="+56"/>
-        <location line="+86"/>
+        <location filename="../../dialogs/confirm.py" line="+70"/>
+        <location line="+90"/>
         <source>Move to trash</source>
         <translation>移到回收站</translation>
     </message>
     <message>
-        <location line="-86"/>
+        <location line="-90"/>
         <source>Move to folder</source>
         <translation>移到文件夹</translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location line="+5"/>
-        <source>Send these {n} files to the trash?</source>
-        <translation>要将这 {n} 个文件移到回收站吗？</translation>
+        <source>Send these %Ln files to the trash?</source>
+        <translation>
+            <numerusform>将这 %Ln 个文件移到回收站？</numerusform>
+        </translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location line="+1"/>
-        <source>Move these {n} files to {folder}?</source>
-        <translation>要将这 {n} 个文件移到 {folder} 吗？</translation>
+        <source>Move these %Ln files to {folder}?</source>
+        <translation>
+            <numerusform>将这 %Ln 个文件移到 {folder}？</numerusform>
+        </translation>
     </message>
     <message>
         <location line="+17"/>
@@ -39,12 +43,12 @@
     </message>
     <message>
         <location line="+11"/>
-        <location line="+23"/>
+        <location line="+26"/>
         <source>File</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location line="-23"/>
+        <location line="-26"/>
         <source>Folder</source>
         <translation>文件夹</translation>
     </message>
@@ -55,11 +59,18 @@
     </message>
     <message>
         <location line="+4"/>
-        <source>renamed to {name}</source>
-        <translation>重命名为 {name}</translation>
+        <source>to {path}</source>
+        <translation>移到 {path}</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+39"/>
+        <source>Also act on the %Ln files that changed since the scan</source>
+        <translation>
+            <numerusform>同时处理扫描后被修改过的 %Ln 个文件</numerusform>
+        </translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="-20"/>
         <source>These stay where they are:</source>
         <translation>以下文件保持不动：</translation>
     </message>
@@ -69,12 +80,7 @@
         <translation>原因</translation>
     </message>
     <message>
-        <location line="+16"/>
-        <source>Also act on the {n} files that changed since the scan</source>
-        <translation>同时处理扫描后被修改过的 {n} 个文件</translation>
-    </message>
-    <message>
-        <location line="+4"/>
+        <location line="+21"/>
         <source>Every file acted on is recorded in {log}</source>
         <translation>每个被处理的文件都会记录在 {log}</translation>
     </message>
@@ -97,7 +103,7 @@
 <context>
     <name>DiffCanvas</name>
     <message>
-        <location filename="../../widgets/diff_canvas.py" line="+653"/>
+        <location filename="../../widgets/diff_canvas.py" line="+679"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
@@ -134,13 +140,22 @@
         <source>Wrap long lines; rows stay aligned</source>
         <translation>长行自动换行，左右行保持对齐</translation>
     </message>
-    <message>
-        <location line="+65"/>
-        <source>Showing the first {n} lines of each text; the rest was not compared.</source>
-        <translation>仅显示每个文本的前 {n} 行，其余部分未比较。</translation>
+    <message numerus="yes">
+        <location line="+66"/>
+        <source>Showing the first %Ln lines of each text; the rest was not compared.</source>
+        <translation>
+            <numerusform>每份文本只显示前 %Ln 行；其余部分未比较。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+122"/>
+        <source>%Ln changes</source>
+        <translation>
+            <numerusform>%Ln 处改动</numerusform>
+        </translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="-119"/>
         <source>Some long changed lines are marked as a whole, without detail.</source>
         <translation>部分较长的改动行整行标出，不显示细节。</translation>
     </message>
@@ -150,17 +165,12 @@
         <translation>{c} 处修改 · {d} 处仅左侧有 · {a} 处仅右侧有</translation>
     </message>
     <message>
-        <location line="+111"/>
+        <location line="+112"/>
         <source>No differences</source>
         <translation>没有差异</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>{n} changes</source>
-        <translation>{n} 处差异</translation>
-    </message>
-    <message>
-        <location line="+2"/>
+        <location line="+5"/>
         <source>change {i} of {n}</source>
         <translation>第 {i} 处，共 {n} 处</translation>
     </message>
@@ -197,10 +207,12 @@
         <source>Detected: {enc} (confidence {conf} %)</source>
         <translation>检测结果：{enc}（置信度 {conf}%）</translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location line="+6"/>
-        <source>{n} bytes of the start of the file do not fit this encoding (shown as �).</source>
-        <translation>文件开头有 {n} 个字节不符合此编码（显示为 �）。</translation>
+        <source>%Ln bytes of the start of the file do not fit this encoding (shown as �).</source>
+        <translation>
+            <numerusform>文件开头有 %Ln 个字节不符合此编码（显示为 �）。</numerusform>
+        </translation>
     </message>
     <message>
         <location line="+14"/>
@@ -234,6 +246,61 @@
         <location line="+6"/>
         <source>Copy details</source>
         <translation>复制详细信息</translation>
+    </message>
+</context>
+<context>
+    <name>Explainer</name>
+    <message numerus="yes">
+        <location filename="../../controllers/explain.py" line="+30"/>
+        <source>%Ln files or folders could not be read (permission denied); the Problems tab lists them.</source>
+        <extracomment>At most this many file types are named; the rest are counted together.</extracomment>
+        <translation>
+            <numerusform>有 %Ln 个文件或文件夹无法读取（权限不足）；“问题”标签页列出了它们。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Only one file was compared: there is nothing to compare it with.</source>
+        <translation>只比较了一个文件：没有可以与之比较的文件。</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+4"/>
+        <source>None of these %Ln files are alike: no two share enough text to be worth showing.</source>
+        <translation>
+            <numerusform>这 %Ln 个文件互不相似：没有任何两个文件有足够多的相同文字。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>No two of these files are {t} alike or more. The closest two are {best} alike: move the threshold below that to see them.</source>
+        <translation>这些文件中没有任何两个的相似度达到 {t}。最相似的两个为 {best}：把阈值调到它以下即可看到。</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>without an extension</source>
+        <translation>个无扩展名的文件</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+4"/>
+        <source>%Ln of other types</source>
+        <translation>
+            <numerusform>%Ln 个其他类型的文件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No file here is one neardup reads ({types}). Skipped: {list}.</source>
+        <translation>这里没有 neardup 能读取的文件（{types}）。已跳过：{list}。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>No files were found in the scanned folders.</source>
+        <translation>扫描的文件夹中没有找到文件。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No file could be compared: the Problems tab says why for each.</source>
+        <translation>没有文件可以比较：“问题”标签页说明了每个文件的原因。</translation>
     </message>
 </context>
 <context>
@@ -280,10 +347,12 @@
         <source>Moving files…</source>
         <translation>正在移动文件…</translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location line="+8"/>
-        <source>{n} files done. Log: {log}</source>
-        <translation>已处理 {n} 个文件。日志：{log}</translation>
+        <source>%Ln files done. Log: {log}</source>
+        <translation>
+            <numerusform>已处理 %Ln 个文件。日志：{log}</numerusform>
+        </translation>
     </message>
     <message>
         <location line="+6"/>
@@ -325,35 +394,87 @@ This folder does not exist</source>
 <context>
     <name>HistogramWidget</name>
     <message>
-        <location filename="../../widgets/histogram.py" line="+40"/>
+        <location filename="../../widgets/histogram.py" line="+52"/>
         <source>How many pairs of files score at each similarity. Pairs right of the red line are grouped. Click to move it.</source>
         <translation>各相似度上的文件对数量。红线右侧的文件对会被分组。点击图表可移动红线。</translation>
     </message>
-    <message>
-        <location line="+121"/>
-        <source>log scale</source>
-        <translation>对数刻度</translation>
+    <message numerus="yes">
+        <location line="+94"/>
+        <source>%Ln pairs between {lo} and {hi}</source>
+        <translation>
+            <numerusform>相似度在 {lo} 与 {hi} 之间的文件对：%Ln 对</numerusform>
+        </translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+62"/>
+        <source>Pairs (log scale)</source>
+        <translation>文件对（对数刻度）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Pairs</source>
+        <translation>文件对</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>No two files are similar enough to show here</source>
+        <translation>没有足够相似、可以显示在这里的文件</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Similarity</source>
+        <translation>相似度</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+11"/>
+        <source>+ %Ln exact-copy pairs</source>
+        <translation>
+            <numerusform>+ %Ln 对完全相同的副本</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="-26"/>
         <source>No pairs yet: scan some folders</source>
         <translation>还没有文件对：请先扫描文件夹</translation>
     </message>
+</context>
+<context>
+    <name>IgnoredPairsDialog</name>
     <message>
-        <location line="+1"/>
-        <source>No similar pairs above the floor</source>
-        <translation>下限以上没有相似的文件对</translation>
+        <location filename="../../dialogs/ignored_dialog.py" line="+34"/>
+        <source>Ignored pairs</source>
+        <translation>已忽略的文件对</translation>
     </message>
     <message>
-        <location line="+21"/>
-        <source>+ {n} exact-copy pairs</source>
-        <translation>另有 {n} 对完全相同的副本</translation>
+        <location line="+5"/>
+        <source>These pairs of files are never grouped, in these results and in later scans. They are recognised by their content, so a renamed file keeps its place here.</source>
+        <translation>这些文件对在本次结果和以后的扫描中都不会被分到一组。它们按内容识别，所以文件改名后仍在此列表中。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Not a duplicate of</source>
+        <translation>不是它的重复文件</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>No pairs are ignored. Use “Ignore pair” on a file in the results to add one.</source>
+        <translation>没有忽略任何文件对。在结果中对某个文件使用“忽略此对”即可添加。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Stop ignoring</source>
+        <translation>不再忽略</translation>
     </message>
 </context>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../main_window.py" line="+206"/>
+        <location filename="../../main_window.py" line="+213"/>
         <source>Filter by name or folder…</source>
         <translation>按文件名或文件夹筛选…</translation>
     </message>
@@ -364,27 +485,67 @@ This folder does not exist</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+139"/>
+        <location line="+157"/>
         <source>Problems</source>
         <translation>问题</translation>
     </message>
+    <message numerus="yes">
+        <location line="-54"/>
+        <source>Added %Ln folders</source>
+        <translation>
+            <numerusform>已添加 %Ln 个文件夹</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+151"/>
+        <location line="+79"/>
+        <source>{n} ({size})</source>
+        <translation>{n}（{size}）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{groups}, {dupes} at {t}</source>
+        <translation>{groups}，{dupes}，阈值 {t}</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>%Ln groups</source>
+        <translation>
+            <numerusform>%Ln 组</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+0"/>
+        <source>%Ln duplicates</source>
+        <translation>
+            <numerusform>%Ln 个重复文件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+129"/>
         <source>Text files and web pages (*.txt *.text *.md *.csv *.html *.htm);;All files (*)</source>
         <translation>文本文件和网页 (*.txt *.text *.md *.csv *.html *.htm);;所有文件 (*)</translation>
     </message>
+    <message numerus="yes">
+        <location line="+18"/>
+        <source>%Ln files below the threshold (in their group through another file) were not marked; Mark ▸ Mark all, also below the threshold marks them too.</source>
+        <translation>
+            <numerusform>有 %Ln 个低于阈值的文件（经由组内另一个文件进入该组）未被标记；“标记 ▸ 全部标记，包括低于阈值的”会把它们也标记上。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+12"/>
+        <source>Marked %Ln files in {folder}</source>
+        <translation>
+            <numerusform>已标记 {folder} 中的 %Ln 个文件</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+123"/>
+        <location line="+137"/>
         <source>About neardup</source>
         <translation>关于 neardup</translation>
     </message>
     <message>
-        <location line="-323"/>
-        <source>Added {n} folders</source>
-        <translation>已添加 {n} 个文件夹</translation>
-    </message>
-    <message>
-        <location line="+48"/>
+        <location line="-326"/>
         <source>Problems ({n})</source>
         <translation>问题 ({n})</translation>
     </message>
@@ -394,17 +555,12 @@ This folder does not exist</source>
         <translation>尚无结果</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+9"/>
         <source>Files scanned: {files}  ·  Groups: {groups}  ·  Duplicates: {dupes}  ·  Marked: {marked}  ·  Problems: {problems}</source>
         <translation>已扫描文件：{files}  ·  分组：{groups}  ·  重复：{dupes}  ·  已标记：{marked}  ·  问题：{problems}</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>{groups} groups, {dupes} duplicates at {t}</source>
-        <translation>阈值 {t} 时：{groups} 个分组，{dupes} 个重复文件</translation>
-    </message>
-    <message>
-        <location line="+105"/>
+        <location line="+113"/>
         <source>Select exactly two files to compare</source>
         <translation>请恰好选择两个文件进行比较</translation>
     </message>
@@ -414,17 +570,12 @@ This folder does not exist</source>
         <translation>要以其他编码读取的文本文件</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+40"/>
         <source>Mark the duplicates inside this folder</source>
         <translation>标记此文件夹中的重复文件</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>Marked {n} files in {folder}</source>
-        <translation>已在 {folder} 中标记 {n} 个文件</translation>
-    </message>
-    <message>
-        <location line="+105"/>
+        <location line="+142"/>
         <source>&lt;h3&gt;neardup {v}&lt;/h3&gt;&lt;p&gt;Finds near-duplicate documents — plain text in any encoding and Word files — in Chinese and English alike.&lt;/p&gt;&lt;p&gt;Action log: {log}&lt;/p&gt;</source>
         <translation>&lt;h3&gt;neardup {v}&lt;/h3&gt;&lt;p&gt;查找近似重复的文档——任意编码的纯文本文件和 Word 文件，中文与英文同样支持。&lt;/p&gt;&lt;p&gt;操作日志：{log}&lt;/p&gt;</translation>
     </message>
@@ -541,7 +692,7 @@ Action log: {log}</source>
 <context>
     <name>ProblemKind</name>
     <message>
-        <location filename="../../models/problems_model.py" line="+24"/>
+        <location filename="../../models/problems_model.py" line="+26"/>
         <source>Unreadable</source>
         <translation>无法读取</translation>
     </message>
@@ -612,7 +763,7 @@ Action log: {log}</source>
 <context>
     <name>ProgressPanel</name>
     <message>
-        <location filename="../../widgets/progress_panel.py" line="+39"/>
+        <location filename="../../widgets/progress_panel.py" line="+58"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -622,29 +773,39 @@ Action log: {log}</source>
         <translation>停止扫描并显示目前已找到的结果</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+19"/>
         <source>Starting…</source>
         <translation>正在启动…</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+14"/>
         <source>Cancelling…</source>
         <translation>正在取消…</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+14"/>
         <source>{done} / {total} files</source>
         <translation>{done} / {total} 个文件</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>{done} files found</source>
         <translation>已找到 {done} 个文件</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+23"/>
         <source>about {t} left</source>
         <translation>约剩 {t}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>finishing: {size} still to read</source>
+        <translation>即将完成：还有 {size} 待读取</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>finishing…</source>
+        <translation>即将完成…</translation>
     </message>
 </context>
 <context>
@@ -733,7 +894,7 @@ Action log: {log}</source>
 <context>
     <name>ResultsModel</name>
     <message>
-        <location filename="../../models/results_model.py" line="+108"/>
+        <location filename="../../models/results_model.py" line="+120"/>
         <source>Name</source>
         <extracomment>Groups given to the view at first, and at each scroll to its end (see the module docstring). A thousand fill many screens and lay out in about 15 ms.</extracomment>
         <translation>名称</translation>
@@ -788,13 +949,22 @@ Action log: {log}</source>
         <source>Bits that differ between the 64-bit SimHash fingerprints (0 = same text)</source>
         <translation>两个 64 位 SimHash 指纹之间不同的位数（0 表示文本相同）</translation>
     </message>
-    <message>
-        <location line="+245"/>
-        <source>Group {id} · {n} files</source>
-        <translation>第 {id} 组 · {n} 个文件</translation>
+    <message numerus="yes">
+        <location line="+246"/>
+        <source>Group {id} · %Ln files</source>
+        <translation>
+            <numerusform>第 {id} 组 · %Ln 个文件</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+131"/>
+        <source>%Ln characters could not be decoded and were replaced</source>
+        <translation>
+            <numerusform>有 %Ln 个字符无法解码，已被替换</numerusform>
+        </translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-123"/>
         <source>same text</source>
         <translation>文本相同</translation>
     </message>
@@ -824,7 +994,22 @@ Action log: {log}</source>
         <translation>基准</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+29"/>
+        <source>{p} similar to the reference, below the {t} threshold: it is in this group because it is {q} similar to {name}, which is in it. Mark all but reference leaves it unmarked.</source>
+        <translation>与参照文件的相似度为 {p}，低于阈值 {t}：它之所以在这一组，是因为它与组内的 {name} 相似度为 {q}。“标记参照以外的全部”不会标记它。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>This file is no longer at {path}: it was deleted or moved since the scan.</source>
+        <translation>此文件已不在 {path}：扫描后它被删除或移走了。</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>via {name}, {q}</source>
+        <translation>经由 {name}，{q}</translation>
+    </message>
+    <message>
+        <location line="+15"/>
         <source>Word document</source>
         <translation>Word 文档</translation>
     </message>
@@ -834,20 +1019,65 @@ Action log: {log}</source>
         <translation>按 {enc} 解码（检测置信度 {conf}）</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>{n} characters could not be decoded and were replaced</source>
-        <translation>有 {n} 个字符无法解码，已被替换</translation>
-    </message>
-    <message>
-        <location line="+4"/>
+        <location line="+7"/>
         <source>The reference: the copy to keep. Others are compared with it.</source>
         <translation>基准：要保留的副本，其他文件都与它比较。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>1 picture</source>
+        <translation>1 张图片</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>1 chart</source>
+        <translation>1 个图表</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>1 embedded object</source>
+        <translation>1 个嵌入对象</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>1 embedded document</source>
+        <translation>1 个嵌入文档</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{n} pictures</source>
+        <translation>{n} 张图片</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>{n} charts</source>
+        <translation>{n} 个图表</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{n} embedded objects</source>
+        <translation>{n} 个嵌入对象</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{n} embedded documents</source>
+        <translation>{n} 个嵌入文档</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Not compared: {what} (the file counts as identical to another only if these match byte for byte)</source>
+        <translation>未比较：{what}（只有这些内容逐字节相同，该文件才算与其他文件完全相同）</translation>
     </message>
 </context>
 <context>
     <name>ScanController</name>
     <message>
-        <location filename="../../controllers/scan.py" line="+40"/>
+        <location filename="../../controllers/scan.py" line="+42"/>
         <source>Nothing to scan</source>
         <translation>没有可扫描的内容</translation>
     </message>
@@ -877,7 +1107,7 @@ Action log: {log}</source>
         <translation>扫描未能完成——显示目前已找到的结果。</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+11"/>
         <source>Scan finished in {s} s</source>
         <translation>扫描完成，用时 {s} 秒</translation>
     </message>
@@ -1002,7 +1232,17 @@ Action log: {log}</source>
         <translation>包括子文件夹</translation>
     </message>
     <message>
+        <location line="+1"/>
+        <source>Follow symbolic links</source>
+        <translation>跟随符号链接</translation>
+    </message>
+    <message>
         <location line="+2"/>
+        <source>Also scan the files and folders that symbolic links point to (off: links are skipped and counted in a note)</source>
+        <translation>同时扫描符号链接指向的文件和文件夹（关闭时：跳过链接，并在提示中计数）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>e.g. *.bak; ~$*; */node_modules/*</source>
         <translation>例如 *.bak; ~$*; */node_modules/*</translation>
     </message>
@@ -1077,7 +1317,7 @@ Action log: {log}</source>
         <translation>文件类型：</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Exclude:</source>
         <translation>排除：</translation>
     </message>
@@ -1087,12 +1327,7 @@ Action log: {log}</source>
         <translation>方法：</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>Grouping:</source>
-        <translation>分组方式：</translation>
-    </message>
-    <message>
-        <location line="+2"/>
+        <location line="+5"/>
         <source>Tip: drop folders anywhere on the window to add them.</source>
         <translation>提示：把文件夹拖放到窗口任意位置即可添加。</translation>
     </message>
@@ -1100,8 +1335,9 @@ Action log: {log}</source>
 <context>
     <name>Stage</name>
     <message>
-        <location filename="../../widgets/progress_panel.py" line="-67"/>
+        <location filename="../../widgets/progress_panel.py" line="-110"/>
         <source>Listing files</source>
+        <extracomment>The bar&apos;s range when it shows a fraction of bytes (which may not fit Qt&apos;s int). How often the time left is redrawn between progress events (ms).</extracomment>
         <translation>正在列出文件</translation>
     </message>
     <message>
@@ -1133,7 +1369,7 @@ Action log: {log}</source>
         <translation>相似度阈值</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Files whose similarity is at least this are grouped</source>
         <translation>相似度不低于此值的文件会被分为一组</translation>
     </message>
@@ -1262,6 +1498,16 @@ Action log: {log}</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>Mark all, also below the threshold</source>
+        <translation>全部标记，包括低于阈值的</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Mark every file except each group&apos;s reference, also those less similar to it than the threshold</source>
+        <translation>标记每组参照文件以外的所有文件，包括与参照文件相似度低于阈值的文件</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Mark all but reference in selected groups</source>
         <translation>在所选分组中标记除基准外的文件</translation>
     </message>
@@ -1277,12 +1523,12 @@ Action log: {log}</source>
     </message>
     <message>
         <location line="+3"/>
-        <location line="+113"/>
+        <location line="+134"/>
         <source>Read in another encoding…</source>
         <translation>以其他编码读取…</translation>
     </message>
     <message>
-        <location line="-112"/>
+        <location line="-133"/>
         <source>Choose the encoding of a text file the detector got wrong; the scan then reads it so</source>
         <translation>为检测出错的文本文件指定编码；之后扫描将按此编码读取</translation>
     </message>
@@ -1303,12 +1549,12 @@ Action log: {log}</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+109"/>
+        <location line="+130"/>
         <source>Reveal in folder</source>
         <translation>在文件夹中显示</translation>
     </message>
     <message>
-        <location line="-108"/>
+        <location line="-129"/>
         <source>Compare two selected</source>
         <translation>比较所选的两个文件</translation>
     </message>
@@ -1373,6 +1619,41 @@ Action log: {log}</source>
         <translation>扫描设置面板</translation>
     </message>
     <message>
+        <location line="+2"/>
+        <source>Show or hide the folders and options of the scan (F9)</source>
+        <translation>显示或隐藏扫描的文件夹和选项（F9）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Duplicates only</source>
+        <translation>仅显示重复文件</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Hide each group&apos;s reference: list only the files that may go</source>
+        <translation>隐藏每组的参照文件：只列出可以删除的文件</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Diff below the results</source>
+        <translation>差异显示在结果下方</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Stack the differences under the list of groups instead of beside it</source>
+        <translation>把差异显示在分组列表的下方，而不是旁边</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Ignored pairs…</source>
+        <translation>已忽略的文件对…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Review the pairs you said are not duplicates, and stop ignoring some</source>
+        <translation>查看你标为“不是重复”的文件对，并可取消忽略</translation>
+    </message>
+    <message>
         <location line="+3"/>
         <source>Preferences…</source>
         <translation>首选项…</translation>
@@ -1423,7 +1704,7 @@ Action log: {log}</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+11"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>

@@ -60,7 +60,7 @@ from neardup_core import actions
 from neardup_core.models import (
     DEFAULT_FLOOR,
     DEFAULT_THRESHOLD,
-    TEXT_SUFFIXES,
+    ENCODED_SUFFIXES,
     Member,
     ScanOptions,
 )
@@ -452,7 +452,7 @@ class MainWindow(QMainWindow):
         self.act_reveal.setEnabled(len(docs) >= 1)
         self.act_compare.setEnabled(len(docs) == 2)
         self.act_read_as.setEnabled(len(docs) == 1 and not busy and self.result is not None
-                                    and self.result.documents[docs[0]].format == "txt")
+                                    and self.result.documents[docs[0]].format in ("txt", "html"))
         self.act_read_file_as.setEnabled(not busy)
         self.act_make_ref.setEnabled(len(docs) == 1 and not self._is_reference_selected()
                                      and not busy)
@@ -555,7 +555,9 @@ class MainWindow(QMainWindow):
     def _ask_text_file(self, title: str) -> str:
         start = self.settings.get(S.LAST_DIR) or os.path.expanduser("~")
         path, _ = QFileDialog.getOpenFileName(
-            self, title, start, self.tr("Text files (*.txt *.text *.md *.csv);;All files (*)"))
+            self, title, start,
+            self.tr("Text files and web pages (*.txt *.text *.md *.csv *.html *.htm);;"
+                    "All files (*)"))
         return path
 
     # ================================================================= marking
@@ -618,7 +620,7 @@ class MainWindow(QMainWindow):
         path = self.problems_proxy.data(index, Qt.ItemDataRole.UserRole)
         busy = self.scan_worker is not None or self.busy_worker is not None
         return bool(path) and not busy and \
-            os.path.splitext(path)[1].lower() in TEXT_SUFFIXES
+            os.path.splitext(path)[1].lower() in ENCODED_SUFFIXES
 
     def read_problem_as(self, index: QModelIndex) -> None:
         if self.problem_can_be_read_as(index):

@@ -10,6 +10,10 @@ Targets (each a function of bytes that raises only when a contract is broken):
   or a Problem of a Word kind / an :class:`ExtractError`; never another exception.
 * ``docx-parts``: a valid package with one part (chosen by the first byte) replaced by the
   rest of the bytes, so mutations reach the XML, relationships and content types.
+* ``pdf``, ``odt``, ``rtf``, ``html``: the bytes as a file of that format through
+  :func:`extract` (text, or a Problem of a kind that format can have; never a reader bug) and
+  through the format's reader (text or an :class:`ExtractError`; the HTML reader never
+  raises and never leaves a script's text).
 * ``session``: the bytes as a saved results file through :func:`load_result`: a
   :class:`ReportError`, or a result whose groups, regrouping and JSON report all work, and
   whose trash and move plans hold only files inside its roots with their recorded bytes.
@@ -150,6 +154,126 @@ def fuzz_docx(data: bytes) -> None:
     _check(content.text == text, "docx_content and read_docx disagree")
     _check(content.identity is None or len(content.identity) == 32, "a malformed identity")
     _check(bool(content.unread) == bool(content.skipped), "unread content not said")
+
+
+_DOC_KINDS = {"corrupt", "encrypted", "unsupported", "too-large", "empty"}
+
+
+def _fuzz_reader(data: bytes, suffix: str, reader: Callable[[bytes], str]) -> None:
+    from neardup_core.extract import ExtractError
+
+    _extracted(_file(data, suffix), _DOC_KINDS)
+    try:
+        text = reader(data)
+    except ExtractError as exc:
+        _check(bool(exc.message), "an error without a message")
+        return
+    _check(isinstance(text, str), f"{suffix} reader returned a non-str")
+
+
+def fuzz_pdf(data: bytes) -> None:
+    from neardup_core.extract import pdf_text
+
+    _fuzz_reader(data, ".pdf", pdf_text)
+
+
+def fuzz_odt(data: bytes) -> None:
+    from neardup_core.extract import odt_text
+
+    _fuzz_reader(data, ".odt", odt_text)
+
+
+def fuzz_rtf(data: bytes) -> None:
+    from neardup_core.extract import rtf_text
+
+    _fuzz_reader(data, ".rtf", rtf_text)
+
+
+def fuzz_html(data: bytes) -> None:
+    from neardup_core.extract import ExtractError, html_decode, html_text
+
+    _extracted(_file(data, ".html"), _DOC_KINDS | {"binary"})
+    try:
+        page = html_decode(data).text
+    except ExtractError as exc:
+        _check(bool(exc.message), "an error without a message")
+        return
+    text = html_text(page)
+    _check(isinstance(text, str), "html_text returned a non-str")
+    if "<script" not in page.lower() and "<!--" not in page:
+        return
+    _check("fuzz-hidden-script" not in text or "fuzz-hidden-script" in
+           html_text(page.replace("<script", "<p")), "a script's text was read")
+
+
+def _raw_pdf(objects: dict[int, bytes]) -> bytes:
+    """A PDF of ``objects`` with a correct cross-reference table (seeds need no PDF writer)."""
+    out = io.BytesIO()
+    out.write(b"%PDF-1.7\n")
+    offsets = {}
+    for number in sorted(objects):
+        offsets[number] = out.tell()
+        out.write(b"%d 0 obj\n" % number + objects[number] + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    for number in sorted(objects):
+        out.write(b"%010d 00000 n \n" % offsets[number])
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
+              % (len(objects) + 1, xref))
+    return out.getvalue()
+
+
+def _pdf_seeds() -> list[bytes]:
+    ops = b"BT /F1 12 Tf 72 720 Td (Fuzzing the PDF reader, page one) Tj ET"
+    hex_ops = b"BT /F1 12 Tf 72 700 Td <48656c6c6f> Tj ET"
+    font = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
+    page = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+            b"/Resources << /Font << /F1 5 0 R >> >> >>")
+    out = []
+    for content in (ops, hex_ops, ops + b"\n" + hex_ops):
+        out.append(_raw_pdf({1: b"<< /Type /Catalog /Pages 2 0 R >>",
+                             2: b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>", 3: page,
+                             4: b"<< /Length %d >>\nstream\n" % len(content) + content
+                             + b"\nendstream", 5: font}))
+    return out
+
+
+def _odt_seeds() -> list[bytes]:
+    body = (f"<text:h>{_ZH}</text:h><text:p>{_FR}<text:s text:c=\"2\"/>x<text:tab/>"
+            "<text:line-break/><text:span>span</text:span><text:note><text:note-body>"
+            "<text:p>note</text:p></text:note-body></text:note></text:p><table:table>"
+            "<table:table-row><table:table-cell><text:p>cell</text:p></table:table-cell>"
+            "</table:table-row></table:table>")
+    content = ('<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office='
+               '"urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:'
+               'names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:'
+               'opendocument:xmlns:table:1.0"><office:body><office:text>' + body +
+               "</office:text></office:body></office:document-content>").encode()
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+        z.writestr("content.xml", content, zipfile.ZIP_DEFLATED)
+        z.writestr("META-INF/manifest.xml", "<manifest/>")
+    return [out.getvalue()]
+
+
+def _rtf_seeds() -> list[bytes]:
+    gbk = "".join(f"\\'{b:02x}" for b in _ZH.encode("gbk"))
+    uni = "".join(f"\\u{ord(c)}?" for c in _ZHT)
+    return [(f"{{\\rtf1\\ansi\\ansicpg936{{\\fonttbl{{\\f0\\fcharset134 SimSun;}}}}"
+             f"{{\\info{{\\title t}}}}\\f0 {gbk}\\par {uni}\\par "
+             f"{{\\field{{\\*\\fldinst HYPERLINK \"x\"}}{{\\fldrslt link}}}}"
+             f"\\tab \\{{x\\}} \\bin2 {{}}}}").encode("ascii"),
+            b"{\\rtf1\\ansi\\ansicpg950\\uc1 \\'a4\\'a4\\u20013?\\par}"]
+
+
+def _html_seeds() -> list[bytes]:
+    page = (f'<!DOCTYPE html><html><head><meta charset="gbk"><title>t</title><style>p{{}}'
+            f"</style><script>fuzz-hidden-script()</script></head><body><!-- c --><p>{_ZH}"
+            f"</p><div>{_FR}<br>x</div><table><tr><td>1</td></tr></table></body></html>")
+    return [page.encode("gbk", "replace"), page.encode("utf-8-sig"),
+            b"<meta http-equiv='Content-Type' content='text/html; charset=big5'>"
+            + _ZHT.encode("big5")]
 
 
 _PART_NAMES = ("word/document.xml", "[Content_Types].xml", "_rels/.rels",
@@ -363,6 +487,7 @@ def fuzz_names(data: bytes) -> None:
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "decode": fuzz_decode, "txt": fuzz_txt, "docx": fuzz_docx, "docx-parts": fuzz_docx_parts,
     "session": fuzz_session, "session-parts": fuzz_session_parts, "names": fuzz_names,
+    "pdf": fuzz_pdf, "odt": fuzz_odt, "rtf": fuzz_rtf, "html": fuzz_html,
 }
 
 
@@ -392,6 +517,8 @@ def seeds(target: str) -> list[bytes]:
         return [bytes([i]) + _PARTS[name] for i, name in enumerate(_PART_NAMES)]
     if target == "session":
         return _saved_results()
+    if target in _FORMAT_SEEDS:
+        return _FORMAT_SEEDS[target]()
     if target == "session-parts":
         return [bytes([i]) + data for i, (_, data) in enumerate(_session_members())]
     import docx
@@ -409,6 +536,10 @@ def seeds(target: str) -> list[bytes]:
     out.append(_zip(strict))
     out.append(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + "EncryptionInfo".encode("utf-16-le"))
     return out
+
+
+_FORMAT_SEEDS: dict[str, Callable[[], list[bytes]]] = {
+    "pdf": _pdf_seeds, "odt": _odt_seeds, "rtf": _rtf_seeds, "html": _html_seeds}
 
 
 #: A PNG of one pixel.

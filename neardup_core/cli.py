@@ -102,7 +102,8 @@ def _threshold(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="neardup",
-        description="Find near-duplicate documents (.txt in any encoding, .docx) in folders.")
+        description="Find near-duplicate documents (.txt in any encoding, .docx, .pdf, .odt, "
+                    ".rtf, .html) in folders.")
     p.add_argument("--version", action="version", version=f"neardup {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -139,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="drop cache entries stored longer ago than this "
                         f"(default {_D['cache_days']}; 0 for no bound)")
     s.add_argument("--include", action="append", metavar="SUFFIX",
-                   help="file types to read, e.g. --include .txt --include .md "
+                   help="file types to read, e.g. --include .txt --include .html "
                         f"(default {' '.join(_D['include'])}; comma lists work too)")
     s.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                    help="skip files or folders matching this pattern (repeatable)")

@@ -39,11 +39,32 @@ RUN_ONLY = {"run_only": True}
 DEFAULT_THRESHOLD = 0.6
 #: Pairs are kept down to this score so the slider can be loosened without a rescan.
 DEFAULT_FLOOR = 0.4
-DEFAULT_SUFFIXES = (".txt", ".docx")
+DEFAULT_SUFFIXES = (".txt", ".docx", ".pdf", ".odt", ".rtf", ".doc", ".wps")
 #: Suffixes read as plain text when the user includes them.
 TEXT_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown", ".rst", ".csv", ".tsv", ".log",
-                           ".org", ".tex", ".html", ".htm", ".xml", ".json", ".srt"})
+                           ".org", ".tex", ".xml", ".json", ".srt"})
 DOCX_SUFFIXES = frozenset({".docx", ".docm", ".dotx"})
+PDF_SUFFIXES = frozenset({".pdf"})
+ODT_SUFFIXES = frozenset({".odt", ".ott"})
+RTF_SUFFIXES = frozenset({".rtf"})
+#: Web pages: their visible text, in the charset they declare (the encoding can be chosen).
+HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
+#: Binary word-processor formats no maintained library reads: listed as problems that say
+#: what to do, never skipped in silence (neardup_core/extract/legacy.py).
+LEGACY_SUFFIXES = frozenset({".doc", ".dot", ".wps"})
+#: Formats read by native code (zlib, libxml2, PDFium) that a hostile file could crash: read
+#: only in worker processes, where a crash costs one file.
+NATIVE_SUFFIXES = DOCX_SUFFIXES | PDF_SUFFIXES | ODT_SUFFIXES | HTML_SUFFIXES
+#: Read only in worker processes, even in a scan small enough to be read in its own process:
+#: PDFium is a large C++ parser of the most hostile format a folder holds; its crash in the
+#: scan's process would end the scan (and the app), in a worker it costs one file.
+WORKER_ONLY_SUFFIXES = PDF_SUFFIXES
+#: Everything a scan can be asked to include.
+READABLE_SUFFIXES = (TEXT_SUFFIXES | DOCX_SUFFIXES | PDF_SUFFIXES | ODT_SUFFIXES | RTF_SUFFIXES
+                     | HTML_SUFFIXES | LEGACY_SUFFIXES)
+#: Formats whose characters come through an encoding the user may choose (the others carry
+#: their own: a .docx, .pdf or .odt is Unicode inside, an RTF declares its code page).
+ENCODED_SUFFIXES = TEXT_SUFFIXES | HTML_SUFFIXES
 
 
 class Method(StrEnum):
@@ -106,7 +127,7 @@ class Document:
     path: str                 # absolute
     size: int
     mtime: float              # seconds since the epoch
-    format: str               # "txt" or "docx"
+    format: str               # "txt", "docx", "pdf", "odt", "rtf", "html" or "doc"
     encoding: str | None      # codec of a .txt ("utf-8", "gb18030", "big5"...); None for .docx
     confidence: float | None  # detector confidence, 1.0 for a BOM, None for .docx
     replaced: int             # characters replaced by U+FFFD while decoding
@@ -221,8 +242,8 @@ class ScanOptions:
         if not self.include:
             raise OptionsError("include", "at least one file type is needed")
         for s in self.include:
-            if s not in TEXT_SUFFIXES and s not in DOCX_SUFFIXES:
-                known = ", ".join(sorted(TEXT_SUFFIXES | DOCX_SUFFIXES))
+            if s not in READABLE_SUFFIXES:
+                known = ", ".join(sorted(READABLE_SUFFIXES))
                 raise OptionsError("include", f"cannot read {s!r} files (readable: {known})")
         if self.min_size < 0:
             raise OptionsError("min_size", "must be 0 or more bytes")
@@ -257,9 +278,12 @@ class ScanOptions:
         if self.user_dict is not None and not os.path.isfile(self.user_dict):
             raise OptionsError("user_dict", f"no such file: {self.user_dict}")
         for path, codec in self.encodings:
-            if os.path.splitext(path)[1].lower() in DOCX_SUFFIXES:
-                raise OptionsError("encodings", f"{path} is a Word document: its text has no "
-                                   "encoding to choose, only text files do")
+            suffix = os.path.splitext(path)[1].lower()
+            if suffix not in ENCODED_SUFFIXES:
+                what = "a Word document" if suffix in DOCX_SUFFIXES else \
+                    f"a {suffix.lstrip('.').upper() or 'binary'} document"
+                raise OptionsError("encodings", f"{path} is {what}: its text has no encoding "
+                                   "to choose, only text files and web pages do")
             try:
                 info = codecs.lookup(codec)
                 if not getattr(info, "_is_text_encoding", True):  # base64, rot13, zlib...

@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neardup_core.extract import decode_bytes
+from neardup_core.extract import decode_bytes, html_decode, html_text
+from neardup_core.models import HTML_SUFFIXES
 
 # Bytes of the file shown: enough for the first screen of text; read once, when the dialog
 # opens (a bounded read, so a large file or a slow drive costs no more than this).
@@ -65,6 +66,8 @@ class EncodingDialog(QDialog):
         self.choice: str | None = current
         self.setWindowTitle(self.tr("Read in another encoding"))
         self._data, self._error = _head(path)
+        # A web page is shown as the scan reads it: its declared charset, its visible text.
+        self._html = os.path.splitext(path)[1].lower() in HTML_SUFFIXES
 
         name = QLabel(os.path.basename(path))
         name.setToolTip(path)
@@ -117,7 +120,7 @@ class EncodingDialog(QDialog):
         codec = self.selected()
         if codec is None:
             try:
-                got = decode_bytes(self._data)
+                got = html_decode(self._data) if self._html else decode_bytes(self._data)
             except Exception as exc:  # binary data: nothing to show in any encoding
                 self.preview.setPlainText("")
                 self.note.setText(str(exc))
@@ -132,7 +135,7 @@ class EncodingDialog(QDialog):
             self.note.setText(self.tr("%Ln bytes of the start of the file do not fit this "
                                       "encoding (shown as \ufffd).", "", bad)
                               if bad > 0 else "")
-        self.preview.setPlainText(text)
+        self.preview.setPlainText(html_text(text) if self._html else text)
 
     def accept(self) -> None:
         self.choice = self.selected()

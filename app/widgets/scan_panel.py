@@ -30,14 +30,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neardup_core.models import DEFAULT_FLOOR, ScanOptions
+from neardup_core.models import DEFAULT_FLOOR, DEFAULT_SUFFIXES, ScanOptions
 
 from .. import settings as S
 from ..settings import Settings
 from .icons import icon
 
-# The file types offered as checkboxes.
-FILE_TYPES = (".txt", ".docx", ".md")
+#: The file types offered as checkboxes: each box reads the suffixes of its row (the first
+#: names it). Old .doc/.wps files go with Word: they are listed as problems that say to save
+#: them as .docx, rather than left out of the scan without a word.
+FILE_TYPES: tuple[tuple[str, ...], ...] = (
+    (".txt",), (".docx", ".doc", ".wps"), (".pdf",), (".odt",), (".rtf",), (".html", ".htm"),
+    (".md",))
 
 
 def split_patterns(text: str) -> tuple[str, ...]:
@@ -136,10 +140,21 @@ class ScanPanel(QWidget):
         types = QGridLayout()
         types.setContentsMargins(0, 0, 0, 0)
         labels = {".txt": self.tr("Text (.txt)"), ".docx": self.tr("Word (.docx)"),
+                  ".pdf": self.tr("PDF (.pdf)"), ".odt": self.tr("OpenDocument (.odt)"),
+                  ".rtf": self.tr("Rich text (.rtf)"), ".html": self.tr("Web pages (.html)"),
                   ".md": self.tr("Markdown (.md)")}
-        for k, suffix in enumerate(FILE_TYPES):
-            box = QCheckBox(labels[suffix])
-            self.type_boxes[suffix] = box
+        tips = {".docx": self.tr("Old .doc and .wps files are listed as problems: save them "
+                                 "as .docx to compare them"),
+                ".pdf": self.tr("The text of PDF files; scanned pages without text are "
+                                "listed as problems"),
+                ".html": self.tr("The visible text of web pages (.html, .htm)")}
+        self._type_suffixes: dict[str, tuple[str, ...]] = {}
+        for k, group in enumerate(FILE_TYPES):
+            box = QCheckBox(labels[group[0]])
+            if group[0] in tips:
+                box.setToolTip(tips[group[0]])
+            self.type_boxes[group[0]] = box
+            self._type_suffixes[group[0]] = group
             types.addWidget(box, k // 2, k % 2)
         types_widget = QWidget()
         types_widget.setLayout(types)
@@ -208,15 +223,18 @@ class ScanPanel(QWidget):
         lay.addWidget(hint)
         lay.addWidget(self.start_button)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
-        self.set_suffixes([".txt", ".docx"])
+        self.set_suffixes(DEFAULT_SUFFIXES)
         self.recursive.setChecked(True)
 
     # -- values ---------------------------------------------------------------------------
     def suffixes(self) -> list[str]:
-        return [s for s, box in self.type_boxes.items() if box.isChecked()]
+        """The suffixes of the checked boxes (a box may stand for several: .html and .htm)."""
+        return [x for s, box in self.type_boxes.items() if box.isChecked()
+                for x in self._type_suffixes[s]]
 
     def set_suffixes(self, suffixes: Iterable[str]) -> None:
-        wanted = set(suffixes)
+        """Check the boxes whose first suffix is among ``suffixes``."""
+        wanted = {s.lower() for s in suffixes}
         for s, box in self.type_boxes.items():
             box.setChecked(s in wanted)
 

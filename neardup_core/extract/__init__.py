@@ -9,6 +9,7 @@ crash).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import xxhash
@@ -16,6 +17,7 @@ import xxhash
 from neardup_core.extract.common import (
     BinaryContent,
     CorruptDocx,
+    EmptyDocument,
     EncryptedDocx,
     ExtractError,
     NotRegularFile,
@@ -23,6 +25,7 @@ from neardup_core.extract.common import (
     UnsupportedDocx,
     human_size,
     open_regular,
+    read_bounded,
 )
 from neardup_core.extract.docx import (
     DocxContent,
@@ -33,9 +36,24 @@ from neardup_core.extract.docx import (
     read_docx_bytes,
 )
 from neardup_core.extract.encoding.detect import Decoded, decode_bytes
+from neardup_core.extract.html import html_decode, html_text
+from neardup_core.extract.legacy import LEGACY_MESSAGE, sniff_legacy
+from neardup_core.extract.odt import odt_text
+from neardup_core.extract.pdf import PdfContent, PdfLimits, pdf_content, pdf_text
+from neardup_core.extract.rtf import rtf_text
 from neardup_core.extract.txt import decode_txt, read_txt, read_txt_bytes
 from neardup_core.extract.walk import FileEntry, WalkStats, check_roots, walk
-from neardup_core.models import DOCX_SUFFIXES, TEXT_SUFFIXES, Problem, ProblemKind
+from neardup_core.models import (
+    DOCX_SUFFIXES,
+    HTML_SUFFIXES,
+    LEGACY_SUFFIXES,
+    ODT_SUFFIXES,
+    PDF_SUFFIXES,
+    RTF_SUFFIXES,
+    TEXT_SUFFIXES,
+    Problem,
+    ProblemKind,
+)
 
 __all__ = [
     "BinaryContent",
@@ -43,11 +61,14 @@ __all__ = [
     "Decoded",
     "DocxContent",
     "DocxLimits",
+    "EmptyDocument",
     "EncryptedDocx",
     "ExtractError",
     "Extracted",
     "FileEntry",
     "NotRegularFile",
+    "PdfContent",
+    "PdfLimits",
     "TooLarge",
     "UnsupportedDocx",
     "WalkStats",
@@ -58,11 +79,17 @@ __all__ = [
     "docx_content",
     "docx_text",
     "extract",
+    "html_decode",
+    "html_text",
     "human_size",
+    "odt_text",
+    "pdf_content",
+    "pdf_text",
     "read_docx",
     "read_docx_bytes",
     "read_txt",
     "read_txt_bytes",
+    "rtf_text",
     "walk",
 ]
 
@@ -72,9 +99,9 @@ _CHUNK = 1024 * 1024
 @dataclass(frozen=True, slots=True)
 class Extracted:
     text: str
-    format: str                # "txt" or "docx"
-    encoding: str | None       # codec of a .txt; None for .docx
-    confidence: float | None   # detector confidence for a .txt; None for .docx
+    format: str                # "txt", "docx", "pdf", "odt", "rtf" or "html"
+    encoding: str | None       # codec of a .txt or .html; None for the others
+    confidence: float | None   # detector confidence for a .txt or .html; None for the others
     replaced: int              # U+FFFD introduced while decoding
     #: :func:`content_hash` of the bytes the text was read from (computed from those very
     #: bytes, so a scan reads each file once); None when whoever made this did not know them.
@@ -92,6 +119,7 @@ _KINDS: tuple[tuple[type[ExtractError], ProblemKind], ...] = (
     (BinaryContent, ProblemKind.BINARY),
     (EncryptedDocx, ProblemKind.ENCRYPTED),
     (UnsupportedDocx, ProblemKind.UNSUPPORTED),
+    (EmptyDocument, ProblemKind.EMPTY),
     (CorruptDocx, ProblemKind.CORRUPT),
     (NotRegularFile, ProblemKind.UNREADABLE),
 )
@@ -100,8 +128,8 @@ _KINDS: tuple[tuple[type[ExtractError], ProblemKind], ...] = (
 def extract(path: str, *, max_bytes: int, encoding: str | None = None) -> Extracted | Problem:
     """The text of ``path`` (dispatched on its suffix), or the Problem that prevented it.
 
-    ``max_bytes`` bounds what is read: the size of a text file, the size of a .docx file.
-    ``encoding`` overrides detection for text files (the user's manual choice).
+    ``max_bytes`` bounds what is read: the size of a text file, the size of a document.
+    ``encoding`` overrides detection for text files and web pages (the user's manual choice).
     """
     suffix = os.path.splitext(path)[1].lower()
     try:
@@ -109,6 +137,18 @@ def extract(path: str, *, max_bytes: int, encoding: str | None = None) -> Extrac
             return _docx(path, max_bytes)
         if suffix in TEXT_SUFFIXES:
             return _txt(path, max_bytes, encoding)
+        if suffix in PDF_SUFFIXES:
+            return _pdf(path, _read(path, max_bytes, "PDF files"), max_bytes)
+        if suffix in ODT_SUFFIXES:
+            return _document(path, "odt", odt_text,
+                             _read(path, max_bytes, "OpenDocument files"), max_bytes)
+        if suffix in RTF_SUFFIXES:
+            return _document(path, "rtf", rtf_text, _read(path, max_bytes, "RTF files"),
+                             max_bytes)
+        if suffix in HTML_SUFFIXES:
+            return _html(path, _read(path, max_bytes, "web pages"), max_bytes, encoding)
+        if suffix in LEGACY_SUFFIXES:
+            return _legacy(path, max_bytes, encoding)
         return Problem(path, ProblemKind.UNSUPPORTED,
                        f"neardup does not read {suffix or 'extension-less'} files")
     except ExtractError as exc:
@@ -150,6 +190,62 @@ def _docx(path: str, max_bytes: int) -> Extracted | Problem:
         return Problem(path, ProblemKind.EMPTY, "the document has no text")
     return Extracted(content.text, "docx", None, None, 0, _hash_of(data, max_bytes),
                      content.identity, content.skipped)
+
+
+def _read(path: str, max_bytes: int, kind: str) -> bytes:
+    """The bytes of the file at ``path``, refused (:class:`TooLarge`) over ``max_bytes``."""
+    too_large = f"the file is over {human_size(max_bytes)}, the size limit for {kind}"
+    with open_regular(path, open) as f:
+        if os.fstat(f.fileno()).st_size > max_bytes:  # refused before anything is read
+            raise TooLarge(too_large)
+        data = read_bounded(f, max_bytes)
+    if len(data) > max_bytes:
+        raise TooLarge(too_large)
+    return data
+
+
+def _document(path: str, fmt: str, reader: Callable[[bytes], str], data: bytes,
+              max_bytes: int) -> Extracted | Problem:
+    """A document whose reader gives its text from its bytes (PDF, OpenDocument, RTF)."""
+    text = reader(data)
+    if not text.strip():
+        return Problem(path, ProblemKind.EMPTY, "the document has no text")
+    return Extracted(text, fmt, None, None, text.count("\ufffd") if fmt == "rtf" else 0,
+                     _hash_of(data, max_bytes))
+
+
+def _pdf(path: str, data: bytes, max_bytes: int) -> Extracted | Problem:
+    content = pdf_content(data)
+    if not content.text.strip():
+        return Problem(path, ProblemKind.EMPTY, "the document has no text")
+    digest = _hash_of(data, max_bytes)
+    # Pages not read never let two PDFs be called identical on the text that was read.
+    identity = f"pdf-damaged:{digest}" if content.damaged else None
+    return Extracted(content.text, "pdf", None, None, 0, digest, identity, content.skipped)
+
+
+def _html(path: str, data: bytes, max_bytes: int, encoding: str | None) -> Extracted | Problem:
+    decoded = html_decode(data, encoding=encoding)
+    text = html_text(decoded.text)
+    if not text.strip():
+        return Problem(path, ProblemKind.EMPTY, "the web page shows no text")
+    return Extracted(text, "html", decoded.encoding, decoded.confidence, decoded.replaced,
+                     _hash_of(data, max_bytes))
+
+
+def _legacy(path: str, max_bytes: int, encoding: str | None) -> Extracted | Problem:
+    """A .doc or .wps: read when it is really RTF, HTML or a .docx under that name (Word and
+    web systems save those so), otherwise the problem that says what to do."""
+    with open_regular(path, open) as f:
+        head = f.read(4096)
+    kind = sniff_legacy(head)
+    if kind == "rtf":
+        return _document(path, "rtf", rtf_text, _read(path, max_bytes, "RTF files"), max_bytes)
+    if kind == "html":
+        return _html(path, _read(path, max_bytes, "web pages"), max_bytes, encoding)
+    if kind == "docx":
+        return _docx(path, max_bytes)
+    return Problem(path, ProblemKind.UNSUPPORTED, LEGACY_MESSAGE)
 
 
 def _hash_of(data: bytes, max_bytes: int) -> str:

@@ -5,9 +5,10 @@
     ExtractError
     ├── TooLarge          over a size limit (file, zip part, whole archive, compression ratio)
     ├── BinaryContent     named like text but holds binary data (raised by encoding.py)
-    ├── CorruptDocx       not a Word document, or a damaged one
-    ├── EncryptedDocx     password-protected
+    ├── CorruptDocx       not a Word document (or PDF, .odt, ...), or a damaged one
+    ├── EncryptedDocx     password-protected (any document format)
     ├── UnsupportedDocx   a Word file of a kind not read (legacy .doc, unreadable Strict OOXML)
+    ├── EmptyDocument     a document with no text to compare (a scanned PDF)
     └── NotRegularFile    a pipe, socket or device where a file was expected (also an OSError)
 
 Each carries one sentence for the user in ``message``; :func:`neardup_core.extract.extract`
@@ -52,6 +53,11 @@ class EncryptedDocx(ExtractError):
 
 class UnsupportedDocx(ExtractError):
     """A Word file of a kind neardup does not read."""
+
+
+class EmptyDocument(ExtractError):
+    """A document that opens but holds no text to compare; ``message`` says why (a PDF of
+    scanned pages is not an empty document to its owner: it needs OCR)."""
 
 
 class NotRegularFile(ExtractError, OSError):

@@ -18,12 +18,14 @@ import numpy as np
 from neardup_core.errors import CacheError
 from neardup_core.extract import FileEntry, content_hash
 from neardup_core.fingerprint.fingerprinter import DocFingerprint
-from neardup_core.models import Problem, ProblemKind
+from neardup_core.models import WORKER_ONLY_SUFFIXES, Problem, ProblemKind
 from neardup_core.scan.pool import WorkerPool
 from neardup_core.scan.stages import RunStages
 from neardup_core.scan.worker import Outcome
 from neardup_core.store.cache import CacheEntry, FingerprintCache
 from neardup_core.store.snapshot import Snapshot, snapshot_key, unpack
+
+_WORKER_ONLY = tuple(sorted(WORKER_ONLY_SUFFIXES))
 
 __all__ = ["CacheLookup", "CacheOpening", "cache_entry", "outcome_from_cache"]
 
@@ -110,6 +112,7 @@ class CacheLookup(RunStages):
     _looked: int
     _todo: list[FileEntry]
     _todo_bytes: int
+    _todo_worker_only: bool
     _snap_key: str | None
     _snap_state: str | None
     _opening: CacheOpening | None
@@ -145,6 +148,8 @@ class CacheLookup(RunStages):
             if e.path not in hits:
                 self._todo.append(e)
                 self._todo_bytes += e.size
+                if e.path.lower().endswith(_WORKER_ONLY):
+                    self._todo_worker_only = True
         if not self.workers.started and self.workers.unavailable is None and \
                 not self._inprocess(len(self._todo), self._todo_bytes):
             self.workers.start()

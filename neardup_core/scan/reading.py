@@ -23,7 +23,7 @@ import numpy as np
 from neardup_core.errors import CacheError
 from neardup_core.extract import FileEntry
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
-from neardup_core.models import DOCX_SUFFIXES, ProblemKind
+from neardup_core.models import LEGACY_SUFFIXES, NATIVE_SUFFIXES, ProblemKind
 from neardup_core.progress import Stage
 from neardup_core.scan.cache_lookup import cache_entry, outcome_from_cache
 from neardup_core.scan.pool import WorkerPool
@@ -54,7 +54,9 @@ BATCH_BYTES = 4 * 1024 * 1024
 DEAD_POOLS_LIMIT = 8
 #: Text (characters) the scan's own process may read ahead while the workers start.
 READ_AHEAD_BYTES = 32 * 1024 * 1024
-_DOCX = tuple(sorted(DOCX_SUFFIXES))
+#: Read by native code a hostile file could crash: never read ahead in this process (a legacy
+#: .doc may be a .docx under another name).
+_NATIVE = tuple(sorted(NATIVE_SUFFIXES | LEGACY_SUFFIXES))
 
 
 class Reading(RunStages):
@@ -71,6 +73,7 @@ class Reading(RunStages):
     _told_no_workers: bool
     _replayable: bool
     _walked_paths: list[str]
+    _todo_worker_only: bool
     #: bytes done and to do in the current run of batches (see _run_batches)
     _read_bytes: list[int]
 
@@ -258,18 +261,18 @@ class Reading(RunStages):
         texts to fingerprint. It stops as soon as the workers are up (or READ_AHEAD_BYTES of
         text are waiting).
 
-        Only plain-text files are read ahead: decoding them is Python code, whose failures are
-        exceptions that become problems. A .docx goes through zlib and libxml2, C code that a
-        hostile file could crash; those stay in the workers, where a crash costs one file and
-        not the scan (or the app).
+        Only plain-text and RTF files are read ahead: decoding them is Python code, whose
+        failures are exceptions that become problems. A .docx, .odt, .pdf or web page goes
+        through zlib, libxml2 or PDFium, C code that a hostile file could crash; those stay in
+        the workers, where a crash costs one file and not the scan (or the app).
         """
         held = 0
         later: list[FileEntry] = []
         while queue and held < READ_AHEAD_BYTES and self.workers.warming and \
                 not self.cancel.cancelled:
             batch = queue.popleft()
-            text = [e for e in batch if not e.path.lower().endswith(_DOCX)]
-            later.extend(e for e in batch if e.path.lower().endswith(_DOCX))
+            text = [e for e in batch if not e.path.lower().endswith(_NATIVE)]
+            later.extend(e for e in batch if e.path.lower().endswith(_NATIVE))
             if text:
                 items = prepare_batch(text, self.opt.max_size, self._chosen(text))
                 held += sum(len(x.got.text) for x in items if isinstance(x, Prepared))
@@ -338,7 +341,10 @@ class Reading(RunStages):
         return {e.path: c for e in batch if (c := self.opt.encoding_of(e.path)) is not None}
 
     def _inprocess(self, files: int, nbytes: int) -> bool:
-        """Too little to read for worker processes to pay for their start."""
+        """Too little to read for worker processes to pay for their start, and nothing that
+        only a worker may read (a PDF: see WORKER_ONLY_SUFFIXES)."""
+        if self._todo_worker_only:
+            return False
         return (self.opt.workers == 1 or files <= INPROCESS_MAX_FILES
                 or nbytes <= INPROCESS_MAX_BYTES)
 

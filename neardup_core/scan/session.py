@@ -97,6 +97,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass):
         self._looked = 0          # entries already looked up in the cache during the walk
         self._todo: list[FileEntry] = []  # ... and those of them it did not hold
         self._todo_bytes = 0
+        self._todo_worker_only = False  # a file only a worker may read is to be read
         self._told_no_workers = False
         # the kept whole result of this scan (neardup_core.store.snapshot), when the cache has one
         self._snap_key: str | None = None

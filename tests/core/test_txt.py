@@ -166,8 +166,9 @@ class TestExtract:
         assert isinstance(got, Problem) and got.kind == ProblemKind.UNREADABLE
 
     def test_unknown_suffix(self, tmp_path: Path) -> None:
-        got = extract(_write(tmp_path, "a.pdf", b"%PDF-1.4"), max_bytes=MiB)
+        got = extract(_write(tmp_path, "a.xyz", b"%PDF-1.4"), max_bytes=MiB)
         assert isinstance(got, Problem) and got.kind == ProblemKind.UNSUPPORTED
+        assert got.message == "neardup does not read .xyz files"
 
 
 def test_binary_content_carries_its_reason() -> None:

@@ -39,7 +39,7 @@ def _rel(paths: list[str], root: Path) -> list[str]:
 @pytest.fixture
 def ex_tree(tmp_path: Path) -> Path:
     root = tmp_path / "docs"
-    for name in ("b.txt", "a.TXT", "c.docx", "notes.pdf", "z.md",
+    for name in ("b.txt", "a.TXT", "c.docx", "notes.xyz", "z.md",
                  "sub/d.txt", "sub/inner/e.docx", "sub/inner/f.txt", "another/g.txt"):
         _touch(root / name)
     return root
@@ -50,7 +50,7 @@ def test_order_filters_and_counts(ex_tree: Path) -> None:
     # files of a folder by name, then its subfolders by name, depth first
     assert _rel(paths, ex_tree) == ["a.TXT", "b.txt", "c.docx", "another/g.txt", "sub/d.txt",
                                     "sub/inner/e.docx", "sub/inner/f.txt"]
-    assert stats.files == 7 and stats.skipped_type == 2  # .pdf, .md
+    assert stats.files == 7 and stats.skipped_type == 2  # .xyz, .md
     assert problems == []
     assert all(os.path.isabs(p) and os.path.normpath(p) == p for p in paths)
 

@@ -178,12 +178,12 @@
 <context>
     <name>EncodingDialog</name>
     <message>
-        <location filename="../../dialogs/encoding_dialog.py" line="+66"/>
+        <location filename="../../dialogs/encoding_dialog.py" line="+67"/>
         <source>Read in another encoding</source>
         <translation>以其他编码读取</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+11"/>
         <source>Detect automatically</source>
         <translation>自动检测</translation>
     </message>
@@ -373,8 +373,9 @@
 <context>
     <name>FolderList</name>
     <message>
-        <location filename="../../widgets/scan_panel.py" line="+61"/>
+        <location filename="../../widgets/scan_panel.py" line="+65"/>
         <source>Add…</source>
+        <extracomment>The file types offered as checkboxes: each box reads the suffixes of its row (the first names it). Old .doc/.wps files go with Word: they are listed as problems that say to save them as .docx, rather than left out of the scan without a word.</extracomment>
         <translation>添加…</translation>
     </message>
     <message>
@@ -519,8 +520,13 @@ This folder does not exist</source>
             <numerusform>%Ln 个重复文件</numerusform>
         </translation>
     </message>
+    <message>
+        <location line="+129"/>
+        <source>Text files and web pages (*.txt *.text *.md *.csv *.html *.htm);;All files (*)</source>
+        <translation>文本文件和网页 (*.txt *.text *.md *.csv *.html *.htm);;所有文件 (*)</translation>
+    </message>
     <message numerus="yes">
-        <location line="+145"/>
+        <location line="+18"/>
         <source>%Ln files below the threshold (in their group through another file) were not marked; Mark ▸ Mark all, also below the threshold marks them too.</source>
         <translation>
             <numerusform>有 %Ln 个低于阈值的文件（经由组内另一个文件进入该组）未被标记；“标记 ▸ 全部标记，包括低于阈值的”会把它们也标记上。</numerusform>
@@ -539,7 +545,7 @@ This folder does not exist</source>
         <translation>关于 neardup</translation>
     </message>
     <message>
-        <location line="-324"/>
+        <location line="-326"/>
         <source>Problems ({n})</source>
         <translation>问题 ({n})</translation>
     </message>
@@ -564,12 +570,7 @@ This folder does not exist</source>
         <translation>要以其他编码读取的文本文件</translation>
     </message>
     <message>
-        <location line="+13"/>
-        <source>Text files (*.txt *.text *.md *.csv);;All files (*)</source>
-        <translation>文本文件 (*.txt *.text *.md *.csv);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <location line="+25"/>
+        <location line="+40"/>
         <source>Mark the duplicates inside this folder</source>
         <translation>标记此文件夹中的重复文件</translation>
     </message>
@@ -1187,11 +1188,46 @@ Action log: {log}</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>PDF (.pdf)</source>
+        <translation>PDF (.pdf)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>OpenDocument (.odt)</source>
+        <translation>OpenDocument 文档 (.odt)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rich text (.rtf)</source>
+        <translation>RTF 富文本 (.rtf)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Web pages (.html)</source>
+        <translation>网页 (.html)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Markdown (.md)</source>
         <translation>Markdown (.md)</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+1"/>
+        <source>Old .doc and .wps files are listed as problems: save them as .docx to compare them</source>
+        <translation>旧版 .doc 和 .wps 文件会列为问题：请另存为 .docx 后再比较</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The text of PDF files; scanned pages without text are listed as problems</source>
+        <translation>读取 PDF 文件中的文字；没有文字层的扫描页会列为问题</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The visible text of web pages (.html, .htm)</source>
+        <translation>网页 (.html、.htm) 中可见的文字</translation>
+    </message>
+    <message>
+        <location line="+12"/>
         <source>Include subfolders</source>
         <translation>包括子文件夹</translation>
     </message>

@@ -1,0 +1,148 @@
+"""Documents of the newer formats written by the tests themselves: PDF (through reportlab, with
+its built-in CID font for Chinese, which needs no font file), OpenDocument text (XML zipped
+here), RTF (a GBK code page and ``\\'hh`` escapes written here) and HTML.
+
+Nothing is copied in from outside: every fixture is generated when a test asks for it.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Sequence
+from xml.sax.saxutils import escape
+
+_CJK_FONT = "STSong-Light"
+
+
+def _cjk(text: str) -> bool:
+    return any("\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" for ch in text)
+
+
+def pdf_bytes(pages: Sequence[Sequence[str]], *, header: str | None = None,
+              footer: str | None = None, user_password: str | None = None,
+              owner_password: str | None = None) -> bytes:
+    """A PDF whose page ``i`` holds the lines ``pages[i]`` (Chinese lines in STSong-Light),
+    with a running ``header``/``footer`` on every page ("{n}" becomes the page number)."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.pdfgen import canvas
+
+    if _CJK_FONT not in pdfmetrics.getRegisteredFontNames():
+        pdfmetrics.registerFont(UnicodeCIDFont(_CJK_FONT))
+    encrypt = None
+    if user_password is not None or owner_password is not None:
+        from reportlab.lib.pdfencrypt import StandardEncryption
+        encrypt = StandardEncryption(user_password or "", owner_password or "owner",
+                                     canPrint=1, canCopy=0)
+    out = io.BytesIO()
+    c = canvas.Canvas(out, pagesize=A4, encrypt=encrypt, invariant=1)
+    height = A4[1]
+    for number, lines in enumerate(pages, 1):
+        if header:
+            _line(c, header.format(n=number), 50, height - 40)
+        y = height - 80
+        for line in lines:
+            _line(c, line, 50, y)
+            y -= 16
+        if footer:
+            _line(c, footer.format(n=number), 50, 30)
+        c.showPage()
+    c.save()
+    return out.getvalue()
+
+
+def _line(c: object, text: str, x: float, y: float) -> None:
+    c.setFont(_CJK_FONT if _cjk(text) else "Helvetica", 11)  # type: ignore[attr-defined]
+    c.drawString(x, y, text)  # type: ignore[attr-defined]
+
+
+def scanned_pdf_bytes(pages: int = 2) -> bytes:
+    """A PDF of images only (what a scanner makes): no text layer at all."""
+    from PIL import Image, ImageDraw
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    c = canvas.Canvas(out, invariant=1)
+    for i in range(pages):
+        img = Image.new("L", (200, 100), 255)
+        ImageDraw.Draw(img).rectangle((10 + i, 10, 150, 60), fill=0)
+        c.drawImage(ImageReader(img), 50, 500, 200, 100)
+        c.showPage()
+    c.save()
+    return out.getvalue()
+
+
+_ODT_NS = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+           'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+           'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"')
+
+
+def odt_bytes(body_xml: str | None = None, *, paragraphs: Sequence[str] = (),
+              extra: dict[str, bytes] | None = None) -> bytes:
+    """An .odt: ``body_xml`` (the inside of office:text) or one text:p per paragraph."""
+    if body_xml is None:
+        body_xml = "".join(f"<text:p>{escape(p)}</text:p>" for p in paragraphs)
+    content = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {_ODT_NS} '
+               f'office:version="1.2"><office:body><office:text>{body_xml}</office:text>'
+               f'</office:body></office:document-content>').encode()
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.oasis.opendocument.text")
+        z.writestr("content.xml", content, zipfile.ZIP_DEFLATED)
+        z.writestr("META-INF/manifest.xml", '<?xml version="1.0"?><manifest:manifest '
+                   'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"/>')
+        for name, data in (extra or {}).items():
+            z.writestr(name, data, zipfile.ZIP_DEFLATED)
+    return out.getvalue()
+
+
+def rtf_bytes(paragraphs: Sequence[str], *, codepage: int = 936, unicode_escapes: bool = False
+              ) -> bytes:
+    """An RTF of ``paragraphs`` as Word writes it: ASCII as is, other characters as ``\\'hh``
+    bytes of the ``\\ansicpg`` code page (or ``\\uN?`` escapes when ``unicode_escapes``)."""
+    codec = {936: "gbk", 950: "big5", 1252: "cp1252", 932: "cp932"}[codepage]
+    body = []
+    for para in paragraphs:
+        parts = []
+        for ch in para:
+            if ch in "\\{}":
+                parts.append("\\" + ch)
+            elif ord(ch) < 128:
+                parts.append(ch)
+            elif unicode_escapes or not _encodable(ch, codec):
+                units = ch.encode("utf-16-le")
+                for i in range(0, len(units), 2):
+                    n = int.from_bytes(units[i:i + 2], "little")
+                    parts.append(f"\\u{n - 65536 if n > 32767 else n}?")
+            else:
+                parts.append("".join(f"\\'{b:02x}" for b in ch.encode(codec)))
+        body.append("".join(parts) + "\\par\n")
+    font = "\\f0\\fnil\\fcharset134 SimSun;" if codepage == 936 else "\\f0\\fswiss Arial;"
+    head = (f"{{\\rtf1\\ansi\\ansicpg{codepage}\\deff0{{\\fonttbl{{{font}}}}}"
+            f"{{\\colortbl;\\red0\\green0\\blue0;}}{{\\*\\generator neardup tests;}}"
+            f"{{\\info{{\\title secret title}}}}\\viewkind4\\uc1\\pard\\f0\\fs24 ")
+    return (head + "".join(body) + "}").encode("ascii")
+
+
+def _encodable(ch: str, codec: str) -> bool:
+    try:
+        ch.encode(codec)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def html_bytes(paragraphs: Sequence[str], *, charset: str = "utf-8", meta: bool = True,
+               bom: bool = False) -> bytes:
+    """An HTML page of ``paragraphs`` with script, style and a comment that must not be read."""
+    meta_tag = f'<meta charset="{charset}">' if meta else ""
+    body = "".join(f"<p>{escape(p)}</p>" for p in paragraphs)
+    page = (f"<!DOCTYPE html><html><head>{meta_tag}<title>Title text</title>"
+            f"<style>p {{ color: red }}</style><script>var hidden = 'script text';</script>"
+            f"</head><body><!-- a comment --><noscript>noscript text</noscript>{body}"
+            f"</body></html>")
+    data = page.encode(charset)
+    return (b"\xef\xbb\xbf" if bom else b"") + data

@@ -95,7 +95,8 @@ CREATE TABLE IF NOT EXISTS entries (
     boiler_key TEXT,
     boiler_simhash INTEGER,
     boiler_minhash BLOB,
-    stored REAL NOT NULL
+    stored REAL NOT NULL,
+    winnow BLOB
 );
 CREATE UNIQUE INDEX IF NOT EXISTS entries_key ON entries (settings_key, path);
 CREATE INDEX IF NOT EXISTS entries_content ON entries (content_hash, settings_key);
@@ -105,9 +106,12 @@ _RESULTS_TABLE = ("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, "
                   "state TEXT NOT NULL, payload BLOB NOT NULL, stored REAL NOT NULL)")
 _COLUMNS = ("settings_key, path, size, mtime_ns, content_hash, format, encoding, confidence, "
             "replaced, chars, units, text_hash, simhash, minhash, line_hashes, problem_kind, "
-            "problem_message, boiler_key, boiler_simhash, boiler_minhash")
+            "problem_message, boiler_key, boiler_simhash, boiler_minhash, winnow")
 _INSERT = (f"INSERT OR REPLACE INTO entries ({_COLUMNS}, stored) "
-           f"VALUES ({', '.join('?' * 21)})")
+           f"VALUES ({', '.join('?' * 22)})")
+#: Columns added after the first release of the schema, at the end of the table (ALTER TABLE
+#: adds them there); a database made before them is still a cache, and gets them when opened.
+_ADDED_COLUMNS = (("entries", "winnow", "BLOB"),)
 
 # Primary SQLite result codes (extended codes carry them in the low byte).
 _SQLITE_CORRUPT = 11
@@ -142,6 +146,8 @@ class CacheEntry:
     boiler_key: str | None = None           # which boilerplate set the boiler_* values exclude
     boiler_simhash: int | None = None
     boiler_minhash: np.ndarray | None = None
+    #: uint32 winnowed shingle hashes (what excerpts are found by); empty for a problem
+    winnow: np.ndarray | None = None
 
 
 class _Corrupt(Exception):
@@ -395,7 +401,7 @@ _TABLE_COLUMNS = {
     "entries": ("settings_key", "path", "size", "mtime_ns", "content_hash", "format", "encoding",
                 "confidence", "replaced", "chars", "units", "text_hash", "simhash", "minhash",
                 "line_hashes", "problem_kind", "problem_message", "boiler_key",
-                "boiler_simhash", "boiler_minhash", "stored"),
+                "boiler_simhash", "boiler_minhash", "stored", "winnow"),
     "results": ("key", "state", "payload", "stored"),
 }
 
@@ -452,7 +458,9 @@ def _has_cache_schema(path: str) -> bool:
             return False
         for table in tables:
             cols = tuple(r[1] for r in conn.execute(f"PRAGMA table_info({table})"))
-            if cols != _TABLE_COLUMNS[table]:
+            full = _TABLE_COLUMNS[table]
+            before = full[:len(full) - sum(t == table for t, _, _ in _ADDED_COLUMNS)]
+            if cols not in (full, before):
                 return False
         return True
     except sqlite3.Error:
@@ -486,6 +494,12 @@ def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
         conn.execute("CREATE INDEX IF NOT EXISTS entries_size ON entries (settings_key, size)")
     with contextlib.suppress(sqlite3.Error):
         conn.execute(_RESULTS_TABLE)
+    if tables:
+        for table, column, kind in _ADDED_COLUMNS:
+            with contextlib.suppress(sqlite3.Error):
+                have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+                if column not in have:
+                    conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
     # marks the file as neardup's (a new one, or one made before the id): best effort on a
     # read-only cache, which was recognised by its schema
     with contextlib.suppress(sqlite3.Error):
@@ -606,7 +620,7 @@ def _row(e: CacheEntry, now: float) -> tuple:
             e.text_hash, _to_i64(e.simhash), _blob(e.minhash, "<u4"), _blob(e.line_hashes, "<u8"),
             e.problem_kind, e.problem_message, e.boiler_key,
             None if e.boiler_simhash is None else _to_i64(e.boiler_simhash),
-            _blob(e.boiler_minhash, "<u4"), now)
+            _blob(e.boiler_minhash, "<u4"), _blob(e.winnow, "<u4"), now)
 
 
 def _entry(r: tuple, path: str | None = None) -> CacheEntry:
@@ -615,7 +629,8 @@ def _entry(r: tuple, path: str | None = None) -> CacheEntry:
         _unpkey(r[1]) if path is None else path, r[2], r[3], r[4], r[0], r[5], r[6], r[7], r[8],
         r[9], r[10], r[11], r[12] % _U64, _array(r[13], "<u4", np.uint32),
         _array(r[14], "<u8", np.uint64), r[15], r[16], r[17],
-        None if r[18] is None else r[18] % _U64, _array(r[19], "<u4", np.uint32))
+        None if r[18] is None else r[18] % _U64, _array(r[19], "<u4", np.uint32),
+        _array(r[20], "<u4", np.uint32))
 
 
 __all__ = ["APPLICATION_ID", "TRANSIENT_PROBLEMS", "CacheEntry", "CacheRefused", "FingerprintCache",

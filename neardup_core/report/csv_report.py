@@ -2,8 +2,11 @@
 
 ``write_csv`` has one row per group member and the columns group, reference (yes/no), path,
 name, folder, size (bytes), modified (local ``YYYY-MM-DD HH:MM:SS``), format, encoding,
-similarity (%), distance, jaccard; problems go to a second file (``write_problems_csv``) so each
-table stays rectangular. Files written by path start with a UTF-8 BOM so Excel shows Chinese.
+similarity (%), distance, jaccard, relation ("reference" or "copy" in a group, "excerpt" for a
+document mostly inside another), inside (the whole an excerpt lies in) and containment (%):
+the groups' rows first, then one row per excerpt, its similarity that of the two texts;
+problems go to a second file (``write_problems_csv``) so each table stays rectangular. Files
+written by path start with a UTF-8 BOM so Excel shows Chinese.
 Cells that start with ``= + - @`` (or a tab / carriage return) get a leading apostrophe so a
 spreadsheet never runs a crafted file name as a formula. Names and messages show control,
 direction and invisible characters as escapes, as the text and HTML reports do
@@ -23,7 +26,8 @@ from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
 CSV_COLUMNS = ("group", "reference", "path", "name", "folder", "size", "modified", "format",
-               "encoding", "similarity (%)", "distance", "jaccard")
+               "encoding", "similarity (%)", "distance", "jaccard", "relation", "inside",
+               "containment (%)")
 PROBLEM_COLUMNS = ("path", "name", "folder", "kind", "message")
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -56,7 +60,18 @@ def write_csv(result: ScanResult, fp_or_path: Destination, *, bom: bool | None =
                 w.writerow([g.id, "yes" if k == 0 else "no", _cell(d.path), _cell(d.name),
                             _cell(d.folder), d.size, local_time(d.mtime), _cell(d.format),
                             _cell(d.encoding), percent(m.similarity)[:-1], m.distance,
-                            "" if m.jaccard is None else share3(m.jaccard)])
+                            "" if m.jaccard is None else share3(m.jaccard),
+                            "reference" if k == 0 else "copy", "", ""])
+        if result.options.excerpt_containment is None:
+            return
+        ex = result.excerpts()
+        for p, whole, c, s in zip(ex.part.tolist(), ex.whole.tolist(), ex.containment.tolist(),
+                                  ex.similarity.tolist(), strict=True):
+            d = docs[p]
+            w.writerow(["", "no", _cell(d.path), _cell(d.name), _cell(d.folder), d.size,
+                        local_time(d.mtime), _cell(d.format), _cell(d.encoding),
+                        percent(s)[:-1], "", "", "excerpt", _cell(docs[whole].path),
+                        percent(c)[:-1]])
 
 
 def write_problems_csv(result: ScanResult, fp_or_path: Destination, *,

@@ -13,6 +13,7 @@ Keys are stable; new keys may be added, and a change to existing ones bumps ``ve
         "groups": 7,
         "duplicates": 9,       # files in a group that are not its reference
         "problems": 3,         # files that could not be compared, listed under "problems"
+        "excerpts": 2,         # documents mostly inside another, listed under "excerpts"
         "seconds": 4.2,
         "partial": false       # true when the scan was cancelled or cut short (see "notes")
       },
@@ -33,6 +34,12 @@ Keys are stable; new keys may be added, and a change to existing ones bumps ``ve
           "reference": true
         }, ...]
       }, ...],
+      "excerpts": [{           # most contained first; never two files already in one group
+        "part": "/abs/answer.txt",  # the document that lies mostly inside the whole
+        "whole": "/abs/article.docx",
+        "containment": 0.83,   # share of the part's shingles found in the whole, 0..1, exact
+        "similarity": 0.31     # exact Jaccard of the two shingle sets, 0..1
+      }, ...],               # at settings.excerpt_containment and above; [] when it is null
       "problems": [{"path": "/abs/broken.docx", "kind": "corrupt", "message": "..."}],
       "notes": ["..."]
     }
@@ -87,6 +94,12 @@ def report_dict(result: ScanResult) -> dict[str, Any]:
     settings = result.options.to_dict()
     settings["threshold"] = result.threshold
     settings["group_mode"] = str(result.group_mode)
+    ex = result.excerpts() if result.options.excerpt_containment is not None else None
+    excerpts = [] if ex is None else [
+        {"part": display(docs[p].path), "whole": display(docs[w].path),
+         "containment": round_score(c), "similarity": round_score(s)}
+        for p, w, c, s in zip(ex.part.tolist(), ex.whole.tolist(), ex.containment.tolist(),
+                              ex.similarity.tolist(), strict=True)]
     groups = []
     for g in result.groups:
         members = []
@@ -108,8 +121,10 @@ def report_dict(result: ScanResult) -> dict[str, Any]:
         "roots": [display(r) for r in result.roots],
         "summary": {"files": len(docs), "groups": len(result.groups),
                     "duplicates": result.duplicate_count, "problems": len(result.problems),
-                    "seconds": round(float(result.seconds), 3), "partial": result.partial},
+                    "excerpts": len(excerpts), "seconds": round(float(result.seconds), 3),
+                    "partial": result.partial},
         "groups": groups,
+        "excerpts": excerpts,
         "problems": [{"path": display(p.path), "kind": str(p.kind), "message": display(p.message)}
                      for p in result.problems],
         "notes": [display(n) for n in result.notes],

@@ -1,5 +1,5 @@
-"""The plain-text report of the ``neardup`` command line: one block per group, then the problems
-and the notes.
+"""The plain-text report of the ``neardup`` command line: one block per group, then the
+excerpts (documents mostly inside another), the problems and the notes.
 
 Each member's line shows ``*`` for the reference, its similarity, its SimHash distance, its
 encoding (or format) and its path. Paths and messages show control and direction characters
@@ -34,6 +34,13 @@ def _write(result: ScanResult, out: IO[str]) -> None:
             enc = d.encoding or d.format
             out.write(f"  {mark} {percent(m.similarity):>6s}  d={m.distance:<2d}  {enc:<10s} "
                       f"{visible(d.path)}\n")
+    ex = result.excerpts() if result.options.excerpt_containment is not None else None
+    if ex is not None and len(ex):
+        out.write(f"\nExcerpts ({len(ex)}: documents mostly inside another):\n")
+        for p, w, c in zip(ex.part.tolist(), ex.whole.tolist(), ex.containment.tolist(),
+                           strict=True):
+            out.write(f"  {percent(c):>6s} of {visible(docs[p].path)}\n"
+                      f"         is inside {visible(docs[w].path)}\n")
     if result.problems:
         out.write(f"\nProblems ({len(result.problems)}):\n")
         for pr in result.problems:

@@ -178,3 +178,24 @@ def test_the_option_is_validated() -> None:
     with pytest.raises(OptionsError):
         ScanOptions(excerpt_containment=0.1).validate()
     assert ScanOptions().excerpt_containment == 0.5
+
+
+def test_excerpts_survive_a_results_file_and_a_replayed_rescan(tmp_path: Path) -> None:
+    from neardup_core.store.results_file import load_result, save_result
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    _write_corpus(root)
+    cache = str(tmp_path / "cache.sqlite")
+    first = ScanSession(ScanOptions(cache_path=cache)).run([str(root)])
+    assert len(first.excerpt_table) > 0
+    replay = ScanSession(ScanOptions(cache_path=cache)).run([str(root)])
+    assert replay.stats.get("snapshot")
+    for name in ("part", "whole", "containment", "similarity"):
+        assert np.array_equal(getattr(replay.excerpt_table, name),
+                              getattr(first.excerpt_table, name))
+    saved = str(tmp_path / "r.neardup")
+    save_result(first, saved)
+    back = load_result(saved)
+    assert np.array_equal(back.excerpt_table.containment, first.excerpt_table.containment)
+    assert len(back.excerpts()) == len(first.excerpts())

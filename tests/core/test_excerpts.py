@@ -199,3 +199,20 @@ def test_excerpts_survive_a_results_file_and_a_replayed_rescan(tmp_path: Path) -
     back = load_result(saved)
     assert np.array_equal(back.excerpt_table.containment, first.excerpt_table.containment)
     assert len(back.excerpts()) == len(first.excerpts())
+
+
+def test_html_report_shows_the_shared_passages_highlighted(tmp_path: Path) -> None:
+    from neardup_core.report.html_report import write_html
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    _write_corpus(root)
+    r = ScanSession(ScanOptions(use_cache=False)).run([str(root)])
+    out = tmp_path / "r.html"
+    write_html(r, str(out))
+    page = out.read_text(encoding="utf-8")
+    assert f'id="excerpts">Excerpts ({len(r.excerpts())})' in page
+    assert "is inside" in page and page.count("<mark>") >= 2 * len(r.excerpts())
+    # a whole that cannot be read again is said, not fatal
+    write_html(r, str(out), text_of=lambda p: None)
+    assert "could not be read again" in out.read_text(encoding="utf-8")

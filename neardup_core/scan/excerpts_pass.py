@@ -27,9 +27,10 @@ from neardup_core.scan.stages import RunStages
 __all__ = ["ExcerptsPass", "find_excerpts"]
 
 
-def find_excerpts(docs: Sequence[Document], fps: Sequence[DocFingerprint], opt: ScanOptions,
-                  drop_lines: np.ndarray | None, stats: dict) -> ExcerptTable:
-    """Verified excerpts among ``docs`` (their fingerprints ``fps``), down to the floor."""
+def find_excerpts(docs: Sequence[Document], winnows: Sequence[np.ndarray], units: Sequence[int],
+                  opt: ScanOptions, drop_lines: np.ndarray | None, stats: dict) -> ExcerptTable:
+    """Verified excerpts among ``docs`` (their winnowed sets and unit counts, as their
+    fingerprints hold them), down to the floor. The local and the Dask scan both call it."""
     t = time.monotonic()
     n = len(docs)
     keep = np.zeros(n, dtype=bool)
@@ -38,9 +39,8 @@ def find_excerpts(docs: Sequence[Document], fps: Sequence[DocFingerprint], opt: 
         if d.text_hash not in seen:
             seen.add(d.text_hash)
             keep[i] = True
-    shingles = np.fromiter((max(fp.units - opt.shingle + 1, 1) for fp in fps), np.int64,
-                           count=n)
-    part, whole, _ = candidates([fp.winnow for fp in fps], shingles, keep)
+    shingles = np.fromiter((max(u - opt.shingle + 1, 1) for u in units), np.int64, count=n)
+    part, whole, _ = candidates(winnows, shingles, keep)
 
     def shingle_set(i: int) -> np.ndarray | None:
         try:
@@ -66,6 +66,7 @@ class ExcerptsPass(RunStages):
         if self.opt.excerpt_containment is None or self.partial or len(docs) < 2:
             return ExcerptTable.empty()
         self.emit(Stage.PAIRS, 0, 1, "Looking for excerpts")
-        table = find_excerpts(docs, fps, self.opt, self.boiler_lines, self.stats)
+        table = find_excerpts(docs, [fp.winnow for fp in fps], [fp.units for fp in fps],
+                              self.opt, self.boiler_lines, self.stats)
         self.emit(Stage.PAIRS, 1, 1, "")
         return table

@@ -77,6 +77,7 @@ from .dialogs.error_dialog import ErrorDialog
 from .dialogs.preferences import PreferencesDialog
 from .models import ProblemsModel, ResultsModel
 from .settings import Settings
+from .widgets.excerpt_view import ExcerptView
 from .widgets.icons import app_icon, icon
 from .widgets.preview import PreviewPane
 from .widgets.progress_panel import ProgressPanel
@@ -235,6 +236,8 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.addTab(groups_page, icon("compare"), self.tr("Groups"))
         self.tabs.addTab(self.problems_view, icon("warning"), self.tr("Problems"))
+        self.excerpts_view = ExcerptView()
+        self.tabs.addTab(self.excerpts_view, icon("compare"), self.tr("Excerpts"))
 
         self.preview = PreviewPane(self.host)
         self.results_split = QSplitter(Qt.Orientation.Vertical)
@@ -374,6 +377,10 @@ class MainWindow(QMainWindow):
         n = len(result.problems) if result is not None else 0
         self.tabs.setTabText(1, self.tr("Problems ({n})").format(n=n) if n
                              else self.tr("Problems"))
+        self.excerpts_view.set_result(result)
+        n = self.excerpts_view.excerpt_count()
+        self.tabs.setTabText(2, self.tr("Excerpts ({n})").format(n=n) if n
+                             else self.tr("Excerpts"))
         self._update_counts()
         self.update_actions()
         self.resultChanged.emit()

@@ -238,6 +238,9 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.problems_view, icon("warning"), self.tr("Problems"))
         self.excerpts_view = ExcerptView()
         self.tabs.addTab(self.excerpts_view, icon("compare"), self.tr("Excerpts"))
+        # the Excerpts tab shows its own pair; the group preview below would only crowd it
+        self.tabs.currentChanged.connect(
+            lambda i: self.preview.setVisible(self.tabs.widget(i) is not self.excerpts_view))
 
         self.preview = PreviewPane(self.host)
         self.results_split = QSplitter(Qt.Orientation.Vertical)

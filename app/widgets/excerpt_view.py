@@ -12,7 +12,7 @@ button the user presses for that file.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, QUrl
+from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer, QUrl
 from PySide6.QtGui import QColor, QDesktopServices, QKeySequence, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -249,6 +249,8 @@ class ExcerptView(QWidget):
             cur.setPosition(start)
             pane.setTextCursor(cur)
             pane.centerCursor()
+            # again once laid out: a pane shown for the first time has no height to centre in
+            QTimer.singleShot(0, pane.centerCursor)
 
     def _open(self, which: int) -> None:
         if self._pair is not None:

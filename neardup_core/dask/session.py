@@ -267,7 +267,7 @@ class _DaskRun(RunStages):
         if docs and not self.partial:
             try:
                 pairs = self._pairs(docs, batches, floor, threshold, simh, minh)
-                excerpts = self._excerpts(docs)
+                excerpts = self._excerpts(docs, pairs, threshold)
             except ScanCancelled:
                 self._mark_cancelled(self.where)
                 pairs = PairTable.empty()
@@ -431,7 +431,8 @@ class _DaskRun(RunStages):
         self._cluster_groups(kept, star, threshold)
         return table
 
-    def _excerpts(self, docs: list[Document]) -> ExcerptTable:
+    def _excerpts(self, docs: list[Document], pairs: PairTable, threshold: float
+                  ) -> ExcerptTable:
         """The local scan's excerpt stage: the winnowed sets come back from the batches (a
         fifth of the shingles, 4 bytes each), and the candidates are verified here, on the
         texts, as locally."""
@@ -447,7 +448,8 @@ class _DaskRun(RunStages):
         for w, u in self.client.gather(futs):
             winnows.extend(w)
             units.extend(u)
-        table = find_excerpts(docs, winnows, units, self.opt, self.boiler_lines, self.stats)
+        table = find_excerpts(docs, winnows, units, self.opt, self.boiler_lines, self.stats,
+                              pairs, threshold)
         self.emit(Stage.PAIRS, 1, 1, "")
         return table
 

@@ -58,13 +58,17 @@ def candidates(winnows: Sequence[np.ndarray], shingles: np.ndarray, keep: np.nda
                         dtype=np.int64, count=n)
     if n < 2 or sizes.sum() == 0:
         return empty
-    h = np.concatenate([w for i, w in enumerate(winnows) if keep[i]]).astype(np.uint32)
-    doc = np.repeat(np.arange(n, dtype=np.int64), sizes)
-    order = np.lexsort((doc, h))
-    h, doc = h[order], doc[order]
-    del order
-    starts = np.flatnonzero(np.r_[True, h[1:] != h[:-1]])
-    lens = np.diff(np.r_[starts, h.shape[0]])
+    h = np.concatenate([w for i, w in enumerate(winnows) if keep[i]]).astype(np.uint64)
+    doc = np.repeat(np.arange(n, dtype=np.uint64), sizes)
+    # one sort of (hash, document) packed in a word: documents ascend within each hash
+    packed = np.sort((h << np.uint64(32)) | doc)
+    del h
+    hv = packed >> np.uint64(32)
+    doc = (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    del packed
+    starts = np.flatnonzero(np.r_[True, hv[1:] != hv[:-1]])
+    del hv
+    lens = np.diff(np.r_[starts, doc.shape[0]])
     keys: list[np.ndarray] = []
     counts: list[np.ndarray] = []
     pending: list[np.ndarray] = []
@@ -73,7 +77,7 @@ def candidates(winnows: Sequence[np.ndarray], shingles: np.ndarray, keep: np.nda
     def flush() -> None:
         nonlocal rows
         if pending:
-            k, c = np.unique(np.concatenate(pending), return_counts=True)
+            k, c = _run_counts(np.concatenate(pending))
             keys.append(k)
             counts.append(c)
             pending.clear()
@@ -98,8 +102,11 @@ def candidates(winnows: Sequence[np.ndarray], shingles: np.ndarray, keep: np.nda
     key = np.concatenate(keys)
     shared = np.concatenate(counts)
     if len(keys) > 1:  # the same pair counted in several chunks
-        key, inv = np.unique(key, return_inverse=True)
-        shared = np.bincount(inv, weights=shared).astype(np.int64)
+        order = np.argsort(key, kind="stable")
+        key, shared = key[order], shared[order]
+        first = np.r_[True, key[1:] != key[:-1]]
+        shared = np.add.reduceat(shared, np.flatnonzero(first))
+        key = key[first]
     a, b = key // n, key % n
     a_part = shingles[a] <= shingles[b]
     part = np.where(a_part, a, b)
@@ -109,6 +116,14 @@ def candidates(winnows: Sequence[np.ndarray], shingles: np.ndarray, keep: np.nda
     part, whole, est = part[ok], whole[ok], est[ok]
     order = np.lexsort((whole, part))
     return part[order], whole[order], est[order]
+
+
+def _run_counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct ``keys`` and how often each occurs (a sort and a scan: np.unique's counts
+    cost an extra pass)."""
+    keys.sort()
+    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    return keys[first], np.diff(np.r_[first, keys.shape[0]])
 
 
 def verify(part: np.ndarray, whole: np.ndarray, shingle_set: Callable[[int], np.ndarray | None],

@@ -200,7 +200,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
                 del self.notes[notes_from:notes_from + len(first_pass)]
                 pairs = self._pairs(docs, simh, minh, floor, rank)
             fps = new_fps
-        excerpts = self._excerpts(docs, fps)
+        excerpts = self._excerpts(docs, fps, pairs, threshold)
         result = ScanResult(options=opt, roots=self.roots, documents=tuple(docs),
                             problems=tuple(self.problems), simhash=simh, minhash=minh,
                             pairs=pairs, threshold=threshold, group_mode=opt.group_mode,

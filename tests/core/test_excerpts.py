@@ -216,3 +216,22 @@ def test_html_report_shows_the_shared_passages_highlighted(tmp_path: Path) -> No
     # a whole that cannot be read again is said, not fatal
     write_html(r, str(out), text_of=lambda p: None)
     assert "could not be read again" in out.read_text(encoding="utf-8")
+
+
+def test_near_copies_are_kept_estimated_and_shown_only_when_ungrouped(tmp_path: Path) -> None:
+    rng = random.Random(12)
+    base = _lines(rng, 60)
+    (tmp_path / "a.txt").write_text("\n".join(base), encoding="utf-8")
+    (tmp_path / "b.txt").write_text("\n".join(base[:45] + _lines(rng, 5)), encoding="utf-8")
+    for i in range(3):
+        (tmp_path / f"x{i}.txt").write_text("\n".join(_lines(rng, 20)), encoding="utf-8")
+    r = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(tmp_path)])
+    assert r.stats["excerpts"]["grouped_estimated"] == 1
+    t = r.excerpt_table
+    assert len(t) == 1
+    # containment of the shorter is never under its Jaccard, so never under the floor
+    assert t.containment[0] >= t.similarity[0] >= r.threshold
+    exact = _true_containment((tmp_path / "b.txt").read_text(), (tmp_path / "a.txt").read_text())
+    assert abs(float(t.containment[0]) - exact) < 0.1
+    assert len(r.excerpts()) == 0                       # one group: a copy, not an excerpt
+    assert len(r.regroup(0.95).excerpts()) == 1         # no longer grouped: an excerpt

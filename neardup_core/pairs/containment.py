@@ -16,8 +16,10 @@ its copies, which are one group anyway).
 
 Every candidate whose estimate reaches CANDIDATE_MIN is then verified on the exact shingle sets
 of both texts (:func:`verify`): only exact containment decides, so no pair whose containment is
-under EXCERPT_FLOOR is ever reported, whatever the estimate said. Parts need MIN_SHINGLES
-distinct shingles, so a one-line note does not turn up inside everything.
+under EXCERPT_FLOOR is ever reported, whatever the estimate said. (The scan spares the reading
+for near-copies it already pairs at its threshold: their containment is at least their Jaccard,
+so above the floor, and is estimated from it; see :mod:`neardup_core.scan.excerpts_pass`.)
+Parts need MIN_SHINGLES distinct shingles, so a one-line note does not turn up inside everything.
 """
 
 from __future__ import annotations

@@ -6,7 +6,10 @@ shingle sets of both texts, read again here (only the documents of candidates, e
 the boilerplate lines the scan set aside left out as they were for the fingerprints. Reading
 again costs a fraction of a scan (candidates are few) and makes containment exact, so no pair
 under the floor is ever reported and the reports can say precisely how much of a part lies in
-its whole. A file that changed or vanished since it was read drops its pairs.
+its whole. Near-copies the scan already pairs at its threshold are the exception: they are a
+group, not excerpts, until the threshold is raised past them, and their containment is
+estimated rather than read (see :func:`find_excerpts`). A file that changed or vanished since
+it was read drops its pairs.
 """
 
 from __future__ import annotations

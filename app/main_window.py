@@ -80,6 +80,7 @@ from .dialogs.ignored_dialog import IgnoredPairsDialog
 from .dialogs.preferences import PreferencesDialog
 from .models import ProblemsModel, ResultsModel
 from .settings import Settings
+from .widgets.excerpt_view import ExcerptView
 from .widgets.icons import app_icon, icon
 from .widgets.preview import PreviewPane
 from .widgets.progress_panel import ProgressPanel
@@ -242,6 +243,11 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.addTab(groups_page, icon("compare"), self.tr("Groups"))
         self.tabs.addTab(self.problems_view, icon("warning"), self.tr("Problems"))
+        self.excerpts_view = ExcerptView()
+        self.tabs.addTab(self.excerpts_view, icon("compare"), self.tr("Excerpts"))
+        # the Excerpts tab shows its own pair; the group preview below would only crowd it
+        self.tabs.currentChanged.connect(
+            lambda i: self.preview.setVisible(self.tabs.widget(i) is not self.excerpts_view))
 
         self.preview = PreviewPane(self.host)
         # the threshold and the lists in one column, the diff beside them taking the whole
@@ -399,6 +405,10 @@ class MainWindow(QMainWindow):
         n = len(result.problems) if result is not None else 0
         self.tabs.setTabText(1, self.tr("Problems ({n})").format(n=QLocale().toString(n)) if n
                              else self.tr("Problems"))
+        self.excerpts_view.set_result(result)
+        n = self.excerpts_view.excerpt_count()
+        self.tabs.setTabText(2, self.tr("Excerpts ({n})").format(n=n) if n
+                             else self.tr("Excerpts"))
         self._update_counts()
         self.update_actions()
         self.resultChanged.emit()

@@ -78,6 +78,19 @@ def _chosen_encoding(text: str) -> tuple[str, str]:
     return os.path.abspath(path), codec.strip()
 
 
+def _excerpt_cut(text: str) -> float | None:
+    """``off``, or a share or percentage (as :func:`_threshold`) of at least EXCERPT_FLOOR."""
+    from neardup_core.models import EXCERPT_FLOOR
+
+    if text.strip().lower() in ("off", "none", "no"):
+        return None
+    v = _threshold(text)
+    if v < EXCERPT_FLOOR:
+        raise argparse.ArgumentTypeError(f"must be at least {EXCERPT_FLOOR:.0%} (or off), "
+                                         f"got {text!r}")
+    return v
+
+
 def _threshold(text: str) -> float:
     """A share (0.8) or a percentage (80%, or 80 without the sign).
 
@@ -117,6 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"similarity needed to group two documents, 0-1 or a percentage "
                         f"(default {_D['threshold']})")
     s.add_argument("--floor", type=_threshold, default=_D["floor"], help=argparse.SUPPRESS)
+    s.add_argument("--excerpt-containment", type=_excerpt_cut,
+                   default=_D["excerpt_containment"], metavar="SHARE|off",
+                   help="report a document as an excerpt of another when at least this share "
+                        "of its text lies inside it, 0.3-1 or a percentage, or off "
+                        f"(default {_D['excerpt_containment']})")
     s.add_argument("--mode", choices=[m.value for m in GroupMode],
                    default=str(_D["group_mode"]),
                    help="cohesive (default): like connected, but no two members are clearly "
@@ -192,7 +210,7 @@ def options_from_args(args: argparse.Namespace) -> ScanOptions:
         use_cache=not args.no_cache, cache_path=args.cache, cache_limit=args.cache_limit,
         cache_days=args.cache_days,
         reference_folders=tuple(os.path.abspath(f) for f in args.reference_folder),
-        encodings=tuple(args.encoding),
+        encodings=tuple(args.encoding), excerpt_containment=args.excerpt_containment,
     )
 
 
@@ -297,8 +315,11 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
             how = f" ({cached} from the cache)"
         else:
             how = ""
+        excerpts = (f"{len(result.excerpts())} excerpts, "
+                    if result.options.excerpt_containment is not None else "")
         stderr.write(f"{len(result.documents)} files{how}, {len(result.groups)} groups, "
-                     f"{result.duplicate_count} duplicates, {len(result.problems)} problems in "
+                     f"{result.duplicate_count} duplicates, {excerpts}"
+                     f"{len(result.problems)} problems in "
                      f"{result.seconds:.2f}s{partial}.{where}\n")
     return 128 + stopped_by if stopped_by is not None else 0
 
@@ -412,6 +433,16 @@ def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
     dist = int(hamming(fa.simhash, fb.simhash))
     stdout.write(f"Jaccard of shingles: {percent(exact)} (MinHash estimate {percent(est)}), "
                  f"SimHash distance {dist} bits, identical text: {fa.text_hash == fb.text_hash}\n")
+    import numpy as np
+
+    from neardup_core.fingerprint.winnowing import exact_shingles
+
+    sa, sb = (exact_shingles(t, settings.shingle) for t in texts)
+    inter = np.intersect1d(sa, sb, assume_unique=True).shape[0]
+    for name, own, other in ((args.left, sa, args.right), (args.right, sb, args.left)):
+        share = inter / own.shape[0] if own.shape[0] else 0.0
+        stdout.write(f"Containment: {percent(share)} of {visible(name)} is inside "
+                     f"{visible(other)}\n")
     for p, g in zip((args.left, args.right), read, strict=True):
         if g.skipped:
             stdout.write(f"{visible(p)}: {g.skipped}.\n")

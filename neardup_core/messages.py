@@ -144,6 +144,9 @@ REPORT_WORDS: dict[str, dict[str, str]] = {
             "这次扫描被中断：结果不完整（见下方提示）。",
         "No near-duplicates at this threshold.": "在此阈值下没有近似重复的文件。",
         "Every file could be read.": "所有文件都已读取。",
+        "skipped": "未比较的内容", "relation": "关系", "inside": "所在文档",
+        "containment (%)": "包含比例 (%)", "copy": "副本", "excerpt": "摘录",
+        "Excerpts": "摘录",
     },
 }
 

@@ -192,6 +192,12 @@ def documents_from_columns(*columns: Sequence) -> tuple[Document, ...]:
     return tuple(starmap(make, zip(*columns, strict=True)))
 
 
+#: Excerpts: a document at least half of whose text lies in another is reported by default;
+#: pairs are verified and kept down to the floor, so the cut moves without a rescan.
+DEFAULT_EXCERPT_CONTAINMENT = 0.5
+EXCERPT_FLOOR = 0.3
+
+
 @dataclass(frozen=True)
 class ScanOptions:
     """Everything that decides what a scan reads and how it compares. Validate before use."""
@@ -223,6 +229,9 @@ class ScanOptions:
     #: (path, codec) pairs: text files read in the codec the user chose instead of the detected
     #: one (a short file the detector got wrong). Paths are made absolute; later pairs win.
     encodings: tuple[tuple[str, str], ...] = ()
+    #: the containment from which a document mostly inside another is reported as an excerpt
+    #: of it; None: excerpts are not looked for. Excerpts are kept down to EXCERPT_FLOOR.
+    excerpt_containment: float | None = DEFAULT_EXCERPT_CONTAINMENT
 
     def __post_init__(self) -> None:
         # Accept strings and lists from callers (CLI, settings, JSON); store canonical types.
@@ -255,6 +264,11 @@ class ScanOptions:
                 raise OptionsError(name, f"must be a number in (0, 1], got {v!r}")
         if self.floor > self.threshold:
             raise OptionsError("floor", f"must not exceed the threshold ({self.threshold})")
+        c = self.excerpt_containment
+        if c is not None and (not isinstance(c, int | float) or not math.isfinite(c)
+                              or not EXCERPT_FLOOR <= c <= 1.0):
+            raise OptionsError("excerpt_containment", f"must be a number in [{EXCERPT_FLOOR}, "
+                               f"1] or None to look for no excerpts, got {c!r}")
         if not 16 <= self.num_perm <= 1024:
             raise OptionsError("num_perm", "must be between 16 and 1024")
         if not 1 <= self.shingle <= 8:
@@ -346,8 +360,9 @@ def option_defaults() -> dict[str, Any]:
 
 
 #: Bump when tokenising or hashing changes, so cached fingerprints are recomputed (3: .docx
-#: equations and altChunks read, and what the text does not show folded into text_hash).
-FINGERPRINT_VERSION = 3
+#: equations and altChunks read, and what the text does not show folded into text_hash; 4: the
+#: winnowed shingle hashes excerpts are found by).
+FINGERPRINT_VERSION = 4
 
 
 def enum_option(cls, value, option: str):
@@ -390,6 +405,32 @@ class PairTable:
 
     def __len__(self) -> int:
         return int(self.a.shape[0])
+
+
+@dataclass(frozen=True)
+class ExcerptTable:
+    """Excerpts: documents mostly inside another (indices into ``ScanResult.documents``).
+
+    ``containment`` is the exact share of the part's distinct shingles found in the whole (the
+    part has no more shingles than the whole), ``similarity`` the exact Jaccard of the two
+    shingle sets; both computed from the texts with boilerplate set aside, down to
+    EXCERPT_FLOOR so the cut can move without a rescan (:mod:`neardup_core.pairs.containment`).
+    """
+
+    part: np.ndarray         # int32
+    whole: np.ndarray        # int32
+    containment: np.ndarray  # float32
+    similarity: np.ndarray   # float32
+
+    @classmethod
+    def empty(cls) -> ExcerptTable:
+        import numpy as np
+
+        return cls(np.empty(0, np.int32), np.empty(0, np.int32), np.empty(0, np.float32),
+                   np.empty(0, np.float32))
+
+    def __len__(self) -> int:
+        return int(self.part.shape[0])
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,9 @@ import numpy as np
 
 from neardup_core.errors import OptionsError
 from neardup_core.models import (
+    EXCERPT_FLOOR,
     Document,
+    ExcerptTable,
     Group,
     GroupMode,
     GroupTable,
@@ -58,6 +60,8 @@ class ScanResult:
     #: untrusted input: file actions check each of its documents against the disk first
     #: (:mod:`neardup_core.actions`).
     origin: str = "scan"
+    #: documents mostly inside another, verified down to EXCERPT_FLOOR (see :meth:`excerpts`)
+    excerpt_table: ExcerptTable = field(default_factory=ExcerptTable.empty)
 
     # -- grouping -------------------------------------------------------------------------
     @cached_property
@@ -163,6 +167,30 @@ class ScanResult:
         """Pair-score counts in ``bins`` bins from the floor to 1.0 (exact copies excluded)."""
         s = self.pairs.score[~self.pairs.exact]
         return np.histogram(s, bins=bins, range=(self.floor, 1.0))
+
+    # -- excerpts -------------------------------------------------------------------------
+    @property
+    def excerpt_cut(self) -> float:
+        """The containment excerpts are reported from (the option, or the default)."""
+        c = self.options.excerpt_containment
+        return 0.5 if c is None else float(c)
+
+    def excerpts(self, cut: float | None = None) -> ExcerptTable:
+        """The excerpts at containment ``cut`` (default: the scan's) that are not already in one
+        group at this result's threshold, most contained first. Moving the cut needs no rescan
+        down to EXCERPT_FLOOR."""
+        c = self.excerpt_cut if cut is None else float(cut)
+        if not EXCERPT_FLOOR <= c <= 1.0:
+            raise OptionsError("excerpt_containment", f"must be between {EXCERPT_FLOOR} and 1")
+        t = self.excerpt_table
+        ok = t.containment >= np.float32(c) - np.float32(1e-6)
+        if ok.any():
+            gt = self.group_table
+            gid = np.full(len(self.documents), -1, dtype=np.int64)
+            gid[gt.members] = gt.group_of
+            gp, gw = gid[t.part], gid[t.whole]
+            ok &= ~((gp >= 0) & (gp == gw))
+        return ExcerptTable(t.part[ok], t.whole[ok], t.containment[ok], t.similarity[ok])
 
     # -- summaries ------------------------------------------------------------------------
     @property

@@ -104,6 +104,8 @@ class BatchOut:
     line_doc: np.ndarray             # int64: the document (0-based in the batch) of each line
     line_count: np.ndarray           # int64: how many times each line is in its document
     chars: np.ndarray                # int64 (docs,): each document's normalised characters
+    winnows: tuple[np.ndarray, ...] = ()  # each document's winnowed shingle hashes (excerpts)
+    units: tuple[int, ...] = ()      # each document's units (words, CJK characters)
 
     @property
     def docs(self) -> int:
@@ -144,7 +146,13 @@ def read_batch(entries: Sequence[FileEntry], settings: FingerprintSettings,
         line_count=np.concatenate([np.empty(0, np.int64), *(c for _, c in per_doc)]
                                   ).astype(np.int64),
         chars=np.fromiter((fp.chars for fp in fps), dtype=np.int64, count=len(fps)),
+        winnows=tuple(fp.winnow for fp in fps), units=tuple(fp.units for fp in fps),
     )
+
+
+def excerpt_input(out: BatchOut) -> tuple[tuple[np.ndarray, ...], tuple[int, ...]]:
+    """What the client looks for excerpts with: each document's winnowed set and unit count."""
+    return out.winnows, out.units
 
 
 def batch_meta(out: BatchOut) -> tuple[tuple[str, Problem | DocMeta], ...]:
@@ -193,6 +201,7 @@ def reread(out: BatchOut, boiler: np.ndarray, lengths: np.ndarray,
     by_path = {o.path: o for o in outcomes}
     simhash = out.simhash.copy()
     minhash = out.minhash.copy()
+    winnows, units = list(out.winnows), list(out.units)
     for i in docs:
         o = by_path.get(out.entries[i].path)
         if o is not None and o.fingerprint is not None \
@@ -200,7 +209,10 @@ def reread(out: BatchOut, boiler: np.ndarray, lengths: np.ndarray,
             simhash[i] = o.fingerprint.simhash
             if minhash.shape[1]:
                 minhash[i] = o.fingerprint.minhash
-    return dataclasses.replace(out, simhash=simhash, minhash=minhash)
+            if winnows:
+                winnows[i], units[i] = o.fingerprint.winnow, o.fingerprint.units
+    return dataclasses.replace(out, simhash=simhash, minhash=minhash, winnows=tuple(winnows),
+                               units=tuple(units))
 
 
 # -- frames built from batches -------------------------------------------------------------------

@@ -62,10 +62,19 @@ from neardup_core.errors import OptionsError, ScanCancelled
 from neardup_core.extract import FileEntry, check_roots
 from neardup_core.fingerprint import boilerplate as bp
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
-from neardup_core.models import Document, Method, PairTable, Problem, ProblemKind, ScanOptions
+from neardup_core.models import (
+    Document,
+    ExcerptTable,
+    Method,
+    PairTable,
+    Problem,
+    ProblemKind,
+    ScanOptions,
+)
 from neardup_core.progress import CancelToken, ProgressSink, Stage, null_progress
 from neardup_core.result import ScanResult
 from neardup_core.scan.boilerplate_pass import BOILERPLATE_MIN_DOCS, BOILERPLATE_SAME
+from neardup_core.scan.excerpts_pass import find_excerpts
 from neardup_core.scan.reading import batches
 from neardup_core.scan.stages import RunStages
 
@@ -206,6 +215,8 @@ class _DaskRun(RunStages):
         self.settings = settings
         self.k = self.opt.num_perm if self.opt.method != Method.SIMHASH else 0
         self._rank: np.ndarray | None = None  # reference ranks, once the documents are known
+        self._final: list[_Batch] = []   # the batches whose fingerprints the pairs came from
+        self.boiler_lines: np.ndarray | None = None  # lines the boilerplate pass set aside
 
     # -- waiting -----------------------------------------------------------------------------
     def _await(self, futures: Iterable[Future],
@@ -252,17 +263,20 @@ class _DaskRun(RunStages):
         simh = np.zeros(n, dtype=np.uint64)
         minh = np.zeros((n, self.k), dtype=np.uint32)  # rows filled for paired documents only
         pairs = PairTable.empty()
+        excerpts = ExcerptTable.empty()
         if docs and not self.partial:
             try:
                 pairs = self._pairs(docs, batches, floor, threshold, simh, minh)
+                excerpts = self._excerpts(docs, pairs, threshold)
             except ScanCancelled:
                 self._mark_cancelled(self.where)
                 pairs = PairTable.empty()
+                excerpts = ExcerptTable.empty()
         result = ScanResult(options=opt, roots=self.roots, documents=tuple(docs),
                             problems=tuple(self.problems), simhash=simh, minhash=minh,
                             pairs=pairs, threshold=threshold, group_mode=opt.group_mode,
                             partial=self.partial, seconds=round(time.monotonic() - self.t0, 3),
-                            notes=tuple(self.notes), stats=self.stats)
+                            notes=tuple(self.notes), stats=self.stats, excerpt_table=excerpts)
         if self._rank is not None:
             result.known(auto_rank=self._rank)
         self.emit(Stage.GROUP, 0, 1, "Grouping")
@@ -397,6 +411,7 @@ class _DaskRun(RunStages):
         rep = self.client.scatter(is_rep, broadcast=True)
         # crowded buckets are linked around the file each group would keep, as locally
         hub = self.client.scatter(self._ranks(docs), broadcast=True)
+        self._final = batches
         layout = self._layout(batches)
         fps = self._fps(layout, rep, hub, n)
         self.stats["dask"]["partitions"] = fps.npartitions
@@ -405,6 +420,7 @@ class _DaskRun(RunStages):
         if opt.boilerplate is not None and n >= BOILERPLATE_MIN_DOCS:
             redone = self._boilerplate(n, batches, layout, kept, star)
             if redone is not None:
+                self._final = redone
                 layout = self._layout(redone)
                 fps = self._fps(layout, rep, hub, n)
                 kept = self._pass(fps, plan, int(is_rep.sum()))
@@ -414,6 +430,28 @@ class _DaskRun(RunStages):
         self.stats["exact_copies"] = int(copies.size)
         self._fetch_fingerprints(fps, table, simh, minh)
         self._cluster_groups(kept, star, threshold)
+        return table
+
+    def _excerpts(self, docs: list[Document], pairs: PairTable, threshold: float
+                  ) -> ExcerptTable:
+        """The local scan's excerpt stage: the winnowed sets come back from the batches (a
+        fifth of the shingles, 4 bytes each), and the candidates are verified here, on the
+        texts, as locally."""
+        if self.opt.excerpt_containment is None or len(docs) < 2:
+            return ExcerptTable.empty()
+        self.where = "while looking for excerpts"
+        self.emit(Stage.PAIRS, 0, 1, "Looking for excerpts")
+        futs = [self.client.submit(K.excerpt_input, b.fut, pure=False)
+                for b in self._final if b.docs]
+        self._await(futs)
+        winnows: list[np.ndarray] = []
+        units: list[int] = []
+        for w, u in self.client.gather(futs):
+            winnows.extend(w)
+            units.extend(u)
+        table = find_excerpts(docs, winnows, units, self.opt, self.boiler_lines, self.stats,
+                              pairs, threshold)
+        self.emit(Stage.PAIRS, 1, 1, "")
         return table
 
     def _ranks(self, docs: list[Document]) -> np.ndarray:
@@ -491,6 +529,7 @@ class _DaskRun(RunStages):
         self.stats["boilerplate_lines"] = int(boiler.size)
         if not boiler.size:
             return None
+        self.boiler_lines = boiler
         lines = self.client.scatter(boiler, broadcast=True)
         with_docs = [b for b in batches if b.docs]
         # where they are a sliver of the text, a document keeps its first fingerprint: the

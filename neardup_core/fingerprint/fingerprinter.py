@@ -21,7 +21,7 @@ import re
 import sys
 import unicodedata
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import compress
 from typing import TYPE_CHECKING
 
@@ -31,6 +31,7 @@ import xxhash
 from neardup_core.arrays import unique_sorted
 from neardup_core.fingerprint.minhash import MinHasher, hash32
 from neardup_core.fingerprint.simhash import simhash_grouped, simhash_grouped_unchecked
+from neardup_core.fingerprint.winnowing import WINDOW, winnow, winnow_many
 from neardup_core.hashing import combine_windows, hash64_lines, hash128_hex, splitmix64
 from neardup_core.text.chinese import Segmenter
 from neardup_core.text.features import (
@@ -41,7 +42,13 @@ from neardup_core.text.features import (
     word_streams,
 )
 from neardup_core.text.normalise import SEPARATOR, lines, normalize, normalize_joined, to_codes
-from neardup_core.text.shingles import Analysis, analyse_codes, shingle_keys_many, shingle_set
+from neardup_core.text.shingles import (
+    Analysis,
+    analyse_codes,
+    shingle_hashes_many,
+    shingle_keys_many,
+    shingle_set,
+)
 
 if TYPE_CHECKING:
     from neardup_core.models import ScanOptions
@@ -84,6 +91,11 @@ class FingerprintSettings:
                    minhash=options.method != Method.SIMHASH, user_dict=options.user_dict)
 
 
+_LE32, _LE64 = np.dtype("<u4"), np.dtype("<u8")
+_EMPTY32 = np.empty(0, _LE32)
+_EMPTY32.flags.writeable = False
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class DocFingerprint:
     """Everything a scan keeps about one document's text. Arrays are read-only."""
@@ -94,6 +106,9 @@ class DocFingerprint:
     chars: int                # length of the full normalised text
     units: int                # units the features were computed from (boilerplate dropped)
     line_hashes: np.ndarray   # uint64 hash64 of each line of the full normalised text, in order
+    #: uint32 winnowed shingle hashes, sorted (fingerprint/winnowing.py): what excerpts are
+    #: found by; empty when not computed (a cache row from before excerpts)
+    winnow: np.ndarray = field(default_factory=lambda: _EMPTY32)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, DocFingerprint):
@@ -110,17 +125,16 @@ class DocFingerprint:
         # less than numpy's own array pickling, both ways, and come back read-only.
         return (_fingerprint_from_bytes,
                 (self.simhash, np.asarray(self.minhash, _LE32).tobytes(), self.text_hash,
-                 self.chars, self.units, np.asarray(self.line_hashes, _LE64).tobytes()))
-
-
-_LE32, _LE64 = np.dtype("<u4"), np.dtype("<u8")
+                 self.chars, self.units, np.asarray(self.line_hashes, _LE64).tobytes(),
+                 np.asarray(self.winnow, _LE32).tobytes()))
 
 
 def _fingerprint_from_bytes(simhash: int, minhash: bytes, text_hash: str, chars: int,
-                            units: int, line_hashes: bytes) -> DocFingerprint:
+                            units: int, line_hashes: bytes, winnow: bytes = b""
+                            ) -> DocFingerprint:
     """Unpickles a :class:`DocFingerprint`; arrays over bytes are read-only already."""
     return DocFingerprint(simhash, np.frombuffer(minhash, _LE32), text_hash, chars, units,
-                          np.frombuffer(line_hashes, _LE64))
+                          np.frombuffer(line_hashes, _LE64), np.frombuffer(winnow, _LE32))
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -200,8 +214,10 @@ class Fingerprinter:
         doc, hashes, weights = word_features_many(a, self.segmenter)
         sims = simhash_grouped_unchecked(hashes, weights.astype(np.float64), doc,
                                          len(docs)).tolist()
+        seq, seq_doc = shingle_hashes_many(a, self.settings.shingle)
+        winnows = winnow_many(hash32(seq), seq_doc, len(docs))
         return [DocFingerprint(sims[i], sigs[i], text_hashes[i], len(d), units[i],
-                               line_hashes[i]) for i, d in enumerate(docs)]
+                               line_hashes[i], winnows[i]) for i, d in enumerate(docs)]
 
 
     def _large(self, text: str, drop_lines: np.ndarray | None) -> DocFingerprint:
@@ -246,7 +262,7 @@ class Fingerprinter:
             acc.add(analyse_codes(to_codes(p)), self.segmenter)
         sig, units = acc.signature(), acc.units
         return DocFingerprint(acc.simhash(), _frozen(sig), digest.hexdigest(), chars, units,
-                              all_lines)
+                              all_lines, acc.winnowed())
 
 
 class _Accumulator:
@@ -258,6 +274,8 @@ class _Accumulator:
         self.sig = minhasher.empty() if minhasher is not None else np.empty(0, np.uint32)
         self.tail = np.empty(0, np.uint64)  # the last n - 1 units, for shingles across pieces
         self.units = 0
+        self.wtail = np.empty(0, np.uint32)  # the last WINDOW - 1 shingle hashes
+        self.picked: list[np.ndarray] = []   # winnowed hashes of the pieces so far
         self.last = {"zh": np.empty(0, np.uint64), "other": np.empty(0, np.uint64)}
         self.counts: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {
             k: [] for k in FEATURE_KINDS}
@@ -269,6 +287,7 @@ class _Accumulator:
             np.minimum(self.sig, self.minhasher.signature(combine_windows(seq, self.n)),
                        out=self.sig)
         self.tail = seq[max(0, seq.shape[0] - self.n + 1):]
+        self._winnow_units(seq)
         w = word_streams(a, segmenter)
         for kind, hashes, content in (("zh", w.zh, w.zh_content),
                                       ("other", w.other, w.other_content)):
@@ -276,6 +295,26 @@ class _Accumulator:
             seq = np.concatenate((self.last[kind], hashes[content]))
             self._count("bigram", combine_windows(seq, 2))
             self.last[kind] = seq[-1:]
+
+    def _winnow_units(self, seq: np.ndarray) -> None:
+        """Winnow the shingles this piece completes (``seq``: the carried units, then the
+        piece's), carrying the last WINDOW - 1 shingle hashes so windows cross pieces."""
+        if seq.shape[0] < self.n:
+            return
+        sh = np.concatenate((self.wtail, hash32(combine_windows(seq, self.n))))
+        if sh.shape[0] >= WINDOW:
+            self.picked.append(winnow(sh))
+            self.wtail = sh[sh.shape[0] - WINDOW + 1:]
+        else:
+            self.wtail = sh
+
+    def winnowed(self) -> np.ndarray:
+        """The document's winnowed set, as :meth:`Fingerprinter._batch` computes it."""
+        if 0 < self.units < self.n:  # one short shingle
+            return _frozen(winnow(hash32(combine_windows(self.tail, self.tail.shape[0]))))
+        if not self.picked:
+            return _frozen(winnow(self.wtail))
+        return _frozen(np.unique(np.concatenate(self.picked)))
 
     def _count(self, kind: str, hashes: np.ndarray) -> None:
         if hashes.shape[0]:

@@ -3,10 +3,14 @@
 ``write_csv`` has one row per group member and the columns group, reference (yes/no), path,
 name, folder, size (bytes), modified (local ``YYYY-MM-DD HH:MM:SS``), format, encoding,
 similarity (%), distance, jaccard, skipped (what the reader could not compare, "1 picture not
-compared"; empty when it read everything); problems go to a second file (``write_problems_csv``)
-so each table stays rectangular. Files written by path start with a UTF-8 BOM so Excel shows
-Chinese. Cells that start with ``= + - @`` (or a tab / carriage return) get a leading apostrophe
-so a spreadsheet never runs a crafted file name as a formula. Names and messages show control,
+compared"; empty when it read everything), relation ("reference" or "copy" in a group,
+"excerpt" for a document mostly inside another), inside (the whole an excerpt lies in) and
+containment (%): the groups' rows first, then one row per excerpt, its similarity that of the
+two texts; problems go to a second file (``write_problems_csv``) so each table stays
+rectangular. Files written by path start with a UTF-8 BOM so Excel shows Chinese. Headers and
+the words in cells follow the report's language.
+Cells that start with ``= + - @`` (or a tab / carriage return) get a leading apostrophe so a
+spreadsheet never runs a crafted file name as a formula. Names and messages show control,
 direction and invisible characters as escapes, as the text and HTML reports do
 (:func:`~neardup_core.visible.visible`: a zero-width space as ``\\u200b``, a line break as
 ``\\n``, a backslash before an "n" doubled), since a spreadsheet is read by people who decide
@@ -24,13 +28,20 @@ from typing import Any
 
 from neardup_core.messages import render as render_message
 from neardup_core.messages import word
-from neardup_core.report.common import Destination, LocalClock, open_destination, texts_of
+from neardup_core.report.common import (
+    Destination,
+    LocalClock,
+    local_time,
+    open_destination,
+    texts_of,
+)
 from neardup_core.report.wording import percent
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
 CSV_COLUMNS = ("group", "reference", "path", "name", "folder", "size", "modified", "format",
-               "encoding", "similarity (%)", "distance", "jaccard", "skipped")
+               "encoding", "similarity (%)", "distance", "jaccard", "skipped", "relation",
+               "inside", "containment (%)")
 PROBLEM_COLUMNS = ("path", "name", "folder", "kind", "message")
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -60,11 +71,14 @@ def write_csv(result: ScanResult, fp_or_path: Destination, *, bom: bool | None =
             fp.write("\ufeff")
         w = csv.writer(fp)
         w.writerow([word(c, language) for c in CSV_COLUMNS])
-        _write_member_rows(result, w, word("yes", language), word("no", language))
+        _write_member_rows(result, w, language)
+        _write_excerpt_rows(result, w, language)
 
 
-def _write_member_rows(result: ScanResult, w: Any, yes: str, no: str) -> None:
+def _write_member_rows(result: ScanResult, w: Any, language: str) -> None:
     """One row per group member, from the flat group table, a few thousand rows at a time."""
+    yes, no = word("yes", language), word("no", language)
+    ref, copy = word("reference", language), word("copy", language)
     docs = result.documents
     table = result.group_table
     offs = table.offsets.tolist()
@@ -99,11 +113,28 @@ def _write_member_rows(result: ScanResult, w: Any, yes: str, no: str) -> None:
             folder, name = os.path.split(shown)
             rows.append((g + 1, yes if k == lo else no, _guard(shown), _guard(name),
                          once_shown(folder), d.size, clock.plain(d.mtime), once(d.format),
-                         once(d.encoding), sim[k], dist[k], jac[k], _cell(d.skipped)))
+                         once(d.encoding), sim[k], dist[k], jac[k], _cell(d.skipped),
+                         ref if k == lo else copy, "", ""))
         if len(rows) >= 4096:
             w.writerows(rows)
             rows.clear()
     w.writerows(rows)
+
+
+def _write_excerpt_rows(result: ScanResult, w: Any, language: str) -> None:
+    """One row per excerpt (a document mostly inside another), after the groups' rows."""
+    if result.options.excerpt_containment is None:
+        return
+    docs = result.documents
+    no, excerpt = word("no", language), word("excerpt", language)
+    ex = result.excerpts()
+    for p, whole, c, s in zip(ex.part.tolist(), ex.whole.tolist(), ex.containment.tolist(),
+                              ex.similarity.tolist(), strict=True):
+        d = docs[p]
+        w.writerow(["", no, _cell(d.path), _cell(d.name), _cell(d.folder), d.size,
+                    local_time(d.mtime), _cell(d.format), _cell(d.encoding),
+                    percent(s)[:-1], "", "", _cell(d.skipped), excerpt,
+                    _cell(docs[whole].path), percent(c)[:-1]])
 
 
 def write_problems_csv(result: ScanResult, fp_or_path: Destination, *,

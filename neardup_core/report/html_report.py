@@ -19,7 +19,13 @@ from neardup_core import diff as _diff
 from neardup_core.messages import render as render_message
 from neardup_core.messages import word
 from neardup_core.models import Document, Group
-from neardup_core.report.common import Destination, LocalClock, display, open_destination
+from neardup_core.pairs.containment import shared_passages
+from neardup_core.report.common import (
+    Destination,
+    LocalClock,
+    display,
+    open_destination,
+)
 from neardup_core.report.wording import percent, weakest_label
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible
@@ -62,6 +68,11 @@ table.diff td.n { color: var(--muted); text-align: right; user-select: none; }
 tr.delete td.l, tr.replace td.l { background: var(--del); }
 tr.insert td.r, tr.replace td.r { background: var(--ins); }
 tr.replace td.l .c { background: var(--delc); } tr.replace td.r .c { background: var(--insc); }
+table.passages { width: 100%; table-layout: fixed; font-size: .9em; }
+table.passages td { border-bottom: 1px solid var(--line); padding: .3em .5em; vertical-align: top;
+  white-space: pre-wrap; word-break: break-word; }
+table.passages td.n { width: 2.5em; color: var(--muted); text-align: right; }
+mark { background: #ffe79a; }
 tr.skip td { color: var(--muted); text-align: center; background: #f4f5f7; font-style: italic; }
 """
 
@@ -169,6 +180,7 @@ class _Html:
         self.notes()
         self.settings()
         self.groups()
+        self.excerpts()
         self.problems()
         w("</body>\n</html>\n")
 
@@ -177,6 +189,8 @@ class _Html:
         rows = [("Files compared", f"{len(r.documents):,}"), ("Groups", f"{len(r.groups):,}"),
                 ("Duplicates (not references)", f"{r.duplicate_count:,}"),
                 ("Problems", f"{len(r.problems):,}"),
+                *((("Excerpts (mostly inside another file)", f"{len(r.excerpts()):,}"),)
+                  if r.options.excerpt_containment is not None else ()),
                 ("Threshold", f"{r.threshold:.0%} ({r.group_mode} groups)"),
                 ("Time", f"{r.seconds:.1f} s")]
         self.w(f'<h2 id="summary">{self.t("Summary")}</h2>\n<table class="kv">\n')
@@ -259,6 +273,55 @@ class _Html:
             self.w("</details>\n")
         self.w("</details>\n")
 
+    def excerpts(self) -> None:
+        """Each excerpt: how much of the part lies in the whole, and every shared passage
+        beside the place it has in the whole, highlighted in both."""
+        r = self.r
+        if r.options.excerpt_containment is None:
+            return
+        ex = r.excerpts()
+        if not len(ex):
+            return
+        docs = r.documents
+        self.w(f'<h2 id="excerpts">Excerpts ({len(ex):,})</h2>\n<p class="muted">Documents '
+               f"at least {r.excerpt_cut:.0%} of whose text lies inside another. They are not "
+               "copies: nothing marks them for removal.</p>\n")
+        for p, wh, c, s in zip(ex.part.tolist(), ex.whole.tolist(), ex.containment.tolist(),
+                               ex.similarity.tolist(), strict=True):
+            part, whole = docs[p], docs[wh]
+            self.w(f'<details class="group"><summary>{_e(percent(c))} of '
+                   f'<span class="path">{_e(part.name)}</span> is inside '
+                   f'<span class="path">{_e(whole.name)}</span> '
+                   f'<span class="muted">(similarity {_e(percent(s))})</span></summary>\n'
+                   f'<p class="muted path">{_e(part.path)}<br>{_e(whole.path)}</p>\n')
+            self.diffs_left -= 1
+            if self.diffs_left >= 0:
+                self.passages(part, whole)
+            self.w("</details>\n")
+
+    def passages(self, part: Document, whole: Document) -> None:
+        a, b = self.text_of(part.path), self.text_of(whole.path)
+        if a is None or b is None:
+            who = part.name if a is None else whole.name
+            self.w(f'<p class="muted">The text of {_e(who)} could not be read again '
+                   "(changed, moved or unreadable since the scan).</p>\n")
+            return
+        a, b = a[:self.max_chars], b[:self.max_chars]
+        spans = shared_passages(a, b)
+        if not spans:
+            self.w('<p class="muted">No passage of a few lines is shared word for word (the '
+                   "shared text is spread in short pieces).</p>\n")
+            return
+        w = self.w
+        w('<table class="passages"><tr><th></th>'
+          f'<th class="path">{_e(part.name)}</th><th class="path">{_e(whole.name)}</th></tr>\n')
+        for k, ((ps, pe), (ws, we)) in enumerate(spans[:_PASSAGES], 1):
+            w(f'<tr><td class="n">{k}</td><td>{_context(a, ps, pe)}</td>'
+              f"<td>{_context(b, ws, we)}</td></tr>\n")
+        w("</table>\n")
+        if len(spans) > _PASSAGES:
+            w(f'<p class="muted">{len(spans) - _PASSAGES:,} more shared passages.</p>\n')
+
     def diff(self, ref: Document, doc: Document, left: str, right: str) -> None:
         cut = len(left) > self.max_chars or len(right) > self.max_chars
         res = _diff.aligned_diff(left[:self.max_chars], right[:self.max_chars])
@@ -316,6 +379,27 @@ class _Html:
         """A heading or fixed sentence of the page in the report's language, escaped."""
         return html.escape(word(text, self.language), quote=True)
         self.w("</table>\n")
+
+
+#: Shared passages shown per excerpt, and characters of text shown around and inside each.
+_PASSAGES = 30
+_AROUND = 80
+_INSIDE = 1500
+
+
+def _context(text: str, start: int, end: int) -> str:
+    """The passage text[start:end] highlighted, with a little of the text around it."""
+    lo = max(0, start - _AROUND)
+    hi = min(len(text), end + _AROUND)
+    inside = text[start:end]
+    if len(inside) > _INSIDE:
+        half = _INSIDE // 2
+        inside_html = f"{_t(inside[:half])} … {_t(inside[-half:])}"
+    else:
+        inside_html = _t(inside)
+    before = ("…" if lo else "") + _t(text[lo:start])
+    after = _t(text[end:hi]) + ("…" if hi < len(text) else "")
+    return f"{before}<mark>{inside_html}</mark>{after}"
 
 
 def _shown(rows: tuple[_diff.DiffRow, ...], context: int) -> list[bool]:

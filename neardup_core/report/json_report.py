@@ -13,6 +13,7 @@ Keys are stable; new keys may be added, and a change to existing ones bumps ``ve
         "groups": 7,
         "duplicates": 9,       # files in a group that are not its reference
         "problems": 3,         # files that could not be compared, listed under "problems"
+        "excerpts": 2,         # documents mostly inside another, listed under "excerpts"
         "seconds": 4.2,
         "partial": false       # true when the scan was cancelled or cut short (see "notes")
       },
@@ -37,6 +38,12 @@ Keys are stable; new keys may be added, and a change to existing ones bumps ``ve
                                # byte for byte
         }, ...]
       }, ...],
+      "excerpts": [{           # most contained first; never two files already in one group
+        "part": "/abs/answer.txt",  # the document that lies mostly inside the whole
+        "whole": "/abs/article.docx",
+        "containment": 0.83,   # share of the part's shingles found in the whole, 0..1, exact
+        "similarity": 0.31     # exact Jaccard of the two shingle sets, 0..1
+      }, ...],               # at settings.excerpt_containment and above; [] when it is null
       "problems": [{"path": "/abs/broken.docx", "kind": "corrupt", "message": "..."}],
       "notes": ["..."]
     }
@@ -97,6 +104,7 @@ def report_dict(result: ScanResult) -> dict[str, Any]:
     settings = result.options.to_dict()
     settings["threshold"] = result.threshold
     settings["group_mode"] = str(result.group_mode)
+    excerpts = _excerpts(result)
     groups = []
     for g in result.groups:
         members = []
@@ -120,24 +128,40 @@ def report_dict(result: ScanResult) -> dict[str, Any]:
         "roots": [display(r) for r in result.roots],
         "summary": {"files": len(docs), "groups": len(result.groups),
                     "duplicates": result.duplicate_count, "problems": len(result.problems),
-                    "seconds": round(float(result.seconds), 3), "partial": result.partial},
+                    "excerpts": len(excerpts), "seconds": round(float(result.seconds), 3),
+                    "partial": result.partial},
         "groups": groups,
+        "excerpts": excerpts,
         "problems": [{"path": display(p.path), "kind": str(p.kind), "message": display(p.message)}
                      for p in result.problems],
         "notes": [display(n) for n in result.notes],
     }
 
 
+def _excerpts(result: ScanResult) -> list[dict[str, Any]]:
+    """The ``excerpts`` section: one entry per document mostly inside another (none when the
+    scan did not look for excerpts)."""
+    if result.options.excerpt_containment is None:
+        return []
+    docs = result.documents
+    ex = result.excerpts()
+    return [{"part": display(docs[p].path), "whole": display(docs[w].path),
+             "containment": round_score(c), "similarity": round_score(s)}
+            for p, w, c, s in zip(ex.part.tolist(), ex.whole.tolist(), ex.containment.tolist(),
+                                  ex.similarity.tolist(), strict=True)]
+
+
 def write_json(result: ScanResult, fp_or_path: Destination) -> None:
     """Write the JSON report (UTF-8, indented, keys in schema order), streamed section by
     section: the same bytes as ``json.dump(report_dict(result), fp, indent=2)``."""
+    excerpts = _excerpts(result)  # a few per thousand documents: as objects, like the tail
     with open_destination(fp_or_path) as fp:
-        _write_head(result, fp)
+        _write_head(result, fp, excerpts)
         _write_groups(result, fp)
-        _write_tail(result, fp)
+        _write_tail(result, fp, excerpts)
 
 
-def _write_head(result: ScanResult, fp: IO[str]) -> None:
+def _write_head(result: ScanResult, fp: IO[str], excerpts: list[dict[str, Any]]) -> None:
     """Everything before the groups: format, version, settings, roots, summary."""
     settings = result.options.to_dict()
     settings["threshold"] = result.threshold
@@ -149,7 +173,8 @@ def _write_head(result: ScanResult, fp: IO[str]) -> None:
         "roots": [display(r) for r in result.roots],
         "summary": {"files": len(result.documents), "groups": len(result.group_table),
                     "duplicates": result.duplicate_count, "problems": len(result.problems),
-                    "seconds": round(float(result.seconds), 3), "partial": result.partial},
+                    "excerpts": len(excerpts), "seconds": round(float(result.seconds), 3),
+                    "partial": result.partial},
     }
     fp.write(json.dumps(head, ensure_ascii=False, indent=2)[:-2])  # all but the closing "\n}"
 
@@ -219,11 +244,12 @@ _GROUP = ('    {\n      "id": %r,\n      "reference": %s,\n      "weakest": %s,'
           '\n      "exact": %s,\n      "members": [\n%s\n      ]\n    }')
 
 
-def _write_tail(result: ScanResult, fp: IO[str]) -> None:
-    """The ``problems`` and ``notes`` sections and the end of the document."""
+def _write_tail(result: ScanResult, fp: IO[str], excerpts: list[dict[str, Any]]) -> None:
+    """The ``excerpts``, ``problems`` and ``notes`` sections and the end of the document."""
     problems = [{"path": display(p.path), "kind": str(p.kind), "message": display(p.message)}
                 for p in result.problems]
-    for key, value in (("problems", problems), ("notes", [display(n) for n in result.notes])):
+    for key, value in (("excerpts", excerpts), ("problems", problems),
+                       ("notes", [display(n) for n in result.notes])):
         text = json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n  ")
         fp.write(f',\n  "{key}": {text}')
     fp.write("\n}\n")

@@ -1,10 +1,11 @@
-"""The plain-text report of the ``neardup`` command line: one block per group, then the problems
-and the notes.
+"""The plain-text report of the ``neardup`` command line: one block per group, then the
+excerpts (documents mostly inside another), the problems and the notes.
 
 Each member's line shows ``*`` for the reference, its similarity, its SimHash distance, its
 encoding (or format) and its path, then in brackets what its reader could not compare
-("[1 picture not compared]"), if anything. Paths and messages show control and direction characters
-as escapes (:mod:`neardup_core.visible`), so nothing in a file name can act on the terminal.
+("[1 picture not compared]"), if anything. Paths and messages show control and direction
+characters as escapes (:mod:`neardup_core.visible`), so nothing in a file name can act on the
+terminal.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ def write_text(result: ScanResult, fp_or_path: Destination) -> None:
 
 def _write(result: ScanResult, out: IO[str]) -> None:
     _write_groups(result, out)
+    _write_excerpts(result, out)
     _write_problems_and_notes(result, out)
 
 
@@ -55,6 +57,18 @@ def _write_groups(result: ScanResult, out: IO[str]) -> None:
             out.write("".join(lines))
             lines.clear()
     out.write("".join(lines))
+
+
+def _write_excerpts(result: ScanResult, out: IO[str]) -> None:
+    """Documents mostly inside another, each with the share of it found in the whole."""
+    docs = result.documents
+    ex = result.excerpts() if result.options.excerpt_containment is not None else None
+    if ex is not None and len(ex):
+        out.write(f"\nExcerpts ({len(ex)}: documents mostly inside another):\n")
+        for p, w, c in zip(ex.part.tolist(), ex.whole.tolist(), ex.containment.tolist(),
+                           strict=True):
+            out.write(f"  {percent(c):>6s} of {visible(docs[p].path)}\n"
+                      f"         is inside {visible(docs[w].path)}\n")
 
 
 def _write_problems_and_notes(result: ScanResult, out: IO[str]) -> None:

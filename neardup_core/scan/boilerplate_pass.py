@@ -43,6 +43,7 @@ class BoilerplatePass(RunStages):
     cache: FingerprintCache | None
     _rows: dict[str, CacheEntry]
     _replayable: bool
+    boiler_lines: np.ndarray | None
 
     def _boilerplate(self, docs: list[Document], fps: list[DocFingerprint],
                      entries: dict[str, FileEntry], pairs: PairTable) -> list[DocFingerprint]:
@@ -83,6 +84,7 @@ class BoilerplatePass(RunStages):
         vals, counts = v[starts], np.diff(np.r_[starts, v.size])
         boiler = vals[counts >= need]  # sorted
         self.stats["boilerplate_lines"] = int(boiler.size)
+        self.boiler_lines = boiler  # excerpts are verified without them too
         if boiler.size == 0:
             return fps
         # where they are a sliver of the text, a document keeps its first fingerprint

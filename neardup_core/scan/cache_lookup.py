@@ -239,7 +239,8 @@ def outcome_from_cache(c: CacheEntry) -> Outcome:
         prob = Problem(c.path, ProblemKind(c.problem_kind), c.problem_message or "")
         return Outcome(c.path, c.size, c.mtime_ns, None, None, c.content_hash, prob)
     fp = DocFingerprint(simhash=c.simhash, minhash=c.minhash, text_hash=c.text_hash,
-                        chars=c.chars, units=c.units, line_hashes=c.line_hashes)
+                        chars=c.chars, units=c.units, line_hashes=c.line_hashes,
+                        winnow=c.winnow if c.winnow is not None else np.empty(0, np.uint32))
     return Outcome(c.path, c.size, c.mtime_ns, (c.format, c.encoding, c.confidence, c.replaced),
                     fp, c.content_hash, None, skipped=c.skipped)
 
@@ -261,4 +262,5 @@ def cache_entry(o: Outcome, settings_key: str) -> CacheEntry:
                       settings_key=settings_key, format=fmt, encoding=enc, confidence=conf,
                       replaced=repl, chars=fp.chars, units=fp.units, text_hash=fp.text_hash,
                       simhash=fp.simhash, minhash=fp.minhash, line_hashes=fp.line_hashes,
-                      problem_kind=None, problem_message=None, skipped=o.skipped)
+                      problem_kind=None, problem_message=None, skipped=o.skipped,
+                      winnow=fp.winnow)

@@ -68,7 +68,8 @@ class KeptResult(RunStages):
                             minhash=snap.minhash, pairs=snap.pairs, threshold=threshold,
                             group_mode=self.opt.group_mode, partial=False,
                             seconds=round(time.monotonic() - self.t0, 3),
-                            notes=tuple(self.notes), stats=self.stats)
+                            notes=tuple(self.notes), stats=self.stats,
+                            excerpt_table=snap.excerpts)
         # facts about the documents that cost more than the grouping (see ScanResult.regroup)
         result.known(auto_rank=snap.rank, text_class=snap.text_class)
         if snap.groups is not None and snap.groups[:3] == (
@@ -91,7 +92,7 @@ class KeptResult(RunStages):
                         stats={k: self.stats[k] for k in _SNAPSHOT_STATS if k in self.stats},
                         rank=result.computed("auto_rank"),
                         text_class=result.computed("text_class"),
-                        groups=self._kept_groups(result))
+                        groups=self._kept_groups(result), excerpts=result.excerpt_table)
         t = time.monotonic()
         try:
             self.cache.put_result(self._snap_key, self._walk_state, pack(snap))

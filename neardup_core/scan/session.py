@@ -38,6 +38,7 @@ from neardup_core.progress import CancelToken, ProgressSink, Stage, null_progres
 from neardup_core.result import ScanResult
 from neardup_core.scan.boilerplate_pass import BOILERPLATE_MIN_DOCS, BoilerplatePass
 from neardup_core.scan.cache_lookup import CacheLookup, CacheOpening
+from neardup_core.scan.excerpts_pass import ExcerptsPass
 from neardup_core.scan.kept_result import KeptResult
 from neardup_core.scan.pool import WorkerPool, start_method
 from neardup_core.scan.reading import Reading
@@ -69,7 +70,7 @@ class ScanSession:
         return _Run(self, roots, progress, cancel or CancelToken()).execute()
 
 
-class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass):
+class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
     """The state of one run; split out so ScanSession stays a small, reusable object. Its
     stages are mixins, one module each (see the module's docstring); this class holds their
     state and runs them in order."""
@@ -108,6 +109,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass):
         self._opening: CacheOpening | None = None  # the cache being opened during the walk
         self._kept: CacheOpening | None = None     # ... and the kept result it found
         self._walked_paths: list[str] = []          # every file the walk found, for the ranks
+        self.boiler_lines: np.ndarray | None = None  # set aside by the boilerplate pass
 
     def execute(self) -> ScanResult:
         self._cpu_mark = time.process_time()
@@ -207,11 +209,13 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass):
                 # boilerplate; the pairs now come from the second one
                 del self.notes[notes_from:notes_from + len(first_pass)]
                 pairs = self._pairs(docs, simh, minh, floor, rank)
+            fps = new_fps
+        excerpts = self._excerpts(docs, fps, pairs, threshold)
         result = ScanResult(options=opt, roots=self.roots, documents=tuple(docs),
                             problems=tuple(self.problems), simhash=simh, minhash=minh,
                             pairs=pairs, threshold=threshold, group_mode=opt.group_mode,
                             partial=self.partial, seconds=round(time.monotonic() - self.t0, 3),
-                            notes=tuple(self.notes), stats=self.stats)
+                            notes=tuple(self.notes), stats=self.stats, excerpt_table=excerpts)
         result.known(auto_rank=rank)
         self._group(result)
         self._cpu("group")

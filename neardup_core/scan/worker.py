@@ -21,16 +21,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from neardup_core.extract import Extracted, FileEntry, content_hash, decode_bytes, extract
+from neardup_core.fingerprint.boilerplate import read_text
 from neardup_core.fingerprint.fingerprinter import (
     DocFingerprint,
     FingerprintSettings,
     shared_fingerprinter,
     with_identity,
 )
-from neardup_core.models import Problem, ProblemKind
+from neardup_core.fingerprint.winnowing import exact_shingles
+from neardup_core.models import Problem, ProblemKind, ScanOptions
 
 __all__ = ["Outcome", "Prepared", "fingerprint_prepared", "init_worker", "lost",
-           "prepare_batch", "process_batch", "warm_up"]
+           "prepare_batch", "process_batch", "shingle_sets", "warm_up"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +159,22 @@ def _finish_one(e: FileEntry, got: Extracted, fp: DocFingerprint, max_bytes: int
         return Outcome(e.path, st.st_size, st.st_mtime_ns, meta, fp, chash, None, changed=True,
                        skipped=skipped)
     return Outcome(e.path, e.size, e.mtime_ns, meta, fp, chash, None, skipped=skipped)
+
+
+def shingle_sets(paths: list[str], options: ScanOptions, drop_lines: np.ndarray | None
+                 ) -> list[np.ndarray | None]:
+    """Each file's exact shingle set as the scan fingerprinted it (boilerplate ``drop_lines``
+    left out), None for one that cannot be read now: what excerpt candidates are verified on
+    (:mod:`neardup_core.scan.excerpts_pass`), read in the workers while they are up."""
+    out: list[np.ndarray | None] = []
+    for p in paths:
+        try:
+            text = read_text(p, options)
+            out.append(None if text is None else exact_shingles(text, options.shingle,
+                                                                drop_lines))
+        except Exception:  # one file that cannot be read again drops its pairs, no more
+            out.append(None)
+    return out
 
 
 def process_batch(batch: list[FileEntry], settings: FingerprintSettings, max_bytes: int,

@@ -31,7 +31,7 @@ database raises :class:`CacheUnavailable` from :meth:`open` or from any method. 
 cache off and scan on.
 
 Layout: table ``meta(key, value)`` holds ``schema_version``; table ``entries`` has one row per
-``(settings_key, path)`` (version 2 added its last column, ``skipped``: what a .docx reader
+``(settings_key, path)`` (version 2 added ``skipped``: what a .docx reader
 could not compare; a version 1 cache is migrated on open, its .docx rows dropped so that those
 files are read again and say what they skip); table ``results(key, state, payload, stored)``
 keeps the last few whole scan results (:mod:`neardup_core.store.snapshot`), added after the
@@ -58,8 +58,9 @@ import xxhash
 
 from neardup_core.errors import CacheRefused, CacheUnavailable
 
-#: 2: entries.skipped (what the reader could not compare), added to a version 1 cache on open.
-SCHEMA_VERSION = 2
+#: 2: entries.skipped (what the reader could not compare); 3: entries.winnow (the winnowed
+#: shingle hashes excerpts are found by). An older cache is brought up to date on open.
+SCHEMA_VERSION = 3
 #: SQLite's ``PRAGMA application_id`` of a neardup cache ("NDUP"): what tells our database from
 #: any other program's.
 APPLICATION_ID = 0x4E445550
@@ -99,7 +100,8 @@ CREATE TABLE IF NOT EXISTS entries (
     boiler_simhash INTEGER,
     boiler_minhash BLOB,
     stored REAL NOT NULL,
-    skipped TEXT
+    skipped TEXT,
+    winnow BLOB
 );
 CREATE UNIQUE INDEX IF NOT EXISTS entries_key ON entries (settings_key, path);
 CREATE INDEX IF NOT EXISTS entries_content ON entries (content_hash, settings_key);
@@ -109,9 +111,9 @@ _RESULTS_TABLE = ("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, "
                   "state TEXT NOT NULL, payload BLOB NOT NULL, stored REAL NOT NULL)")
 _COLUMNS = ("settings_key, path, size, mtime_ns, content_hash, format, encoding, confidence, "
             "replaced, chars, units, text_hash, simhash, minhash, line_hashes, problem_kind, "
-            "problem_message, boiler_key, boiler_simhash, boiler_minhash, skipped")
+            "problem_message, boiler_key, boiler_simhash, boiler_minhash, skipped, winnow")
 _INSERT = (f"INSERT OR REPLACE INTO entries ({_COLUMNS}, stored) "
-           f"VALUES ({', '.join('?' * 22)})")
+           f"VALUES ({', '.join('?' * 23)})")
 
 # Primary SQLite result codes (extended codes carry them in the low byte).
 _SQLITE_CORRUPT = 11
@@ -147,6 +149,8 @@ class CacheEntry:
     boiler_simhash: int | None = None
     boiler_minhash: np.ndarray | None = None
     skipped: str | None = None              # what the reader could not compare (Document.skipped)
+    #: uint32 winnowed shingle hashes (what excerpts are found by); empty for a problem
+    winnow: np.ndarray | None = None
 
 
 class _Corrupt(Exception):
@@ -400,10 +404,11 @@ _ENTRIES_V1 = ("settings_key", "path", "size", "mtime_ns", "content_hash", "form
                "line_hashes", "problem_kind", "problem_message", "boiler_key",
                "boiler_simhash", "boiler_minhash", "stored")
 #: The columns of each table of every schema version neardup wrote (a cache made before the
-#: application id is recognised by them): version 1, then version 2's ``skipped``.
+#: application id is recognised by them): version 1, version 2's ``skipped``, version 3's
+#: ``winnow``.
 _TABLE_COLUMNS: dict[str, tuple[tuple[str, ...], ...]] = {
     "meta": (("key", "value"),),
-    "entries": (_ENTRIES_V1, (*_ENTRIES_V1, "skipped")),
+    "entries": (_ENTRIES_V1, (*_ENTRIES_V1, "skipped"), (*_ENTRIES_V1, "skipped", "winnow")),
     "results": (("key", "state", "payload", "stored"),),
 }
 
@@ -480,7 +485,7 @@ def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
     if tables:
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         version = row[0] if row else None
-        if version not in ("1", str(SCHEMA_VERSION)):
+        if version not in ("1", "2", str(SCHEMA_VERSION)):
             raise _Corrupt(f"unknown schema version {version!r}")
         # A truncated or damaged file can pass the checks above; this walks every page once.
         problems = [r[0] for r in conn.execute("PRAGMA quick_check(5)")]
@@ -491,8 +496,8 @@ def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
         # e.g. a file system without shared memory: still usable, only without concurrent readers
         conn.execute("PRAGMA journal_mode = DELETE")
     conn.execute("PRAGMA synchronous = NORMAL")
-    if version == "1":
-        _migrate_v1(conn)
+    if version in ("1", "2"):
+        _migrate(conn, version)
     # Added after the first release of the schema; a read-only cache simply goes without them.
     with contextlib.suppress(sqlite3.Error):
         conn.execute("CREATE INDEX IF NOT EXISTS entries_size ON entries (settings_key, size)")
@@ -512,17 +517,21 @@ def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
                          (str(SCHEMA_VERSION),))
 
 
-def _migrate_v1(conn: sqlite3.Connection) -> None:
-    """Bring a version 1 cache to version 2: add ``entries.skipped`` and drop the .docx rows,
-    which were stored before what a reader skips was recorded (kept, they would give those
-    files no note until they change). Text files never skip anything: their rows stay. A
-    read-only cache cannot be migrated: the sqlite3 error makes it unavailable, and the scan
-    goes on without it."""
+def _migrate(conn: sqlite3.Connection, version: str) -> None:
+    """Bring a version 1 or 2 cache to the current version. From 1: add ``entries.skipped``
+    and drop the .docx rows, which were stored before what a reader skips was recorded (kept,
+    they would give those files no note until they change; text files never skip anything, so
+    their rows stay). From 1 or 2: add ``entries.winnow`` (rows without it are of an earlier
+    fingerprint version, which no current settings key matches). A read-only cache cannot be
+    migrated: the sqlite3 error makes it unavailable, and the scan goes on without it."""
     with _transaction(conn):
         cols = {r[1] for r in conn.execute("PRAGMA table_info(entries)")}
         if "skipped" not in cols:
             conn.execute("ALTER TABLE entries ADD COLUMN skipped TEXT")
-        conn.execute("DELETE FROM entries WHERE format = 'docx'")
+        if version == "1":
+            conn.execute("DELETE FROM entries WHERE format = 'docx'")
+        if "winnow" not in cols:
+            conn.execute("ALTER TABLE entries ADD COLUMN winnow BLOB")
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
                      (str(SCHEMA_VERSION),))
 
@@ -633,7 +642,7 @@ def _row(e: CacheEntry, now: float) -> tuple:
             e.text_hash, _to_i64(e.simhash), _blob(e.minhash, "<u4"), _blob(e.line_hashes, "<u8"),
             e.problem_kind, e.problem_message, e.boiler_key,
             None if e.boiler_simhash is None else _to_i64(e.boiler_simhash),
-            _blob(e.boiler_minhash, "<u4"), e.skipped, now)
+            _blob(e.boiler_minhash, "<u4"), e.skipped, _blob(e.winnow, "<u4"), now)
 
 
 def _entry(r: tuple, path: str | None = None) -> CacheEntry:
@@ -642,7 +651,8 @@ def _entry(r: tuple, path: str | None = None) -> CacheEntry:
         _unpkey(r[1]) if path is None else path, r[2], r[3], r[4], r[0], r[5], r[6], r[7], r[8],
         r[9], r[10], r[11], r[12] % _U64, _array(r[13], "<u4", np.uint32),
         _array(r[14], "<u8", np.uint64), r[15], r[16], r[17],
-        None if r[18] is None else r[18] % _U64, _array(r[19], "<u4", np.uint32), r[20])
+        None if r[18] is None else r[18] % _U64, _array(r[19], "<u4", np.uint32), r[20],
+        _array(r[21], "<u4", np.uint32))
 
 
 __all__ = ["APPLICATION_ID", "TRANSIENT_PROBLEMS", "CacheEntry", "CacheRefused", "FingerprintCache",

@@ -36,6 +36,7 @@ import xxhash
 
 from neardup_core.models import (
     Document,
+    ExcerptTable,
     PairTable,
     Problem,
     ProblemKind,
@@ -203,6 +204,12 @@ class Outcome:
     pairs: PairTable
     notes: tuple[str, ...] = ()
     stats: dict = field(default_factory=dict)
+    excerpts: ExcerptTable = field(default_factory=ExcerptTable.empty)
+
+
+#: The columns of the excerpt table (optional: payloads written before excerpts have none).
+EXCERPT_COLUMNS = (("part", np.dtype("<i4")), ("whole", np.dtype("<i4")),
+                   ("containment", np.dtype("<f4")), ("similarity", np.dtype("<f4")))
 
 
 def strings(values: Sequence[str]) -> np.ndarray:
@@ -260,7 +267,10 @@ def outcome_arrays(o: Outcome) -> tuple[dict[str, np.ndarray], dict]:
     }
     for name, dtype in PAIR_COLUMNS:
         arrays[f"pairs_{name}"] = np.ascontiguousarray(getattr(o.pairs, name), dtype=dtype)
-    meta = {"documents": n, "pairs": len(o.pairs), "num_perm": int(arrays["minhash"].shape[1])
+    for name, dtype in EXCERPT_COLUMNS:
+        arrays[f"excerpts_{name}"] = np.ascontiguousarray(getattr(o.excerpts, name), dtype=dtype)
+    meta = {"documents": n, "pairs": len(o.pairs), "excerpts": len(o.excerpts),
+            "num_perm": int(arrays["minhash"].shape[1])
             if arrays["minhash"].ndim == 2 else 0, "encodings": encodings, "formats": formats,
             "problems": [[p.path, str(p.kind), p.message] for p in o.problems],
             "notes": list(o.notes), "stats": o.stats}
@@ -350,10 +360,19 @@ def outcome_from(meta: dict, a: dict[str, np.ndarray]) -> Outcome:
     pairs = PairTable(**cols)
     if m and (pairs.a.min() < 0 or pairs.b.max() >= n or not bool((pairs.a < pairs.b).all())):
         raise ValueError("pairs refer to documents that are not in the file")
+    excerpts = ExcerptTable.empty()
+    if "excerpts" in meta:
+        e = meta_value(meta, "excerpts", int)
+        excerpts = ExcerptTable(**{name: column(a, f"excerpts_{name}", dtype, (e,))
+                                   for name, dtype in EXCERPT_COLUMNS})
+        if e and (min(excerpts.part.min(), excerpts.whole.min()) < 0
+                  or max(excerpts.part.max(), excerpts.whole.max()) >= n):
+            raise ValueError("excerpts refer to documents that are not in the file")
     problems = tuple(_problem(p) for p in meta_value(meta, "problems", list))
     notes = tuple(text(x, "notes") for x in meta_value(meta, "notes", list))
     return Outcome(documents=docs, problems=problems, simhash=simhash, minhash=minhash,
-                   pairs=pairs, notes=notes, stats=meta_value(meta, "stats", dict))
+                   pairs=pairs, notes=notes, stats=meta_value(meta, "stats", dict),
+                   excerpts=excerpts)
 
 
 def _present(a: dict[str, np.ndarray], name: str) -> np.ndarray:
@@ -372,6 +391,6 @@ def _problem(p: Any) -> Problem:
     return Problem(text(p[0], "problems"), kind, text(p[2], "problems"))
 
 
-__all__ = ["MAGIC", "MAX_HEADER", "PAIR_COLUMNS", "PREFIX", "Head", "Outcome", "assemble",
-           "column", "frame", "meta_value", "outcome_arrays", "outcome_from", "pack", "read_body",
-           "read_head", "strings", "text", "unpack", "unstrings"]
+__all__ = ["EXCERPT_COLUMNS", "MAGIC", "MAX_HEADER", "PAIR_COLUMNS", "PREFIX", "Head", "Outcome",
+           "assemble", "column", "frame", "meta_value", "outcome_arrays", "outcome_from", "pack",
+           "read_body", "read_head", "strings", "text", "unpack", "unstrings"]

@@ -49,7 +49,8 @@ def save_result(result: ScanResult, path: str) -> None:
     """Write ``result`` to ``path`` (atomically). Raises :class:`ReportError`."""
     arrays, meta = payload.outcome_arrays(payload.Outcome(
         documents=result.documents, problems=result.problems, simhash=result.simhash,
-        minhash=result.minhash, pairs=result.pairs, notes=result.notes, stats=result.stats))
+        minhash=result.minhash, pairs=result.pairs, notes=result.notes, stats=result.stats,
+        excerpts=result.excerpt_table))
     meta.update({
         "saved": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "options": result.options.to_dict(),
@@ -173,7 +174,7 @@ def _result(header: dict, arrays: dict[str, np.ndarray]) -> ScanResult:
         minhash=found.minhash, pairs=found.pairs, threshold=threshold, group_mode=group_mode,
         partial=meta_value(m, "partial", bool), seconds=meta_value(m, "seconds", float),
         notes=found.notes, stats=stats, ignored=ignored, references=references,
-        origin="file")
+        origin="file", excerpt_table=found.excerpts)
 
 
 def _jsonable(obj: Any) -> Any:

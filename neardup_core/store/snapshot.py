@@ -37,7 +37,14 @@ import numpy as np
 import xxhash
 
 from neardup_core.extract import FileEntry
-from neardup_core.models import Document, GroupTable, PairTable, Problem, ScanOptions
+from neardup_core.models import (
+    Document,
+    ExcerptTable,
+    GroupTable,
+    PairTable,
+    Problem,
+    ScanOptions,
+)
 from neardup_core.store import payload
 from neardup_core.store.payload import Outcome, column, outcome_arrays, outcome_from
 
@@ -67,6 +74,7 @@ class Snapshot:
     #: (:func:`grouping_code`) they were made with: a rescan with all three the same shows them
     #: again without regrouping.
     groups: tuple[float, str, str, GroupTable] | None = None
+    excerpts: ExcerptTable = field(default_factory=ExcerptTable.empty)
 
 
 def snapshot_key(roots: Sequence[str], options: ScanOptions, settings_key: str) -> str:
@@ -102,7 +110,8 @@ def pack(snap: Snapshot) -> bytes:
     layout with the facts only a replay needs: ranks, text classes and the groups shown."""
     arrays, meta = outcome_arrays(Outcome(
         documents=snap.documents, problems=snap.problems, simhash=snap.simhash,
-        minhash=snap.minhash, pairs=snap.pairs, notes=snap.notes, stats=snap.stats))
+        minhash=snap.minhash, pairs=snap.pairs, notes=snap.notes, stats=snap.stats,
+        excerpts=snap.excerpts))
     if snap.rank is not None:
         arrays["rank"] = np.asarray(snap.rank, dtype="<i8")
     if snap.text_class is not None:
@@ -182,7 +191,7 @@ def unpack(blob: bytes) -> Snapshot:
         return Snapshot(documents=found.documents, problems=found.problems,
                         simhash=found.simhash, minhash=found.minhash, pairs=found.pairs,
                         notes=found.notes, stats=found.stats, rank=rank, text_class=text_class,
-                        groups=_groups(meta, a, n))
+                        groups=_groups(meta, a, n), excerpts=found.excerpts)
     except (KeyError, TypeError, IndexError) as exc:
         raise ValueError(f"damaged snapshot: {type(exc).__name__}: {exc}") from None
 

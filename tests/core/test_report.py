@@ -61,7 +61,7 @@ def result() -> ScanResult:
 def test_report_dict_schema(result):
     d = report_dict(result)
     assert list(d) == ["format", "version", "settings", "roots", "summary", "groups",
-                       "problems", "notes"]
+                       "excerpts", "problems", "notes"]
     assert d["format"] == "neardup-report" and d["version"] == 1
     assert d["settings"]["threshold"] == result.threshold
     assert d["settings"]["group_mode"] == "connected"
@@ -69,7 +69,7 @@ def test_report_dict_schema(result):
     assert d["roots"] == ["/data"]
     assert d["summary"] == {"files": 7, "groups": len(result.groups),
                             "duplicates": result.duplicate_count, "problems": 3,
-                            "seconds": 2.25, "partial": False}
+                            "excerpts": 0, "seconds": 2.25, "partial": False}
     assert d["summary"]["groups"] == 2 and d["summary"]["duplicates"] == 4
     assert d["notes"] == ["Cache was off."]
     assert d["problems"][0] == {"path": "/data/broken.docx", "kind": "corrupt",

@@ -97,7 +97,17 @@ def _csv_as_before(result) -> str:
             w.writerow([g.id, "yes" if k == 0 else "no", cell(d.path), cell(d.name),
                         cell(d.folder), d.size, local_time(d.mtime), cell(d.format),
                         cell(d.encoding), percent(m.similarity)[:-1], m.distance,
-                        "" if m.jaccard is None else share3(m.jaccard), cell(d.skipped)])
+                        "" if m.jaccard is None else share3(m.jaccard), cell(d.skipped),
+                        "reference" if k == 0 else "copy", "", ""])
+    if result.options.excerpt_containment is not None:
+        ex = result.excerpts()
+        for p, whole, c, s in zip(ex.part.tolist(), ex.whole.tolist(),
+                                  ex.containment.tolist(), ex.similarity.tolist(), strict=True):
+            d = result.documents[p]
+            w.writerow(["", "no", cell(d.path), cell(d.name), cell(d.folder), d.size,
+                        local_time(d.mtime), cell(d.format), cell(d.encoding),
+                        percent(s)[:-1], "", "", cell(d.skipped), "excerpt",
+                        cell(result.documents[whole].path), percent(c)[:-1]])
     return buf.getvalue()
 
 

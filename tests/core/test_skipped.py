@@ -112,7 +112,7 @@ def test_a_copied_file_found_by_its_bytes_keeps_its_note(folder: Path, tmp_path:
 # -- the cache's schema ----------------------------------------------------------------------------
 def _version_1_cache(path: str, app_id: int) -> None:
     """A cache as neardup wrote it before ``entries.skipped``: schema version 1."""
-    old = cache_mod._SCHEMA.replace(",\n    skipped TEXT", "")
+    old = cache_mod._SCHEMA.replace(",\n    skipped TEXT,\n    winnow BLOB", "")
     assert old != cache_mod._SCHEMA
     conn = sqlite3.connect(path)
     conn.executescript(old)
@@ -142,9 +142,31 @@ def test_a_version_1_cache_is_recognised_and_migrated_not_moved_aside(tmp_path: 
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'"
                         ).fetchone()[0] == str(cache_mod.SCHEMA_VERSION)
-    assert "skipped" in {r[1] for r in conn.execute("PRAGMA table_info(entries)")}
+    assert {"skipped", "winnow"} <= {r[1] for r in conn.execute("PRAGMA table_info(entries)")}
     conn.close()
     check_cache_file(path)  # and still recognised once migrated
+
+
+def test_a_version_2_cache_gains_the_winnow_column_and_keeps_its_rows(tmp_path: Path) -> None:
+    path = str(tmp_path / "v2.sqlite")
+    conn = sqlite3.connect(path)
+    conn.executescript(cache_mod._SCHEMA.replace(",\n    winnow BLOB", ""))
+    conn.execute("INSERT INTO meta VALUES ('schema_version', '2')")
+    row = ("k", b"/d/b.docx", 1, 2, "h", "docx", None, None, 0, 3, 3, "t", 0, b"", b"",
+           None, None, None, None, None, 1.0, NOTE)
+    conn.execute(f"INSERT INTO entries VALUES ({', '.join('?' * len(row))})", row)
+    conn.execute(f"PRAGMA application_id = {cache_mod.APPLICATION_ID}")
+    conn.commit()
+    conn.close()
+    check_cache_file(path)
+    with FingerprintCache.open(path) as c:
+        got = c.get_many([("/d/b.docx", 1, 2)], "k")
+    assert got["/d/b.docx"].skipped == NOTE  # a version 2 row already says what it skipped
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'"
+                        ).fetchone()[0] == str(cache_mod.SCHEMA_VERSION)
+    assert "winnow" in {r[1] for r in conn.execute("PRAGMA table_info(entries)")}
+    conn.close()
 
 
 # -- a saved results file -------------------------------------------------------------------------

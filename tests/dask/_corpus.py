@@ -3,7 +3,8 @@
 Near-duplicates in Chinese and English across encodings and .docx, exact copies (three of one
 text), a family of edits, shared letterhead and footer lines that the boilerplate pass must set
 aside (and leave in long reports, where they are a sliver of the text), short notes, and files
-that become problems (binary, corrupt .docx, empty, whitespace).
+that become problems (binary, corrupt .docx, empty, whitespace), and excerpts: a third of a
+long article cut out as an answer (GBK), and a .docx that embeds half of another's text.
 """
 
 from __future__ import annotations
@@ -56,6 +57,15 @@ def build(root: Path) -> Path:
             tg.with_header(tg.en_doc(400 + i, 150), LETTERHEAD, FOOTER), encoding="utf-8")
     (root / "letters" / "letter03 (1).txt").write_text(
         tg.with_header(tg.typos(tg.en_doc(303, 6), 4, 3), LETTERHEAD, FOOTER), encoding="utf-8")
+    article = tg.zh_doc(500, 60)
+    cut = article.split("\n")
+    (root / "文章.txt").write_text(article, encoding="utf-8")
+    (root / "答案.txt").write_bytes("\n".join(cut[len(cut) // 3:2 * len(cut) // 3])
+                                   .encode("gbk", errors="replace"))
+    guide = tg.en_doc(501, 50)
+    write_docx(root / "notes.docx", tg.en_doc(502, 10) + "\n" + "\n".join(
+        guide.split("\n")[5:25]))
+    (root / "guide.txt").write_text(guide, encoding="utf-8")
     (root / "binary.txt").write_bytes(bytes(range(256)) * 20)
     (root / "broken.docx").write_bytes(b"PK\x03\x04 this is not really a zip")
     (root / "empty.txt").write_bytes(b"")

@@ -84,6 +84,11 @@ def test_report_equals_local(both: tuple) -> None:
     assert any("boilerplate" in n and "left in 3 more" in n for n in local.notes)
     assert {p.kind.value for p in local.problems} >= {"binary", "corrupt", "empty"}
     assert remote.stats["dask"]["partitions"] > 1
+    parts = {Path(local.documents[p].path).name for p in local.excerpts().part}
+    assert {"答案.txt", "notes.docx"} <= parts
+    for name in ("part", "whole", "containment", "similarity"):
+        assert np.array_equal(getattr(remote.excerpt_table, name),
+                              getattr(local.excerpt_table, name)), name
 
 
 def test_components_on_the_cluster_are_the_groups(both: tuple) -> None:

@@ -249,6 +249,103 @@
     </message>
 </context>
 <context>
+    <name>ExcerptView</name>
+    <message>
+        <location filename="../../widgets/excerpt_view.py" line="+79"/>
+        <source>Show documents at least this much of whose text lies inside another (no rescan needed)</source>
+        <extracomment>Characters of each text shown (a longer file is cut here, and the view says so).</extracomment>
+        <translation>显示至少有这么多文字位于另一文件之中的文档（无需重新扫描）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Show excerpts from</source>
+        <translation>显示文字至少有</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>of the text inside another file</source>
+        <translation>位于另一文件中的文档</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Previous passage</source>
+        <translation>上一段</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Next passage</source>
+        <translation>下一段</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Open part</source>
+        <translation>打开摘录</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Open whole</source>
+        <translation>打开原文</translation>
+    </message>
+    <message>
+        <location line="+52"/>
+        <source>{n} excerpts</source>
+        <translation>{n} 个摘录</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Select an excerpt to see where its text lies in the other file.</source>
+        <translation>选择一个摘录，查看它的文字位于另一文件的哪里。</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>{name} could not be read again (changed, moved or unreadable since the scan).</source>
+        <translation>无法再次读取 {name}（扫描后已更改、移动或无法读取）。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>{share} of {part} lies inside {whole} (similarity {sim})</source>
+        <translation>{part} 的 {share} 位于 {whole} 之中（相似度 {sim}）</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>no passage of a few lines is shared word for word</source>
+        <translation>没有逐字相同的数行段落</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>passage {k} of {n}</source>
+        <translation>第 {k} 段，共 {n} 段</translation>
+    </message>
+</context>
+<context>
+    <name>ExcerptsModel</name>
+    <message>
+        <location filename="../../models/excerpts_model.py" line="+29"/>
+        <source>Part</source>
+        <translation>摘录</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Inside</source>
+        <translation>所在文件</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Contained</source>
+        <translation>包含比例</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Similarity</source>
+        <translation>相似度</translation>
+    </message>
+    <message>
+        <location line="+44"/>
+        <source>{share} of {part} lies inside {whole}</source>
+        <translation>{part} 的 {share} 位于 {whole} 之中</translation>
+    </message>
+</context>
+<context>
     <name>Explainer</name>
     <message numerus="yes">
         <location filename="../../controllers/explain.py" line="+30"/>
@@ -474,7 +571,7 @@ This folder does not exist</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../main_window.py" line="+213"/>
+        <location filename="../../main_window.py" line="+214"/>
         <source>Filter by name or folder…</source>
         <translation>按文件名或文件夹筛选…</translation>
     </message>
@@ -485,19 +582,30 @@ This folder does not exist</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+157"/>
+        <location line="+162"/>
         <source>Problems</source>
         <translation>问题</translation>
     </message>
+    <message>
+        <location line="-160"/>
+        <location line="+164"/>
+        <source>Excerpts</source>
+        <translation>摘录</translation>
+    </message>
     <message numerus="yes">
-        <location line="-54"/>
+        <location line="-58"/>
         <source>Added %Ln folders</source>
         <translation>
             <numerusform>已添加 %Ln 个文件夹</numerusform>
         </translation>
     </message>
     <message>
-        <location line="+79"/>
+        <location line="+57"/>
+        <source>Excerpts ({n})</source>
+        <translation>摘录 ({n})</translation>
+    </message>
+    <message>
+        <location line="+26"/>
         <source>{n} ({size})</source>
         <translation>{n}（{size}）</translation>
     </message>
@@ -545,12 +653,12 @@ This folder does not exist</source>
         <translation>关于 neardup</translation>
     </message>
     <message>
-        <location line="-326"/>
+        <location line="-330"/>
         <source>Problems ({n})</source>
         <translation>问题 ({n})</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+17"/>
         <source>No results yet</source>
         <translation>尚无结果</translation>
     </message>

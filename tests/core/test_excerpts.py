@@ -1,0 +1,237 @@
+"""Excerpts: winnowing, candidates from the inverted index, exact verification, the scan stage."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neardup_core import ScanOptions, ScanSession
+from neardup_core.errors import OptionsError
+from neardup_core.fingerprint.fingerprinter import Fingerprinter
+from neardup_core.fingerprint.winnowing import WINDOW, exact_shingles, winnow, winnow_many
+from neardup_core.models import EXCERPT_FLOOR
+from neardup_core.pairs.containment import MIN_SHINGLES, candidates, shared_passages, verify
+from neardup_core.text.normalise import normalize
+from neardup_core.text.shingles import shingle_set
+
+
+def _words(rng: random.Random, n: int) -> list[str]:
+    return [f"w{rng.randrange(5000)}" for _ in range(n)]
+
+
+def _lines(rng: random.Random, k: int) -> list[str]:
+    return [" ".join(_words(rng, 12)) for _ in range(k)]
+
+
+def _true_containment(part: str, whole: str) -> float:
+    a, b = shingle_set(normalize(part), 3), shingle_set(normalize(whole), 3)
+    return len(a & b) / len(a)
+
+
+def test_winnow_picks_the_window_minimum_and_is_local() -> None:
+    rng = np.random.default_rng(1)
+    h = rng.integers(0, 2**32, 500, dtype=np.uint64).astype(np.uint32)
+    got = winnow(h)
+    want = {int(h[i:i + WINDOW].min()) for i in range(len(h) - WINDOW + 1)}
+    assert set(got.tolist()) == want
+    # a passage shared anywhere selects the same hashes inside it
+    inner = winnow(h[100:300])
+    assert set(inner.tolist()) <= want
+    assert winnow(h[:3]).tolist() == [int(h[:3].min())]
+    assert winnow(np.empty(0, np.uint32)).shape == (0,)
+
+
+def test_winnow_many_equals_one_document_at_a_time() -> None:
+    rng = np.random.default_rng(2)
+    docs = [rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+            for n in (40, 3, 0, 9, 200)]
+    doc = np.repeat(np.arange(len(docs)), [d.shape[0] for d in docs])
+    many = winnow_many(np.concatenate(docs), doc, len(docs))
+    for d, w in zip(docs, many, strict=True):
+        assert w.tolist() == winnow(d).tolist()
+
+
+def test_fingerprints_carry_the_winnowed_set_in_batches_and_alone() -> None:
+    rng = random.Random(3)
+    texts = ["\n".join(_lines(rng, 30)), "中文的文本也一样可以被切分成单元。" * 20, "two words"]
+    fper = Fingerprinter()
+    batch = fper.fingerprint_many(texts)
+    for t, fp in zip(texts, batch, strict=True):
+        assert fp.winnow.tolist() == fper.fingerprint(t).winnow.tolist()
+        assert fp.winnow.shape[0] > 0
+
+
+def test_exact_shingles_counts_the_reference_shingle_set() -> None:
+    rng = random.Random(4)
+    text = "\n".join(_lines(rng, 10))
+    assert exact_shingles(text).shape[0] == len(shingle_set(normalize(text), 3))
+
+
+def test_candidates_find_the_part_and_verify_is_exact() -> None:
+    rng = random.Random(5)
+    whole = "\n".join(_lines(rng, 80))
+    part = "\n".join(whole.split("\n")[20:50])            # 30 of 80 lines: Jaccard ~0.37
+    half = "\n".join(_lines(rng, 12) + whole.split("\n")[60:72])  # about half inside
+    low = "\n".join(_lines(rng, 25) + whole.split("\n")[0:6])     # under the floor
+    texts = [whole, part, half, low, "\n".join(_lines(rng, 40))]
+    fper = Fingerprinter()
+    fps = fper.fingerprint_many(texts)
+    shingles = np.array([fp.units - 2 for fp in fps])
+    p, w, _est = candidates([fp.winnow for fp in fps], shingles, np.ones(len(texts), bool))
+    found = set(zip(p.tolist(), w.tolist(), strict=True))
+    assert (1, 0) in found and (2, 0) in found
+    table = verify(p, w, lambda i: exact_shingles(texts[i]))
+    got = {(int(a), int(b)): float(c) for a, b, c in
+           zip(table.part, table.whole, table.containment, strict=True)}
+    assert got[(1, 0)] == pytest.approx(1.0)
+    assert got[(2, 0)] == pytest.approx(_true_containment(half, whole), abs=1e-6)
+    # nothing under the floor is ever kept, whatever the estimate said
+    for (a, b), c in got.items():
+        assert c >= EXCERPT_FLOOR
+        assert _true_containment(texts[a], texts[b]) >= EXCERPT_FLOOR
+    assert (3, 0) not in got
+
+
+def test_verify_drops_pairs_under_the_floor_even_when_asked() -> None:
+    rng = random.Random(6)
+    a = "\n".join(_lines(rng, 10))
+    b = "\n".join(_lines(rng, 10))
+    table = verify(np.array([0]), np.array([1]), lambda i: exact_shingles([a, b][i]))
+    assert len(table) == 0
+
+
+def test_short_notes_are_never_parts() -> None:
+    rng = random.Random(7)
+    whole = "\n".join(_lines(rng, 40))
+    note = " ".join(whole.split()[:20])  # 18 shingles, all inside
+    texts = [whole, note]
+    fps = Fingerprinter().fingerprint_many(texts)
+    shingles = np.array([fp.units - 2 for fp in fps])
+    assert shingles[1] < MIN_SHINGLES
+    p, _, _ = candidates([fp.winnow for fp in fps], shingles, np.ones(2, bool))
+    assert p.shape[0] == 0
+
+
+def test_shared_passages_locate_the_copied_run_in_both() -> None:
+    rng = random.Random(8)
+    whole_lines = _lines(rng, 20)
+    whole = "\n".join(whole_lines)
+    part = "An introduction of my own.\n" + "\n".join(whole_lines[5:9]) + "\nThe end."
+    spans = shared_passages(part, whole)
+    assert len(spans) == 1
+    (ps, pe), (ws, we) = spans[0]
+    assert part[ps:pe] == whole[ws:we] == "\n".join(whole_lines[5:9])
+
+
+def _write_corpus(root: Path) -> None:
+    rng = random.Random(9)
+    whole = _lines(rng, 80)
+    (root / "whole.txt").write_text("\n".join(whole), encoding="utf-8")
+    (root / "part.txt").write_text("\n".join(whole[10:40]), encoding="utf-8")
+    (root / "copy of whole.txt").write_text("\n".join(whole), encoding="utf-8")
+    (root / "embedded.txt").write_text("\n".join(_lines(rng, 14) + whole[50:70]),
+                                       encoding="utf-8")
+    zh = "".join(rng.choice("的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会"
+                            "可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等")
+                 for _ in range(3000))
+    (root / "zh_whole.txt").write_text(zh, encoding="utf-8")
+    (root / "zh_part.txt").write_bytes(zh[500:1500].encode("gbk"))
+    for i in range(4):
+        (root / f"other{i}.txt").write_text("\n".join(_lines(rng, 30)), encoding="utf-8")
+
+
+def test_scan_reports_excerpts_not_copies(tmp_path: Path) -> None:
+    _write_corpus(tmp_path)
+    r = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(tmp_path)])
+    names = {(Path(r.documents[p].path).name, Path(r.documents[w].path).name): float(c)
+             for p, w, c in zip(r.excerpts().part, r.excerpts().whole,
+                                r.excerpts().containment, strict=True)}
+    wholes = {"whole.txt", "copy of whole.txt"}
+    assert any(p == "part.txt" and w in wholes for p, w in names)
+    assert any(p == "zh_part.txt" and w == "zh_whole.txt" for p, w in names)
+    # identical copies are one group, never excerpts of each other
+    assert not any({p, w} == wholes for p, w in names)
+    emb = [c for (p, _), c in names.items() if p == "embedded.txt"]
+    assert emb and 0.5 <= emb[0] < 0.7
+    # the cut moves without a rescan, down to the floor
+    assert len(r.excerpts(0.9)) < len(r.excerpts(0.5)) <= len(r.excerpts(EXCERPT_FLOOR))
+    with pytest.raises(OptionsError):
+        r.excerpts(0.1)
+
+
+def test_excerpts_off_and_cached_rescan(tmp_path: Path) -> None:
+    _write_corpus(tmp_path)
+    off = ScanSession(ScanOptions(use_cache=False, excerpt_containment=None)).run([str(tmp_path)])
+    assert len(off.excerpt_table) == 0
+    cache = str(tmp_path / "cache.sqlite")
+    first = ScanSession(ScanOptions(cache_path=cache)).run([str(tmp_path / ".")])
+    (tmp_path / "new.txt").write_text("something new " * 30, encoding="utf-8")
+    again = ScanSession(ScanOptions(cache_path=cache)).run([str(tmp_path / ".")])
+    assert again.stats["cache_hits"] > 0
+    assert len(again.excerpt_table) == len(first.excerpt_table) > 0
+
+
+def test_the_option_is_validated() -> None:
+    with pytest.raises(OptionsError):
+        ScanOptions(excerpt_containment=0.1).validate()
+    assert ScanOptions().excerpt_containment == 0.5
+
+
+def test_excerpts_survive_a_results_file_and_a_replayed_rescan(tmp_path: Path) -> None:
+    from neardup_core.store.results_file import load_result, save_result
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    _write_corpus(root)
+    cache = str(tmp_path / "cache.sqlite")
+    first = ScanSession(ScanOptions(cache_path=cache)).run([str(root)])
+    assert len(first.excerpt_table) > 0
+    replay = ScanSession(ScanOptions(cache_path=cache)).run([str(root)])
+    assert replay.stats.get("snapshot")
+    for name in ("part", "whole", "containment", "similarity"):
+        assert np.array_equal(getattr(replay.excerpt_table, name),
+                              getattr(first.excerpt_table, name))
+    saved = str(tmp_path / "r.neardup")
+    save_result(first, saved)
+    back = load_result(saved)
+    assert np.array_equal(back.excerpt_table.containment, first.excerpt_table.containment)
+    assert len(back.excerpts()) == len(first.excerpts())
+
+
+def test_html_report_shows_the_shared_passages_highlighted(tmp_path: Path) -> None:
+    from neardup_core.report.html_report import write_html
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    _write_corpus(root)
+    r = ScanSession(ScanOptions(use_cache=False)).run([str(root)])
+    out = tmp_path / "r.html"
+    write_html(r, str(out))
+    page = out.read_text(encoding="utf-8")
+    assert f'id="excerpts">Excerpts ({len(r.excerpts())})' in page
+    assert "is inside" in page and page.count("<mark>") >= 2 * len(r.excerpts())
+    # a whole that cannot be read again is said, not fatal
+    write_html(r, str(out), text_of=lambda p: None)
+    assert "could not be read again" in out.read_text(encoding="utf-8")
+
+
+def test_near_copies_are_kept_estimated_and_shown_only_when_ungrouped(tmp_path: Path) -> None:
+    rng = random.Random(12)
+    base = _lines(rng, 60)
+    (tmp_path / "a.txt").write_text("\n".join(base), encoding="utf-8")
+    (tmp_path / "b.txt").write_text("\n".join(base[:45] + _lines(rng, 5)), encoding="utf-8")
+    for i in range(3):
+        (tmp_path / f"x{i}.txt").write_text("\n".join(_lines(rng, 20)), encoding="utf-8")
+    r = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(tmp_path)])
+    assert r.stats["excerpts"]["grouped_estimated"] == 1
+    t = r.excerpt_table
+    assert len(t) == 1
+    # containment of the shorter is never under its Jaccard, so never under the floor
+    assert t.containment[0] >= t.similarity[0] >= r.threshold
+    exact = _true_containment((tmp_path / "b.txt").read_text(), (tmp_path / "a.txt").read_text())
+    assert abs(float(t.containment[0]) - exact) < 0.1
+    assert len(r.excerpts()) == 0                       # one group: a copy, not an excerpt
+    assert len(r.regroup(0.95).excerpts()) == 1         # no longer grouped: an excerpt

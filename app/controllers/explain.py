@@ -38,6 +38,13 @@ class Explainer(QObject):
             lines.append(self.tr("Only one file was compared: there is nothing to compare it "
                                  "with."))
             return lines
+        excerpts = (len(result.excerpts()) if result.options.excerpt_containment is not None
+                    else 0)
+        if excerpts:  # alike in part, not as wholes: never "none of these files are alike"
+            lines.append(self.tr("No two of these files are alike as wholes, but %Ln of them "
+                                 "lie mostly inside another: the Excerpts tab shows where.", "",
+                                 excerpts))
+            return lines
         if not len(result.pairs):
             lines.append(self.tr("None of these %Ln files are alike: no two share enough text "
                                  "to be worth showing.", "", len(result.documents)))

@@ -121,6 +121,20 @@ def test_no_pairs_above_the_threshold_is_said_in_plain_words(tmp_path) -> None:
     assert "95 %" in line and "70 %" in line and "floor" not in line
 
 
+def test_files_alike_only_in_part_point_at_the_excerpts(tmp_path) -> None:
+    from neardup_core import ScanOptions, ScanSession
+
+    sentences = [f"Clause {i}: the supplier shall keep record number {i * 37} of every "
+                 f"delivery for audit by the customer's appointed inspector." for i in range(60)]
+    (tmp_path / "whole.txt").write_text(" ".join(sentences), encoding="utf-8")
+    (tmp_path / "part.txt").write_text("My notes. " + " ".join(sentences[10:30]),
+                                       encoding="utf-8")
+    result = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(tmp_path)])
+    assert not result.groups and len(result.excerpts()) == 1
+    (line,) = explain(result)
+    assert "Excerpts tab" in line and "None of these" not in line
+
+
 def test_permission_denied_is_named(tmp_path) -> None:
     res = factory.build([], problems=(Problem("/x", ProblemKind.UNREADABLE,
                                               "the folder cannot be listed (permission "

@@ -61,6 +61,13 @@
 <context>
     <name>Explainer</name>
     <message numerus="yes">
+        <source>No two of these files are alike as wholes, but %Ln of them lie mostly inside another: the Excerpts tab shows where.</source>
+        <translation>
+            <numerusform>No two of these files are alike as wholes, but one of them lies mostly inside another: the Excerpts tab shows where.</numerusform>
+            <numerusform>No two of these files are alike as wholes, but %Ln of them lie mostly inside another: the Excerpts tab shows where.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <location filename="../../controllers/explain.py" line="+30"/>
         <source>%Ln files or folders could not be read (permission denied); the Problems tab lists them.</source>
         <extracomment>At most this many file types are named; the rest are counted together.</extracomment>

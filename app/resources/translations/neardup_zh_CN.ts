@@ -361,7 +361,14 @@
         <translation>只比较了一个文件：没有可以与之比较的文件。</translation>
     </message>
     <message numerus="yes">
-        <location line="+4"/>
+        <location line="+6"/>
+        <source>No two of these files are alike as wholes, but %Ln of them lie mostly inside another: the Excerpts tab shows where.</source>
+        <translation>
+            <numerusform>这些文件整体上互不相似，但其中 %Ln 个文件的大部分内容位于另一个文件中：“摘录”标签页显示具体位置。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+5"/>
         <source>None of these %Ln files are alike: no two share enough text to be worth showing.</source>
         <translation>
             <numerusform>这 %Ln 个文件互不相似：没有任何两个文件有足够多的相同文字。</numerusform>

@@ -125,8 +125,11 @@ def _dry_run(tmp_path: Path, target: str) -> str:
     """What `make TARGET` would run on a fresh clone (nothing installed yet)."""
     for name in ("Makefile", "pyproject.toml"):
         shutil.copy2(ROOT / name, tmp_path / name)
-    done = subprocess.run(["make", "-n", target], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=60)
+    # as on a fresh clone, not as a sub-make of `make test` (which would print "make[1]: ...")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES")}
+    done = subprocess.run(["make", "--no-print-directory", "-n", target], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

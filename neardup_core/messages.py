@@ -454,6 +454,51 @@ REPORT_WORDS: dict[str, dict[str, str]] = {
         "skipped": "未比较的内容", "relation": "关系", "inside": "所在文档",
         "containment (%)": "包含比例 (%)", "copy": "副本", "excerpt": "摘录",
         "Excerpts": "摘录",
+        # the HTML report's sentences: {name} is an argument, filled in by :func:`phrase`
+        "Written {when} · 1 folder: {roots}": "生成于 {when} · 1 个文件夹：{roots}",
+        "Written {when} · {count} folders: {roots}": "生成于 {when} · {count} 个文件夹：{roots}",
+        "Excerpts (mostly inside another file)": "摘录（大部分内容在另一个文件中）",
+        "{share} ({mode} groups)": "{share}（{mode}分组）",
+        "cohesive": "紧密", "connected": "连通", "strict": "严格",
+        "{time} s": "{time} 秒",
+        "Differences are shown for the first {count} files only.":
+            "只显示了前 {count} 个文件的差异。",
+        "Group {group} · {count} files · {label} · {name}":
+            "第 {group} 组 · {count} 个文件 · {label} · {name}",
+        "exact copies": "完全相同的副本",
+        "weakest link {share}": "最弱的一环 {share}",
+        "all {share}+ like the reference": "与参照的相似度都在 {share} 以上",
+        "all 100% like the reference": "与参照都 100% 相同",
+        "Differences: {name} against the reference": "差异：{name} 与参照对比",
+        "{name}: same text as the reference after normalisation (spacing, width, punctuation).":
+            "{name}：规范化（空格、全半角、标点）之后与参照的文字相同。",
+        "The text of {name} could not be read again (changed, moved or unreadable since the "
+        "scan).": "无法再次读取 {name} 的文字（扫描后已被修改、移走或无法读取）。",
+        "Excerpts ({count})": "摘录（{count}）",
+        "Documents at least {share} of whose text lies inside another. They are not copies: "
+        "nothing marks them for removal.":
+            "至少 {share} 的文字包含在另一份文档中的文档。它们不是副本：不会被标记删除。",
+        "{share} of {part} is inside {whole} (similarity {similarity})":
+            "{part} 的 {share} 在 {whole} 之中（相似度 {similarity}）",
+        "No passage of a few lines is shared word for word (the shared text is spread in short "
+        "pieces).": "没有几行长的段落逐字相同（共同的文字分散在短小的片段中）。",
+        "{count} more shared passages.": "另有 {count} 处共同段落。",
+        "Only the first {count} characters of each text are compared.":
+            "每份文字只比较了前 {count} 个字符。",
+        "Only the first {count} lines of each text are compared.":
+            "每份文字只比较了前 {count} 行。",
+        "Some long changed lines are marked as a whole, without detail.":
+            "有些较长的改动行整行标出，不显示细节。",
+        "{changed} changed, {added} added, {removed} removed rows.":
+            "{changed} 行改动，{added} 行新增，{removed} 行删除。",
+        "No differences line by line (the texts differ only in what the comparison ignores).":
+            "逐行看没有差异（两份文字只在比较时忽略的地方不同）。",
+        "⋯ 1 unchanged row ⋯": "⋯ 1 行未改动 ⋯",
+        "⋯ {count} unchanged rows ⋯": "⋯ {count} 行未改动 ⋯",
+        # problem kinds (ProblemKind values)
+        "unreadable": "无法读取", "vanished": "已消失", "binary": "二进制", "corrupt": "已损坏",
+        "encrypted": "已加密", "unsupported": "不支持", "too-large": "过大", "empty": "无文字",
+        "lost": "未处理",
     },
 }
 
@@ -542,3 +587,10 @@ def _chinese_skipped(what: str) -> str:
 def word(text: str, language: str = "en") -> str:
     """A report heading or column title in ``language``."""
     return REPORT_WORDS.get(language_of(language), {}).get(text, text)
+
+
+def phrase(template: str, language: str = "en", **args: object) -> str:
+    """A report's sentence ``template`` (English, a key of :data:`REPORT_WORDS`) in
+    ``language``, its ``{name}`` arguments filled in; English is the template itself."""
+    worded = word(template, language)
+    return re.sub(r"\{(\w+)\}", lambda m: str(args.get(m.group(1), m.group(0))), worded)

@@ -182,3 +182,66 @@ def test_a_nested_sentence_and_a_size_are_worded_too() -> None:
         "512 字节 超过了 1 字节 的大小上限"
     rtf = "it is not an RTF document (it does not start with {\\rtf)"
     assert messages.render(rtf) == rtf and "{\\rtf" in messages.render(rtf, "zh_CN")
+
+
+# -- reports in Chinese -----------------------------------------------------------------------
+
+#: Words that stay as they are in a Chinese report: names of things, not English sentences.
+KEPT = {"neardup", "Jaccard", "SimHash", "MinHash", "LSH", "PDF", "PDFium", "OCR", "Word",
+        "docx", "txt", "utf", "zip", "XML", "DTD", "Excel", "PowerPoint", "OpenDocument", "RTF",
+        "Strict", "Open", "WordprocessingML", "content", "xml", "document", "word", "SQLITE"}
+
+
+def _chinese_corpus(root: Path) -> None:
+    words = [f"term{k}" for k in range(400)]
+    report = "\n".join(" ".join(words[(7 * line + j) % 400] for j in range(14))
+                       for line in range(40))
+    (root / "report.txt").write_text(report, encoding="utf-8")
+    (root / "report_copy.txt").write_text(report, encoding="utf-8")
+    lines = report.split("\n")
+    lines[3] = " ".join(f"term{k}" for k in range(900, 914))
+    (root / "report_v2.txt").write_text("\n".join(lines), encoding="utf-8")
+    long = report + "\n" + "\n".join(" ".join(f"other{(line * 13 + j) % 997}"
+                                              for j in range(14)) for line in range(60))
+    (root / "long.txt").write_text(long, encoding="utf-8")
+    (root / "picture.docx").write_bytes(picture_docx_bytes(PNG_RED, report))
+    (root / "picture_copy.docx").write_bytes(picture_docx_bytes(PNG_RED, report))
+    (root / "broken.docx").write_bytes(b"PK\x03\x04 not really a zip")
+    twin = "\n".join(" ".join(f"other{(line * 31 + j) % 991}" for j in range(14))
+                     for line in range(30))
+    (root / "twin.txt").write_text(twin, encoding="utf-8")
+    (root / "twin_copy.txt").write_text(twin, encoding="utf-8")
+
+
+def _english_left(page: str) -> set[str]:
+    """English words of the page outside the files' names and own text (the diff and passage
+    tables) and the settings (option names, as the command line spells them)."""
+    import re
+
+    for block in (r"<style>.*?</style>", r"<details><summary>[^<]*</summary>\n<table "
+                  r'class="kv">.*?</details>', r'<table class="(diff|passages)">.*?</table>'):
+        page = re.sub(block, " ", page, flags=re.S)
+    page = re.sub(r"<[^>]+>", " ", page)
+    page = re.sub(r"[\w-]+\.(txt|docx)\b|/\S+|\S*(term|other)\d+\S*", " ", page)
+    return {w for w in re.findall(r"[A-Za-z]{3,}", page) if w not in KEPT}
+
+
+def test_a_chinese_html_and_csv_report_hold_no_english_sentence(tmp_path: Path) -> None:
+    from neardup_core.report import render, write_csv, write_html, write_problems_csv
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    _chinese_corpus(root)
+    result = scan(root, excerpt_containment=0.3)
+    assert result.groups and len(result.excerpts()) and result.problems
+    assert any(d.skipped for d in result.documents)
+    zh = render(write_html, result, language="zh_CN")
+    assert _english_left(zh) == set(), sorted(_english_left(zh))
+    assert "摘录" in zh and "完全相同的副本" in zh and "张图片未比较" in zh
+    en = render(write_html, result)
+    assert "exact copies" in en and "1 picture not compared" in en  # English unchanged
+    assert {"Differences", "against", "Excerpts"} <= _english_left(en)  # the check sees it
+    csv_zh = render(write_csv, result, language="zh_CN")
+    assert "张图片未比较" in csv_zh and "not compared" not in csv_zh
+    problems = render(write_problems_csv, result, language="zh_CN")
+    assert "已损坏" in problems and "corrupt" not in problems

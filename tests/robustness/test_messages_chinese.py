@@ -245,3 +245,28 @@ def test_a_chinese_html_and_csv_report_hold_no_english_sentence(tmp_path: Path) 
     assert "张图片未比较" in csv_zh and "not compared" not in csv_zh
     problems = render(write_problems_csv, result, language="zh_CN")
     assert "已损坏" in problems and "corrupt" not in problems
+
+
+# -- what a PDF reader skips reaches the document and the reports -------------------------------
+
+
+def test_damaged_pages_of_a_pdf_reach_the_document_and_the_json_report(tmp_path: Path) -> None:
+    import json
+
+    from _hostile_formats import cyclic_pdf
+
+    from neardup_core.report import render, write_json
+
+    root = tmp_path / "pdfs"
+    root.mkdir()
+    (root / "cyclic.pdf").write_bytes(cyclic_pdf())
+    (root / "cyclic copy.pdf").write_bytes(cyclic_pdf())
+    result = scan(root)
+    assert {d.skipped for d in result.documents} == {"2 damaged pages not compared"}
+    doc = result.documents[0]
+    assert doc.format == "pdf" and len(result.groups) == 1
+    report = json.loads(render(write_json, result))
+    members = [m for g in report["groups"] for m in g["members"]]
+    assert len(members) == 2
+    assert all(m["skipped"] == "2 damaged pages not compared" for m in members), members
+    assert messages.render(doc.skipped, "zh_CN") == "2 个损坏的页面未比较"

@@ -16,6 +16,7 @@ from neardup_core import actions
 from neardup_core.errors import ActionError
 from neardup_core.visible import visible
 
+from ..i18n import core_text
 from ..workers import CallWorker
 
 
@@ -62,11 +63,13 @@ class FileActionsController(QObject):
                     return
                 plan = actions.plan_move(w.result, docs, folder)
         except (ActionError, ValueError, OSError) as exc:
-            QMessageBox.warning(w, self.tr("Cannot do that"), str(exc))
+            said = (f"{visible(exc.path)}: {visible(core_text(exc.message))}"
+                    if isinstance(exc, ActionError) else str(exc))
+            QMessageBox.warning(w, self.tr("Cannot do that"), said)
             return
         if not plan.items:
-            reasons = "\n".join(f"• {visible(os.path.basename(r.path))}: {visible(r.reason)}"
-                                for r in plan.refused[:20])
+            reasons = "\n".join(f"• {visible(os.path.basename(r.path))}: "
+                                f"{visible(core_text(r.reason))}" for r in plan.refused[:20])
             QMessageBox.information(w, self.tr("Nothing to do"),
                                     self.tr("None of the marked files can be acted on:\n{why}")
                                     .format(why=reasons))
@@ -92,13 +95,13 @@ class FileActionsController(QObject):
             log=w.action_log_path)
         w.statusBar().showMessage(summary, 15_000)
         if not report.ok or report.notes:
-            lines = [f"• {visible(o.path)}: {visible(o.message)}"
+            lines = [f"• {visible(o.path)}: {visible(core_text(o.message))}"
                      for o in (*report.failed, *report.skipped)]
             box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Some files were not changed"),
                               self.tr("{done} done, {failed} failed, {skipped} skipped.")
                               .format(done=len(report.done), failed=len(report.failed),
                                       skipped=len(report.skipped)), parent=w)
-            box.setDetailedText("\n".join(lines + list(report.notes)))
+            box.setDetailedText("\n".join(lines + [core_text(n) for n in report.notes]))
             box.setInformativeText(summary)
             box.open()
         w.actionFinished.emit(report)

@@ -103,6 +103,15 @@ def _write_member_rows(result: ScanResult, w: Any, language: str) -> None:
 
     shown_folders: dict[str, str] = {}
 
+    worded: dict[str | None, str] = {}
+
+    def skipped(note: str | None) -> str:
+        """What a reader left out, in the report's language (few distinct notes)."""
+        got = worded.get(note)
+        if got is None:
+            got = worded[note] = _cell(note and render_message(note, language))
+        return got
+
     rows = []
     for g in range(len(offs) - 1):
         lo, hi = offs[g], offs[g + 1]
@@ -113,7 +122,7 @@ def _write_member_rows(result: ScanResult, w: Any, language: str) -> None:
             folder, name = os.path.split(shown)
             rows.append((g + 1, yes if k == lo else no, _guard(shown), _guard(name),
                          once_shown(folder), d.size, clock.plain(d.mtime), once(d.format),
-                         once(d.encoding), sim[k], dist[k], jac[k], _cell(d.skipped),
+                         once(d.encoding), sim[k], dist[k], jac[k], skipped(d.skipped),
                          ref if k == lo else copy, "", ""))
         if len(rows) >= 4096:
             w.writerows(rows)
@@ -133,14 +142,16 @@ def _write_excerpt_rows(result: ScanResult, w: Any, language: str) -> None:
         d = docs[p]
         w.writerow(["", no, _cell(d.path), _cell(d.name), _cell(d.folder), d.size,
                     local_time(d.mtime), _cell(d.format), _cell(d.encoding),
-                    percent(s)[:-1], "", "", _cell(d.skipped), excerpt,
+                    percent(s)[:-1], "", "", _cell(d.skipped and render_message(d.skipped,
+                                                                                language)),
+                    excerpt,
                     _cell(docs[whole].path), percent(c)[:-1]])
 
 
 def write_problems_csv(result: ScanResult, fp_or_path: Destination, *,
                        bom: bool | None = None, language: str = "en") -> None:
     """The files that could not be compared, one row each: path, name, folder, kind, message
-    (the header and the message in ``language``)."""
+    (the header, the kind and the message in ``language``)."""
     with open_destination(fp_or_path, newline="") as fp:
         if _want_bom(bom, fp_or_path):
             fp.write("\ufeff")
@@ -148,7 +159,7 @@ def write_problems_csv(result: ScanResult, fp_or_path: Destination, *,
         w.writerow([word(c, language) for c in PROBLEM_COLUMNS])
         for p in result.problems:
             w.writerow([_cell(p.path), _cell(os.path.basename(p.path)),
-                        _cell(os.path.dirname(p.path)), str(p.kind),
+                        _cell(os.path.dirname(p.path)), word(str(p.kind), language),
                         _cell(render_message(p.message, language))])
 
 

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from typing import IO
 
 from neardup_core import diff as _diff
+from neardup_core.messages import phrase, word
 from neardup_core.messages import render as render_message
-from neardup_core.messages import word
 from neardup_core.models import Document, Group
 from neardup_core.pairs.containment import shared_passages
 from neardup_core.report.common import (
@@ -171,8 +171,11 @@ class _Html:
         w(_CSS)
         w(f"</style>\n</head>\n<body>\n<h1>{t('neardup report')}</h1>\n")
         roots = ", ".join(f'<span class="path">{_e(x)}</span>' for x in r.roots)
-        w(f'<p class="muted">Written {_e(time.strftime("%Y-%m-%d %H:%M:%S"))} · '
-          f'{len(r.roots)} folder{"s" if len(r.roots) != 1 else ""}: {roots}</p>\n')
+        written = ("Written {when} · 1 folder: {roots}" if len(r.roots) == 1
+                   else "Written {when} · {count} folders: {roots}")
+        said = self.say(written, when=_e(time.strftime("%Y-%m-%d %H:%M:%S")),
+                        count=f"{len(r.roots):,}", roots=roots)
+        w(f'<p class="muted">{said}</p>\n')
         if r.partial:
             cut = t("This scan was cut short: the results are incomplete (see the notes below).")
             w(f'<p class="banner">{cut}</p>\n')
@@ -191,8 +194,10 @@ class _Html:
                 ("Problems", f"{len(r.problems):,}"),
                 *((("Excerpts (mostly inside another file)", f"{len(r.excerpts()):,}"),)
                   if r.options.excerpt_containment is not None else ()),
-                ("Threshold", f"{r.threshold:.0%} ({r.group_mode} groups)"),
-                ("Time", f"{r.seconds:.1f} s")]
+                ("Threshold", phrase("{share} ({mode} groups)", self.language,
+                                     share=f"{r.threshold:.0%}",
+                                     mode=self.t(str(r.group_mode)))),
+                ("Time", phrase("{time} s", self.language, time=f"{r.seconds:.1f}"))]
         self.w(f'<h2 id="summary">{self.t("Summary")}</h2>\n<table class="kv">\n')
         for k, v in rows:
             self.w(f"<tr><th>{_e(self.t(k))}</th><td>{_e(v)}</td></tr>\n")
@@ -221,15 +226,18 @@ class _Html:
         for g in groups:
             self.group(g)
         if self.diffs_left < 0:
-            self.w(f'<p class="banner">Differences are shown for the first {self.max_diffs:,} '
-                   f"files only.</p>\n")
+            cut = self.say("Differences are shown for the first {count} files only.",
+                           count=f"{self.max_diffs:,}")
+            self.w(f'<p class="banner">{cut}</p>\n')
 
     def group(self, g: Group) -> None:
         docs = self.r.documents
         ref = docs[g.reference]
-        tag = "exact copies" if g.exact else weakest_label(self.r.group_mode, g.weakest)
-        self.w(f'<details class="group" open id="g{g.id}"><summary>Group {g.id} · {len(g)} '
-               f"files · {_e(tag)} · {_e(ref.name)}</summary>\n")
+        tag = (word("exact copies", self.language) if g.exact
+               else weakest_label(self.r.group_mode, g.weakest, self.language))
+        head = self.say("Group {group} · {count} files · {label} · {name}", group=g.id,
+                        count=len(g), label=_e(tag), name=_e(ref.name))
+        self.w(f'<details class="group" open id="g{g.id}"><summary>{head}</summary>\n')
         heads = ("Name", "Folder", "Size", "Modified", "Format", "Encoding", "Similarity",
                  "Distance", "Jaccard")
         self.w('<table class="members"><tr>' + "".join(f"<th>{self.t(h)}</th>" for h in heads)
@@ -238,7 +246,8 @@ class _Html:
             d = docs[m.doc]
             badge = f'<span class="badge">{self.t("reference")}</span>' if k == 0 else ""
             if d.skipped:  # what its reader could not compare, beside the file
-                badge += f'<span class="skipped">{_e(d.skipped)}</span>'
+                badge += (f'<span class="skipped">'
+                          f'{_e(render_message(d.skipped, self.language))}</span>')
             jac = "–" if m.jaccard is None else _percent(m.jaccard)
             folder, name = os.path.split(d.path)
             self.w(f'<tr class="{"ref" if k == 0 else "dup"}"><td class="name path">'
@@ -252,10 +261,11 @@ class _Html:
         fetched = False
         for m in g.members[1:]:
             d = docs[m.doc]
-            label = f"Differences: {_e(d.name)} against the reference"
+            label = self.say("Differences: {name} against the reference", name=_e(d.name))
             if d.text_hash == ref.text_hash:
-                self.w(f'<p class="muted">{_e(d.name)}: same text as the reference after '
-                       "normalisation (spacing, width, punctuation).</p>\n")
+                same = self.say("{name}: same text as the reference after normalisation "
+                                "(spacing, width, punctuation).", name=_e(d.name))
+                self.w(f'<p class="muted">{same}</p>\n')
                 continue
             self.diffs_left -= 1
             if self.diffs_left < 0:
@@ -265,9 +275,7 @@ class _Html:
             other = self.text_of(d.path)
             self.w(f'<details class="cmp"><summary>{label}</summary>\n')
             if ref_text is None or other is None:
-                who = ref.name if ref_text is None else d.name
-                self.w(f'<p class="muted">The text of {_e(who)} could not be read again '
-                       "(changed, moved or unreadable since the scan).</p>\n")
+                self.unreadable(ref.name if ref_text is None else d.name)
             else:
                 self.diff(ref, d, ref_text, other)
             self.w("</details>\n")
@@ -283,16 +291,20 @@ class _Html:
         if not len(ex):
             return
         docs = r.documents
-        self.w(f'<h2 id="excerpts">Excerpts ({len(ex):,})</h2>\n<p class="muted">Documents '
-               f"at least {r.excerpt_cut:.0%} of whose text lies inside another. They are not "
-               "copies: nothing marks them for removal.</p>\n")
+        about = self.say("Documents at least {share} of whose text lies inside another. They "
+                         "are not copies: nothing marks them for removal.",
+                         share=f"{r.excerpt_cut:.0%}")
+        self.w(f'<h2 id="excerpts">{self.say("Excerpts ({count})", count=f"{len(ex):,}")}'
+               f'</h2>\n<p class="muted">{about}</p>\n')
         for p, wh, c, s in zip(ex.part.tolist(), ex.whole.tolist(), ex.containment.tolist(),
                                ex.similarity.tolist(), strict=True):
             part, whole = docs[p], docs[wh]
-            self.w(f'<details class="group"><summary>{_e(percent(c))} of '
-                   f'<span class="path">{_e(part.name)}</span> is inside '
-                   f'<span class="path">{_e(whole.name)}</span> '
-                   f'<span class="muted">(similarity {_e(percent(s))})</span></summary>\n'
+            head = self.say("{share} of {part} is inside {whole} (similarity {similarity})",
+                            share=_e(percent(c)),
+                            part=f'<span class="path">{_e(part.name)}</span>',
+                            whole=f'<span class="path">{_e(whole.name)}</span>',
+                            similarity=_e(percent(s)))
+            self.w(f'<details class="group"><summary>{head}</summary>\n'
                    f'<p class="muted path">{_e(part.path)}<br>{_e(whole.path)}</p>\n')
             self.diffs_left -= 1
             if self.diffs_left >= 0:
@@ -302,15 +314,14 @@ class _Html:
     def passages(self, part: Document, whole: Document) -> None:
         a, b = self.text_of(part.path), self.text_of(whole.path)
         if a is None or b is None:
-            who = part.name if a is None else whole.name
-            self.w(f'<p class="muted">The text of {_e(who)} could not be read again '
-                   "(changed, moved or unreadable since the scan).</p>\n")
+            self.unreadable(part.name if a is None else whole.name)
             return
         a, b = a[:self.max_chars], b[:self.max_chars]
         spans = shared_passages(a, b)
         if not spans:
-            self.w('<p class="muted">No passage of a few lines is shared word for word (the '
-                   "shared text is spread in short pieces).</p>\n")
+            none = self.t("No passage of a few lines is shared word for word (the shared text "
+                          "is spread in short pieces).")
+            self.w(f'<p class="muted">{none}</p>\n')
             return
         w = self.w
         w('<table class="passages"><tr><th></th>'
@@ -320,23 +331,30 @@ class _Html:
               f"<td>{_context(b, ws, we)}</td></tr>\n")
         w("</table>\n")
         if len(spans) > _PASSAGES:
-            w(f'<p class="muted">{len(spans) - _PASSAGES:,} more shared passages.</p>\n')
+            more = self.say("{count} more shared passages.", count=f"{len(spans) - _PASSAGES:,}")
+            w(f'<p class="muted">{more}</p>\n')
 
     def diff(self, ref: Document, doc: Document, left: str, right: str) -> None:
         cut = len(left) > self.max_chars or len(right) > self.max_chars
         res = _diff.aligned_diff(left[:self.max_chars], right[:self.max_chars])
         notes = []
         if cut:
-            notes.append(f"Only the first {self.max_chars:,} characters of each text are "
-                         "compared.")
-        if res.message:
-            notes.append(res.message)
+            notes.append(self.say("Only the first {count} characters of each text are "
+                                  "compared.", count=f"{self.max_chars:,}"))
+        if res.truncated:  # the words of ``res.message``, in the report's language
+            notes.append(self.say("Only the first {count} lines of each text are compared.",
+                                  count=f"{res.max_lines:,}"))
+        if res.coarse:
+            notes.append(self.t("Some long changed lines are marked as a whole, without "
+                                "detail."))
         s = res.stats
-        counts = f"{s.changed} changed, {s.added} added, {s.removed} removed rows."
-        self.w(f'<p class="muted">{_e(" ".join([counts, *notes]))}</p>\n')
+        counts = self.say("{changed} changed, {added} added, {removed} removed rows.",
+                          changed=s.changed, added=s.added, removed=s.removed)
+        self.w(f'<p class="muted">{" ".join([counts, *notes])}</p>\n')
         if s.identical:
-            self.w('<p class="muted">No differences line by line (the texts differ only in '
-                   "what the comparison ignores).</p>\n")
+            same = self.t("No differences line by line (the texts differ only in what the "
+                          "comparison ignores).")
+            self.w(f'<p class="muted">{same}</p>\n')
             return
         w = self.w
         w('<table class="diff"><colgroup><col class="no"><col><col class="no"><col>'
@@ -350,8 +368,9 @@ class _Html:
                 j = k
                 while j < len(rows) and not show[j]:
                     j += 1
-                w(f'<tr class="skip"><td colspan="4">⋯ {j - k:,} unchanged '
-                  f'row{"s" if j - k != 1 else ""} ⋯</td></tr>\n')
+                folded = (self.t("⋯ 1 unchanged row ⋯") if j - k == 1
+                          else self.say("⋯ {count} unchanged rows ⋯", count=f"{j - k:,}"))
+                w(f'<tr class="skip"><td colspan="4">{folded}</td></tr>\n')
                 k = j
                 continue
             row = rows[k]
@@ -372,12 +391,23 @@ class _Html:
         self.w(f'<table class="problems"><tr><th>{t("File")}</th><th>{t("Kind")}</th>'
                f'<th>{t("Message")}</th></tr>\n')
         for p in probs:
-            self.w(f'<tr><td class="path">{_e(p.path)}</td><td>{_e(p.kind)}</td>'
+            self.w(f'<tr><td class="path">{_e(p.path)}</td><td>{self.t(str(p.kind))}</td>'
                    f"<td>{_e(render_message(p.message, self.language))}</td></tr>\n")
 
     def t(self, text: str) -> str:
         """A heading or fixed sentence of the page in the report's language, escaped."""
         return html.escape(word(text, self.language), quote=True)
+
+    def say(self, template: str, **args: object) -> str:
+        """A sentence of the page in the report's language with its arguments, which the
+        caller gives as HTML (escaped: names through :func:`_e`). The templates, English and
+        Chinese, hold no character HTML would read as markup (``<``, ``&``)."""
+        return phrase(template, self.language, **args)
+
+    def unreadable(self, name: str) -> None:
+        said = self.say("The text of {name} could not be read again (changed, moved or "
+                        "unreadable since the scan).", name=_e(name))
+        self.w(f'<p class="muted">{said}</p>\n')
         self.w("</table>\n")
 
 

@@ -6,6 +6,10 @@ encoding (or format) and its path, then in brackets what its reader could not co
 ("[1 picture not compared]"), if anything. Paths and messages show control and direction
 characters as escapes (:mod:`neardup_core.visible`), so nothing in a file name can act on the
 terminal.
+
+It is always in English, whatever ``--language`` says: it is the terminal's, read next to the
+command's own English output and by scripts that grep it; the CSV and HTML reports are the ones
+written for people in their language.
 """
 
 from __future__ import annotations

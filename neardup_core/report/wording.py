@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from neardup_core.messages import phrase
 from neardup_core.models import GroupMode
 
 
@@ -19,14 +20,17 @@ def percent(share: float, digits: int = 1) -> str:
     return text
 
 
-def weakest_label(mode: GroupMode | str, weakest: float) -> str:
+def weakest_label(mode: GroupMode | str, weakest: float, language: str = "en") -> str:
     """What a group's ``weakest`` means in words: in CONNECTED groups the weakest link of the
-    chain; in STRICT and COHESIVE ones the lowest similarity of a member to the reference."""
+    chain; in STRICT and COHESIVE ones the lowest similarity of a member to the reference.
+    In ``language`` ("en" or "zh_CN")."""
     # a lower bound ("N%+"), so rounded down: 80.6 % is "80%+", and 99.6 % never "100%+",
     # which would say the texts are the same (the slack keeps float32 0.58 at 58)
     if not math.isfinite(weakest):  # no score to bound (never from a scan): say so plainly
         return f"weakest {weakest}"
     p = min(100, math.floor(100.0 * float(weakest) + 1e-4))
     if GroupMode(mode) == GroupMode.CONNECTED:
-        return f"weakest link {p}%"
-    return f"all {p}%+ like the reference" if p < 100 else "all 100% like the reference"
+        return phrase("weakest link {share}", language, share=f"{p}%")
+    if p < 100:
+        return phrase("all {share}+ like the reference", language, share=f"{p}%")
+    return phrase("all 100% like the reference", language)

@@ -1,29 +1,31 @@
 """A per-file limit on time and memory for readers that run native code on hostile input.
 
 PDFium is C++: a page that makes it loop, or a content stream that inflates to gigabytes (a
-decompression bomb), never returns to Python, so a time budget checked between pages cannot
-stop it and nothing in Python bounds the memory it takes. Such a file is read only in a worker
+decompression bomb), never returns to Python, so a time budget checked between pages cannot stop
+it and nothing in Python bounds the memory it takes. Such a file is read only in a worker
 process (:mod:`neardup_core.scan.reading`), which the scan survives losing. So while a worker
-reads one, a watchdog thread (:func:`guarded`) looks at the time spent and at the process's
-resident memory every :data:`INTERVAL` seconds (Linux: ``/proc/self/statm``; elsewhere psutil
-when it is installed, else time only). Past :data:`SECONDS`, or past :data:`MEMORY` bytes above
-what the worker held before the file, it writes the file's path and the reason to a record in
-the scan's folder of records and ends the worker at once (``os._exit``: the only way to stop a
-thread inside C code). The scan, seeing the worker gone, finds the record
-(:func:`take_records`) and lists the file as a problem that says why, instead of "its worker
-stopped unexpectedly", and reads the worker's other files again without suspecting them.
+reads one, a watchdog thread (:func:`guarded`; one per worker, asleep between files) looks at
+the time spent and at the process's resident memory every :data:`INTERVAL` seconds (Linux:
+``/proc/self/statm``; elsewhere psutil when it is installed, else time only). Past
+:data:`SECONDS`, or past :data:`MEMORY` bytes above what the worker held before the file, it
+writes the file's path and the reason to a record in the scan's folder of records and ends the
+worker at once (``os._exit``: the only way to stop a thread inside C code). The scan, seeing the
+worker gone, finds the record (:func:`take_records`) and lists the file as a problem that says
+why, instead of "its worker stopped unexpectedly", and reads the worker's other files again
+without suspecting them.
 
 Only a process that was armed (:func:`arm`, by the worker's initializer) ever ends itself:
 anywhere else (the scan's own process, a Dask task, a library call) :func:`guarded` does
 nothing, so a slow PDF can never take the app down with it.
 
-``resource.setrlimit(RLIMIT_AS)`` is not used: a worker's virtual size is several times its
-resident size (measured 302 MB virtual for 154 MB resident once warmed, and every thread's
-malloc arena reserves 64 MB more), so an address-space cap either sits far above the limit it
-is meant to enforce or fails ordinary allocations of NumPy and the segmenter; and PDFium aborts
-the process on a failed allocation, which would cost the file its reason. The watchdog's
-interval bounds how far past the limit a bomb gets (the 256 MB stream of the robustness suite
-takes 0.8 s to inflate: about 16 MB per interval).
+``resource.setrlimit(RLIMIT_AS)`` is not used: a worker's virtual size is twice its resident
+size and grows with every thread's malloc arena (measured 302 MB virtual for 154 MB resident
+once warmed), so an address-space cap either sits far above the limit it is meant to enforce or
+fails ordinary allocations of NumPy and the segmenter; and PDFium aborts the process on a failed
+allocation (measured: the 256 MB stream bomb under a cap 128 MB above the warm worker ends it
+with SIGABRT), which would cost the file its reason. The watchdog's interval bounds how far past
+the limit a bomb gets (the 256 MB stream of the robustness suite takes 0.8 s to inflate: about
+16 MB per interval).
 """
 
 from __future__ import annotations
@@ -108,40 +110,71 @@ def resident_bytes() -> int | None:
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """The file being read under the watchdog, its limits, its deadline and the memory the
+    process held before it."""
+
+    path: str
+    limits: FileLimits
+    deadline: float
+    before: int | None
+
+
+#: What the watchdog watches now (None: nothing), and the event that wakes it.
+_current: _Reading | None = None
+_busy = threading.Event()
+_watchdog: threading.Thread | None = None
+
+
 @contextlib.contextmanager
 def guarded(path: str) -> Iterator[None]:
     """Read ``path`` within the armed limits: past them this process records why and ends.
-    Does nothing in a process that is not armed."""
+    Does nothing in a process that is not armed.
+
+    One watchdog thread per process, started with the first file and asleep between files:
+    starting a thread per file cost 0.2 ms, a few per cent of a small PDF's reading."""
+    global _current, _watchdog
     limits = _armed
     if limits is None:
         yield
         return
-    done = threading.Event()
-    watchdog = threading.Thread(target=_watch, args=(limits, path, done, time.monotonic(),
-                                                     resident_bytes()),
-                                name="neardup-file-watchdog", daemon=True)
-    watchdog.start()
+    if _watchdog is None or not _watchdog.is_alive():
+        _watchdog = threading.Thread(target=_watch, name="neardup-watchdog", daemon=True)
+        _watchdog.start()
+    _current = _Reading(path, limits, time.monotonic() + limits.seconds, resident_bytes())
+    _busy.set()
     try:
         yield
     finally:
-        done.set()
-        watchdog.join()
+        _busy.clear()
+        _current = None
 
 
-def _watch(limits: FileLimits, path: str, done: threading.Event, start: float,
-           before: int | None) -> None:
-    deadline = start + limits.seconds
-    while not done.wait(limits.interval):
-        if time.monotonic() > deadline:
-            _stop(limits, path, "time")
-        if before is not None:
+def _watch() -> None:
+    while True:
+        _busy.wait()
+        reading = _current
+        if reading is None:
+            continue
+        time.sleep(reading.limits.interval)
+        reading = _current
+        if reading is None:
+            continue
+        if time.monotonic() > reading.deadline:
+            _stop(reading, "time")
+        if reading.before is not None:
             now = resident_bytes()
-            if now is not None and now - before > limits.memory:
-                _stop(limits, path, "memory")
+            if now is not None and now - reading.before > reading.limits.memory:
+                _stop(reading, "memory")
 
 
-def _stop(limits: FileLimits, path: str, reason: str) -> None:
-    """Record why ``path`` was not read, then end this process at once."""
+def _stop(reading: _Reading, reason: str) -> None:
+    """Record why the file ``reading`` was not read, then end this process at once (unless
+    it was finished in the meantime)."""
+    if _current is not reading:
+        return
+    path, limits = reading.path, reading.limits
     with contextlib.suppress(Exception):  # a record that cannot be written: a plain lost file
         record = os.path.join(limits.records, f"{os.getpid()}.json")
         partial = record + ".part"

@@ -43,6 +43,16 @@ def _sleep_guarded(limits: FileLimits, path: str) -> None:
         time.sleep(600)
 
 
+def _many_then_slow(limits: FileLimits) -> None:
+    """Ten quick files (together past the limit, each well within it), then a slow one."""
+    arm(limits)
+    for i in range(10):
+        with guarded(f"/docs/quick {i}.pdf"):
+            time.sleep(limits.seconds / 5)
+    with guarded("/docs/slow.pdf"):
+        time.sleep(600)
+
+
 def _grow_guarded(limits: FileLimits, path: str) -> None:
     arm(limits)
     held = []
@@ -75,6 +85,12 @@ def test_past_the_time_limit_the_process_ends_and_says_why(tmp_path: Path) -> No
     assert take_records(str(tmp_path)) == {
         "/docs/slow.pdf": "took longer than 0.5 s to read: not compared"}
     assert os.listdir(tmp_path) == []  # taken once
+
+
+def test_the_time_limit_is_per_file_and_one_watchdog_serves_them_all(tmp_path: Path) -> None:
+    limits = FileLimits(str(tmp_path), seconds=0.5, memory=1 << 40, interval=0.02)
+    assert _run(_many_then_slow, limits) == EXIT_STATUS
+    assert list(take_records(str(tmp_path))) == ["/docs/slow.pdf"]
 
 
 @pytest.mark.skipif(resident_bytes() is None, reason="no way to read resident memory here")

@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -41,7 +42,10 @@ from dataclasses import dataclass
 from neardup_core.extract.common import human_size
 
 __all__ = ["INTERVAL", "MEMORY", "SECONDS", "FileLimits", "arm", "armed", "guarded",
-           "limits_now", "resident_bytes", "take_records"]
+           "limits_now", "make_records", "remove_records", "resident_bytes", "take_records"]
+
+#: How the folder of records is named (in the system's temporary folder).
+_PREFIX = "neardup-stopped-"
 
 #: Seconds one file may take to read in a worker. Read when a scan starts its workers (tests
 #: lower it; set it before the scan).
@@ -184,6 +188,21 @@ def _stop(reading: _Reading, reason: str) -> None:
     os._exit(EXIT_STATUS)
 
 
+def make_records() -> str:
+    """A new, empty folder of records for one scan's workers (in the temporary folder)."""
+    return tempfile.mkdtemp(prefix=_PREFIX)
+
+
+def remove_records(records: str) -> None:
+    """Remove a folder :func:`make_records` made: its records (ours, by name) and then the
+    folder, only if that leaves it empty. Never anything else."""
+    if not os.path.basename(records).startswith(_PREFIX):
+        return
+    take_records(records)
+    with contextlib.suppress(OSError):  # not empty (not ours to empty), or already gone
+        os.rmdir(records)
+
+
 def take_records(records: str) -> dict[str, str]:
     """The files watchdogs stopped since the last call (path -> the problem's message); the
     records are removed as they are read."""
@@ -193,7 +212,7 @@ def take_records(records: str) -> dict[str, str]:
     except OSError:
         return out
     for name in sorted(names):
-        if not name.endswith(".json"):
+        if not name.endswith(".json") or not name[:-5].isdigit():  # <pid>.json: ours only
             continue
         full = os.path.join(records, name)
         try:

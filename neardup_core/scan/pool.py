@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import shutil
-import tempfile
 import threading
 import weakref
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -122,15 +120,15 @@ class WorkerPool:
 
     def _start(self) -> None:
         # imported here, not at the top: the app imports this module while it opens
-        from neardup_core.extract.limits import limits_now
+        from neardup_core.extract.limits import limits_now, make_records, remove_records
         from neardup_core.scan.worker import init_worker, warm_up
 
         try:
             if self.method == "forkserver":
                 prestart()
             if self._records is None:
-                self._records = tempfile.mkdtemp(prefix="neardup-stopped-")
-                weakref.finalize(self, shutil.rmtree, self._records, True)
+                self._records = make_records()
+                weakref.finalize(self, remove_records, self._records)
             ctx = multiprocessing.get_context(self.method)
             pool = ProcessPoolExecutor(max_workers=self.count, mp_context=ctx,
                                        initializer=init_worker,

@@ -26,6 +26,8 @@ from neardup_core.extract.limits import (
     armed,
     guarded,
     limits_now,
+    make_records,
+    remove_records,
     resident_bytes,
     take_records,
 )
@@ -135,3 +137,24 @@ def test_a_half_written_or_foreign_record_is_ignored(tmp_path: Path) -> None:
                                      encoding="utf-8")
     assert take_records(str(tmp_path)) == {"/a.pdf": "m"}
     assert take_records(str(tmp_path / "missing")) == {}
+
+
+def test_only_our_records_and_our_empty_folder_are_ever_removed(tmp_path: Path) -> None:
+    (tmp_path / "notes.json").write_text("{}", encoding="utf-8")  # not a <pid>.json
+    assert take_records(str(tmp_path)) == {}
+    assert (tmp_path / "notes.json").exists()
+    remove_records(str(tmp_path))  # not a folder make_records made: left as it is
+    assert (tmp_path / "notes.json").exists()
+
+    ours = make_records()
+    Path(ours, "12.json").write_text(json.dumps({"path": "/b.pdf", "message": "m"}),
+                                     encoding="utf-8")
+    remove_records(ours)
+    assert not os.path.exists(ours)
+
+    kept = make_records()
+    Path(kept, "someone else's.txt").write_text("x", encoding="utf-8")
+    remove_records(kept)  # not empty once our records are gone: stays
+    assert os.listdir(kept) == ["someone else's.txt"]
+    Path(kept, "someone else's.txt").unlink()
+    os.rmdir(kept)

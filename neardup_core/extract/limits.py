@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import tempfile
 import threading
 import time
@@ -189,8 +190,28 @@ def _stop(reading: _Reading, reason: str) -> None:
 
 
 def make_records() -> str:
-    """A new, empty folder of records for one scan's workers (in the temporary folder)."""
-    return tempfile.mkdtemp(prefix=_PREFIX)
+    """A new, empty folder of records for one scan's workers (in the temporary folder), named
+    after this process. Folders left by programs that were killed (and so could not remove
+    theirs) are removed first, when their program is gone."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(tempfile.gettempdir()):
+            owner = name[len(_PREFIX):].split("-", 1)[0]
+            if name.startswith(_PREFIX) and owner.isdigit() and not _alive(int(owner)):
+                remove_records(os.path.join(tempfile.gettempdir(), name))
+    return tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-")
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (when in doubt, yes: its folder is then left alone)."""
+    if pid == os.getpid() or sys.platform == "win32":  # os.kill there ends the process
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # another user's process
+        return True
+    return True
 
 
 def remove_records(records: str) -> None:

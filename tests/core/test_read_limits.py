@@ -11,6 +11,7 @@ import json
 import multiprocessing
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -158,3 +159,19 @@ def test_only_our_records_and_our_empty_folder_are_ever_removed(tmp_path: Path) 
     assert os.listdir(kept) == ["someone else's.txt"]
     Path(kept, "someone else's.txt").unlink()
     os.rmdir(kept)
+
+
+def test_folders_left_by_a_killed_program_are_removed_by_the_next(tmp_path: Path) -> None:
+    child = multiprocessing.get_context("fork").Process(target=os._exit, args=(0,))
+    child.start()
+    child.join()
+    gone = Path(tempfile.mkdtemp(prefix=f"neardup-stopped-{child.pid}-"))
+    (gone / f"{child.pid}.json").write_text("{}", encoding="utf-8")
+    alive = Path(tempfile.mkdtemp(prefix=f"neardup-stopped-{os.getppid()}-"))
+    ours = make_records()
+    try:
+        assert not gone.exists() and alive.exists()
+        assert Path(ours).name.startswith(f"neardup-stopped-{os.getpid()}-")
+    finally:
+        remove_records(ours)
+        alive.rmdir()

@@ -53,6 +53,8 @@ ENGLISH: dict[str, str] = {
     "no_text": "the document has no text",
     "not_read": "neardup does not read {suffix} files",
     "too_large": "{size} is over the {limit} size limit",
+    "read_too_slow": "took longer than {seconds} s to read: not compared",
+    "read_too_big": "needed more than {size} of memory to read: not compared",
     # the trash and move confirmations
     "all_selected": "group {group}: every copy was selected; {name} stays",
     "unselected_missing": "group {group}: the copies not selected are missing; {name} stays",
@@ -257,6 +259,8 @@ CHINESE: dict[str, str] = {
     "no_text": "文档中没有文字",
     "not_read": "neardup 不读取 {suffix} 文件",
     "too_large": "{size} 超过了 {limit} 的大小上限",
+    "read_too_slow": "读取耗时超过 {seconds} 秒：未参与比较",
+    "read_too_big": "读取所需内存超过 {size}：未参与比较",
     "all_selected": "第 {group} 组：所有副本都被选中；保留 {name}",
     "unselected_missing": "第 {group} 组：未选中的副本都已不在；保留 {name}",
     "reference_goes": "第 {group} 组：其参照文件 {name} 将移到回收站；保留 {left}",

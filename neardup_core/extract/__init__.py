@@ -38,6 +38,7 @@ from neardup_core.extract.docx import (
 from neardup_core.extract.encoding.detect import Decoded, decode_bytes
 from neardup_core.extract.html import html_decode, html_text
 from neardup_core.extract.legacy import LEGACY_MESSAGE, sniff_legacy
+from neardup_core.extract.limits import guarded
 from neardup_core.extract.odt import odt_text
 from neardup_core.extract.pdf import PdfContent, PdfLimits, pdf_content, pdf_text
 from neardup_core.extract.rtf import rtf_text
@@ -215,7 +216,8 @@ def _document(path: str, fmt: str, reader: Callable[[bytes], str], data: bytes,
 
 
 def _pdf(path: str, data: bytes, max_bytes: int) -> Extracted | Problem:
-    content = pdf_content(data)
+    with guarded(path):  # in a worker: a page PDFium cannot leave, a bomb, end in a problem
+        content = pdf_content(data)
     if not content.text.strip():
         return Problem(path, ProblemKind.EMPTY, "the document has no text")
     digest = _hash_of(data, max_bytes)

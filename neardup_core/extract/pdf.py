@@ -4,7 +4,10 @@ PDFium is fast, reads the ToUnicode maps of CJK fonts and gives text in reading 
 also C++ parsing untrusted input, so a PDF is only ever read in a worker process, where a crash
 costs that one file (see :mod:`neardup_core.scan.reading`). Within the reader the guards are
 the file size limit (the scan's), a cap on pages, one on the text kept, and a time budget
-checked between pages: a hostile PDF ends as a problem rather than holding a worker.
+checked between pages: a hostile PDF ends as a problem rather than holding a worker. What
+cannot be checked between pages (one page PDFium never leaves, a content stream that inflates
+to gigabytes) is bounded by the worker's watchdog (:mod:`neardup_core.extract.limits`), which
+ends the worker past the per-file time or memory limit and leaves the reason for the scan.
 
 What a reader of the text expects, not what PDF stores, is compared: words hyphenated at a line
 end are joined (PDFium marks such a hyphen with U+FFFE), and running headers and footers (the
@@ -20,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from neardup_core.extract.common import CorruptDocx, EmptyDocument, EncryptedDocx, TooLarge
+from neardup_core.extract.limits import SECONDS
 
 __all__ = ["PdfContent", "PdfLimits", "pdf_content", "pdf_text"]
 
@@ -30,7 +34,9 @@ class PdfLimits:
 
     max_pages: int = 5000
     max_chars: int = 32 * 1024 * 1024
-    seconds: float = 120.0
+    #: The budget checked between pages: the watchdog's limit (``limits.SECONDS``), stopped
+    #: cleanly when many pages add up to it; one slow page is the watchdog's to stop.
+    seconds: float = SECONDS
     #: A line is a running header or footer when it is among the first or last
     #: ``edge_lines`` lines of at least ``running_share`` of the pages (of at least
     #: ``running_min_pages`` pages).

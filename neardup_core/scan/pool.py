@@ -92,6 +92,9 @@ class WorkerPool:
         self._starting: threading.Thread | None = None
         self.unavailable: str | None = None  # why workers cannot start, once known
         self.pools = 0  # pools started in this run (one, unless workers died)
+        #: Where a worker's watchdog records the file it stopped (see take_stopped), made
+        #: with the first pool and removed with this object.
+        self._records: str | None = None
 
     @property
     def started(self) -> bool:
@@ -117,14 +120,19 @@ class WorkerPool:
 
     def _start(self) -> None:
         # imported here, not at the top: the app imports this module while it opens
+        from neardup_core.extract.limits import limits_now, make_records, remove_records
         from neardup_core.scan.worker import init_worker, warm_up
 
         try:
             if self.method == "forkserver":
                 prestart()
+            if self._records is None:
+                self._records = make_records()
+                weakref.finalize(self, remove_records, self._records)
             ctx = multiprocessing.get_context(self.method)
             pool = ProcessPoolExecutor(max_workers=self.count, mp_context=ctx,
-                                       initializer=init_worker)
+                                       initializer=init_worker,
+                                       initargs=(limits_now(self._records),))
             _live.add(self)
             self.pools += 1
             self._warm = [pool.submit(warm_up, self.settings) for _ in range(self.count)]
@@ -146,6 +154,15 @@ class WorkerPool:
         if self.pool is None and self.unavailable is None:
             self._start()
         return self.pool
+
+    def take_stopped(self) -> dict[str, str]:
+        """The files whose workers' watchdogs ended them since the last call, with why
+        (path -> the problem's message): files over the per-file time or memory limit."""
+        if self._records is None:
+            return {}
+        from neardup_core.extract.limits import take_records
+
+        return take_records(self._records)
 
     def failed_to_start(self) -> bool:
         """True when no warm-up task ran: the processes die before they can do anything."""

@@ -3,8 +3,11 @@
 first batches read here while the workers start.
 
 A dead worker costs only the files it held: its batch is read again one file at a time to find
-the file that killed it, which becomes a problem. A cancel stops the reading promptly; a pool
-that cannot even start sends the reading back into this process, with a note.
+the file that killed it, which becomes a problem. A worker its watchdog ended (a PDF over the
+per-file time or memory limit, :mod:`neardup_core.extract.limits`) left a record naming the
+file and the limit: that file becomes the problem that says so, and the others go on at once.
+A cancel stops the reading promptly; a pool that cannot even start sends the reading back into
+this process, with a note.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from neardup_core.scan.worker import (
     Prepared,
     fingerprint_prepared,
     lost,
+    over_limit,
     prepare_batch,
     process_batch,
 )
@@ -225,6 +229,12 @@ class Reading(RunStages):
                         done += len(batch)
                         self._read_bytes[0] += sum(e.size for e in batch)
                         del inflight[fut]
+                stopped = self.workers.take_stopped()
+                if stopped:  # a watchdog ended it: no suspects, no "stopped unexpectedly"
+                    done = self._settle_stopped(stopped, inflight, suspects, queue, out, stage,
+                                                done, total)
+                    dead_pools = 0
+                    continue
                 if not returned and self.workers.failed_to_start():
                     left = [e for b in inflight.values() for e in b] + list(suspects) + \
                         [e for b in queue for e in b]
@@ -249,6 +259,31 @@ class Reading(RunStages):
         if self.cancel.cancelled:
             self._mark_cancelled(f"while {verb.lower()} files")
         return out
+
+    def _settle_stopped(self, stopped: dict[str, str], inflight: dict[Future, list[FileEntry]],
+                        suspects: deque[FileEntry], queue: deque[list[FileEntry]],
+                        out: dict[str, Outcome], stage: Stage, done: int, total: int) -> int:
+        """After a worker's watchdog ended it (see :mod:`neardup_core.extract.limits`): each
+        file it stopped becomes the problem that says which limit it passed; the other files
+        in flight were lost only with the pool, so they go back to the queue as they were
+        (not read one by one as suspects, which would read a 60-second file twice). Returns
+        the files done so far."""
+        held = {id(e) for e in suspects}
+        again: list[FileEntry] = []
+        for batch in inflight.values():
+            for e in batch:
+                if e.path in stopped:
+                    out[e.path] = over_limit(e, stopped[e.path])
+                    done += 1
+                    self._emit_read(stage, done, total, [e])
+                elif id(e) not in held:
+                    again.append(e)
+        inflight.clear()
+        left = [e for e in suspects if e.path not in stopped]
+        suspects.clear()
+        suspects.extend(left)
+        queue.extendleft(reversed(list(batches(again))))
+        return done
 
     def _read_while_workers_start(self, queue: deque[list[FileEntry]],
                                   ready: deque[tuple[list[FileEntry], list[Outcome | Prepared]]]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from neardup_core.extract import Extracted, FileEntry, content_hash, decode_bytes, extract
+from neardup_core.extract.limits import FileLimits, arm
 from neardup_core.fingerprint.boilerplate import read_text
 from neardup_core.fingerprint.fingerprinter import (
     DocFingerprint,
@@ -32,7 +33,7 @@ from neardup_core.fingerprint.winnowing import exact_shingles
 from neardup_core.models import Problem, ProblemKind, ScanOptions
 
 __all__ = ["Outcome", "Prepared", "fingerprint_prepared", "init_worker", "lost",
-           "prepare_batch", "process_batch", "shingle_sets", "warm_up"]
+           "over_limit", "prepare_batch", "process_batch", "shingle_sets", "warm_up"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +84,10 @@ def warm_up(settings: FingerprintSettings | None = None) -> int:
     return os.getpid()
 
 
-def init_worker() -> None:
-    """Run first in every worker process: it must never outlive the program that started it.
+def init_worker(limits: FileLimits | None = None) -> None:
+    """Run first in every worker process: it must never outlive the program that started it,
+    and it enforces the per-file ``limits`` on the PDFs it reads (:mod:`neardup_core.extract.
+    limits`: past them it records why and ends, which the scan survives).
 
     A killed program (SIGTERM, SIGHUP, SIGKILL) left its workers blocked on a queue nobody would
     ever write to, and with them the fork server and the resource tracker, for good (about
@@ -99,6 +102,7 @@ def init_worker() -> None:
       leaves as soon as it does (within the time the interpreter takes to switch threads).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    arm(limits)
     parent = multiprocessing.parent_process()
     ppid = os.getppid()
     if parent is not None and parent.pid != ppid:  # a fork server's child: its only thread
@@ -131,6 +135,12 @@ def _unexpected(e: FileEntry, exc: BaseException) -> Outcome:
 def lost(e: FileEntry, message: str) -> Outcome:
     """A file no worker could finish (its process died, or none could start)."""
     return _problem(e, Problem(e.path, ProblemKind.LOST, message))
+
+
+def over_limit(e: FileEntry, message: str) -> Outcome:
+    """A file its worker's watchdog stopped (too slow or too large to read): ``message``
+    says which limit."""
+    return _problem(e, Problem(e.path, ProblemKind.TOO_LARGE, message))
 
 
 def _finish_one(e: FileEntry, got: Extracted, fp: DocFingerprint, max_bytes: int) -> Outcome:

@@ -24,6 +24,8 @@ SENTENCES = [
     "out of the comparison of 7 documents.",
     "the file cannot be read (permission denied)",
     "neardup does not read .pdf files",
+    "took longer than 60 s to read: not compared",
+    "needed more than 1 GB of memory to read: not compared",
     "group 4: its reference 季度报告.txt goes to the trash; 季度报告 (副本).txt stays",
 ]
 

@@ -70,6 +70,14 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "icons/hicolor/scalable/apps/neardup.svg) in place, whole, when the user asks for it",
     ("app/desktop_entry.py", "_write", ".unlink"):
         "removes the entry's or icon's own temporary file after a failed write",
+    ("neardup_core/extract/limits.py", "_stop", "os.replace"):
+        "puts a worker's own record (<pid>.json, in the scan's own folder of records, made by "
+        "mkdtemp) in place, whole",
+    ("neardup_core/extract/limits.py", "take_records", "os.remove"):
+        "removes the records it has read: files named <pid>.json in the scan's own folder of "
+        "records, made by mkdtemp",
+    ("neardup_core/extract/limits.py", "remove_records", "os.rmdir"):
+        "removes the scan's own folder of records (named neardup-stopped-*) only when empty",
     ("app/desktop_entry.py", "uninstall_desktop_entry", "path.unlink"):
         "--uninstall-desktop-entry removes neardup's menu entry and icon, only when they hold "
         "what neardup wrote (a user's own file of that name stays)",

@@ -25,7 +25,7 @@ Parts need MIN_SHINGLES distinct shingles, so a one-line note does not turn up i
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -43,6 +43,11 @@ MAX_POSTINGS = 64
 MIN_SHINGLES = 50
 #: Pair keys gathered at once before they are counted (bounds the memory of one step).
 _CHUNK_ROWS = 1 << 22
+#: Pair rows (before counting) one pass over the posting lists may hold (8 bytes each); more
+#: take more passes, each making the rows again.
+_PASS_ROWS = 1 << 23
+#: Slices the keys of a pass are counted in, by the second document.
+_SLICES = 16
 
 
 def candidates(winnows: Sequence[np.ndarray], shingles: np.ndarray, keep: np.ndarray
@@ -60,64 +65,73 @@ def candidates(winnows: Sequence[np.ndarray], shingles: np.ndarray, keep: np.nda
                         dtype=np.int64, count=n)
     if n < 2 or sizes.sum() == 0:
         return empty
-    h = np.concatenate([w for i, w in enumerate(winnows) if keep[i]]).astype(np.uint64)
-    doc = np.repeat(np.arange(n, dtype=np.uint64), sizes)
-    # one sort of (hash, document) packed in a word: documents ascend within each hash
-    packed = np.sort((h << np.uint64(32)) | doc)
-    del h
-    hv = packed >> np.uint64(32)
+    # one sort of (hash, document) packed in a word: documents ascend within each hash; built
+    # and taken apart in place (these arrays hold every winnowed hash of the collection)
+    packed = np.concatenate([w for i, w in enumerate(winnows) if keep[i]]).astype(np.uint64)
+    packed <<= np.uint64(32)
+    packed |= np.repeat(np.arange(n, dtype=np.uint64), sizes)
+    packed.sort()
     doc = (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    packed >>= np.uint64(32)
+    starts = np.flatnonzero(np.r_[True, packed[1:] != packed[:-1]])
     del packed
-    starts = np.flatnonzero(np.r_[True, hv[1:] != hv[:-1]])
-    del hv
     lens = np.diff(np.r_[starts, doc.shape[0]])
-    keys: list[np.ndarray] = []
-    counts: list[np.ndarray] = []
-    pending: list[np.ndarray] = []
-    rows = 0
+    # Pairs are counted in passes, each over the pairs whose first document falls in one slice
+    # of the documents (every occurrence of a pair lands in the same pass), so the pair keys of
+    # one pass, not of the whole collection, are held at once: a folder whose documents share
+    # many phrases has hundreds of millions of such keys, and only a few pairs reach the
+    # estimate a candidate needs.
+    by_size = [(sz, starts[lens == sz]) for sz in range(2, MAX_POSTINGS + 1)]
+    by_size = [(sz, at) for sz, at in by_size if at.shape[0]]
+    total = sum(at.shape[0] * sz * (sz - 1) // 2 for sz, at in by_size)
+    passes = max(1, -(-total // _PASS_ROWS))
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for p in range(passes):
+        for key, shared in _pair_counts(doc, by_size, n, passes, p):
+            a, b = key // n, key % n
+            a_part = shingles[a] <= shingles[b]
+            part = np.where(a_part, a, b)
+            whole = np.where(a_part, b, a)
+            est = (shared / np.maximum(sizes[part], 1)).astype(np.float32)
+            ok = (est >= CANDIDATE_MIN) & (shingles[part] >= MIN_SHINGLES)
+            found.append((part[ok], whole[ok], est[ok]))
+    if not found:
+        return empty
+    part, whole, est = (np.concatenate(col) for col in zip(*found, strict=True))
+    order = np.lexsort((whole, part))
+    return part[order], whole[order], est[order]
 
-    def flush() -> None:
-        nonlocal rows
-        if pending:
-            k, c = _run_counts(np.concatenate(pending))
-            keys.append(k)
-            counts.append(c)
-            pending.clear()
-            rows = 0
 
-    for s in range(2, MAX_POSTINGS + 1):
-        at = starts[lens == s]
-        if not at.shape[0]:
-            continue
+def _pair_counts(doc: np.ndarray, by_size: list[tuple[int, np.ndarray]], n: int, passes: int,
+                 p: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The pairs that share a posting list, among those whose first document is ``p`` modulo
+    ``passes``: their keys (first * n + second document) and how many lists each shares, a
+    slice of the keys at a time. The keys of the pass are spread over _SLICES slices as they
+    are made, so that each is counted by a small sort, not the whole pass by one."""
+    slices: list[list[np.ndarray]] = [[] for _ in range(_SLICES)]
+    for s, at in by_size:
         members = doc[at[:, None] + np.arange(s)]  # ascending documents in each row
         i, j = np.triu_indices(s, 1)
         step = max(1, _CHUNK_ROWS // len(i))
         for c0 in range(0, members.shape[0], step):
             m = members[c0:c0 + step]
-            pending.append((m[:, i] * n + m[:, j]).ravel())
-            rows += pending[-1].shape[0]
-            if rows >= _CHUNK_ROWS:
-                flush()
-    flush()
-    if not keys:
-        return empty
-    key = np.concatenate(keys)
-    shared = np.concatenate(counts)
-    if len(keys) > 1:  # the same pair counted in several chunks
-        order = np.argsort(key, kind="stable")
-        key, shared = key[order], shared[order]
-        first = np.r_[True, key[1:] != key[:-1]]
-        shared = np.add.reduceat(shared, np.flatnonzero(first))
-        key = key[first]
-    a, b = key // n, key % n
-    a_part = shingles[a] <= shingles[b]
-    part = np.where(a_part, a, b)
-    whole = np.where(a_part, b, a)
-    est = (shared / np.maximum(sizes[part], 1)).astype(np.float32)
-    ok = (est >= CANDIDATE_MIN) & (shingles[part] >= MIN_SHINGLES)
-    part, whole, est = part[ok], whole[ok], est[ok]
-    order = np.lexsort((whole, part))
-    return part[order], whole[order], est[order]
+            first, second = m[:, i].ravel(), m[:, j].ravel()
+            if passes > 1:
+                mine = first % passes == p
+                first, second = first[mine], second[mine]
+            key = first * n + second
+            where = (second % _SLICES).astype(np.uint8)
+            order = np.argsort(where, kind="stable")
+            bounds = np.searchsorted(where[order], np.arange(_SLICES + 1))
+            key = key[order]
+            for q in range(_SLICES):
+                if bounds[q + 1] > bounds[q]:
+                    slices[q].append(key[bounds[q]:bounds[q + 1]])
+    for q in range(_SLICES):
+        if slices[q]:
+            keys = np.concatenate(slices[q])
+            slices[q] = []
+            yield _run_counts(keys)
 
 
 def _run_counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

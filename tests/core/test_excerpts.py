@@ -235,3 +235,28 @@ def test_near_copies_are_kept_estimated_and_shown_only_when_ungrouped(tmp_path: 
     assert abs(float(t.containment[0]) - exact) < 0.1
     assert len(r.excerpts()) == 0                       # one group: a copy, not an excerpt
     assert len(r.regroup(0.95).excerpts()) == 1         # no longer grouped: an excerpt
+
+
+def test_candidates_counted_in_several_passes_are_the_same(monkeypatch):
+    """The pair counts are taken in passes over slices of the documents when there are many
+    (memory); any number of passes gives the same candidates."""
+    import numpy as np
+
+    from neardup_core.pairs import containment
+
+    rng = np.random.default_rng(3)
+    pool = rng.choice(1 << 30, 4000, replace=False).astype(np.uint32)
+    winnows = []
+    for d in range(120):
+        base = pool[(d % 7) * 400:(d % 7) * 400 + 600]  # families that share much
+        extra = rng.choice(pool, 60 + d % 50, replace=False)
+        winnows.append(np.unique(np.concatenate((base[: 200 + 3 * d], extra))))
+    shingles = np.array([w.shape[0] * 8 for w in winnows], np.int64)
+    keep = np.ones(len(winnows), bool)
+    one = containment.candidates(winnows, shingles, keep)
+    assert one[0].shape[0] > 100
+    for rows in (1 << 12, 1 << 9):
+        monkeypatch.setattr(containment, "_PASS_ROWS", rows)
+        many = containment.candidates(winnows, shingles, keep)
+        for x, y in zip(one, many, strict=True):
+            np.testing.assert_array_equal(x, y)

@@ -444,36 +444,13 @@ def fuzz_session_parts(data: bytes) -> None:
     fuzz_session(payload.pack(header["format"], header["version"], arrays, header["meta"]))
 
 
-def _read_back(shown: str) -> str:
-    """The name a string shown by :func:`neardup_core.visible.visible` stands for."""
-    out = []
-    k = 0
-    while k < len(shown):
-        c = shown[k]
-        nxt = shown[k + 1:k + 2]
-        if c != "\\" or not nxt or nxt not in "\\nrtxuU":
-            out.append(c)
-            k += 1
-        elif nxt == "\\":
-            out.append("\\")
-            k += 2
-        elif nxt in "nrt":
-            out.append({"n": "\n", "r": "\r", "t": "\t"}[nxt])
-            k += 2
-        else:
-            width = {"x": 2, "u": 4, "U": 8}[nxt]
-            out.append(chr(int(shown[k + 2:k + 2 + width], 16)))
-            k += 2 + width
-    return "".join(out)
-
-
 def fuzz_names(data: bytes) -> None:
     """A file name (any bytes, as Linux allows) shown to a person (issue 18, item 12): nothing
     in it acts or hides, and the shown form reads back to exactly that name."""
     import unicodedata
 
     from neardup_core.report.common import display
-    from neardup_core.visible import visible
+    from neardup_core.visible import read_back, visible
 
     name = os.fsdecode(data.replace(b"/", b"_").replace(b"\x00", b"_"))
     shown = visible(name)
@@ -481,7 +458,7 @@ def fuzz_names(data: bytes) -> None:
         cat = unicodedata.category(ch)
         _check(cat not in ("Cc", "Cf", "Cs", "Zl", "Zp") and (cat != "Zs" or ch == " "),
                f"{ch!r} ({cat}) left in {shown!r}")
-    _check(_read_back(shown) == display(name), f"{shown!r} does not read back to {name!r}")
+    _check(read_back(shown) == display(name), f"{shown!r} does not read back to {name!r}")
 
 
 TARGETS: dict[str, Callable[[bytes], None]] = {

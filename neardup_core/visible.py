@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["visible"]
+__all__ = ["read_back", "visible"]
 
 #: What is escaped: C0 and C1 controls but the tab, DEL, the characters that set or change the
 #: direction of text around them (Arabic letter mark, LRM/RLM, line and paragraph separators,
@@ -76,3 +76,27 @@ def visible(s: str, *, keep_tabs: bool = False) -> str:
     if s.isascii() and s.isprintable() and "\\" not in s:
         return s  # printable ASCII holds nothing to escape: skip the regex (reports, per name)
     return (_ACTING_BUT_TABS if keep_tabs else _ACTING).sub(_escape, s)
+
+
+def read_back(shown: str) -> str:
+    """The name a string shown by :func:`visible` stands for: its inverse (U+FFFD aside). What
+    lets the tests and the fuzzer check that no two names are ever shown alike."""
+    out = []
+    k = 0
+    while k < len(shown):
+        c = shown[k]
+        nxt = shown[k + 1] if k + 1 < len(shown) else ""
+        if c != "\\" or nxt not in "\\nrtxuU" or not nxt:
+            out.append(c)
+            k += 1
+        elif nxt == "\\":
+            out.append("\\")
+            k += 2
+        elif nxt in "nrt":
+            out.append({"n": "\n", "r": "\r", "t": "\t"}[nxt])
+            k += 2
+        else:
+            width = {"x": 2, "u": 4, "U": 8}[nxt]
+            out.append(chr(int(shown[k + 2:k + 2 + width], 16)))
+            k += 2 + width
+    return "".join(out)

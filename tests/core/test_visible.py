@@ -20,7 +20,7 @@ from neardup_core.cli import main
 from neardup_core.models import ScanOptions
 from neardup_core.report import write_html
 from neardup_core.scan.session import scan_folders
-from neardup_core.visible import visible
+from neardup_core.visible import read_back, visible
 
 ACTING = ["\x1b", "\x07", "\n", "\r", "\t", "\x00", "\x7f", "\x85", "\x9b", "\u202e", "\u202d",
           "\u2066", "\u2069", "\u200f", "\u061c", "\u2028", "\u2029"]
@@ -95,29 +95,6 @@ def test_a_backslash_and_n_is_not_a_line_break() -> None:
     assert visible("a\\\\n") != visible("a\\\n")
 
 
-def _read_back(shown: str) -> str:
-    """The name a shown string stands for: the inverse of :func:`visible` (U+FFFD aside)."""
-    out = []
-    k = 0
-    while k < len(shown):
-        c = shown[k]
-        nxt = shown[k + 1] if k + 1 < len(shown) else ""
-        if c != "\\" or nxt not in "\\nrtxuU" or not nxt:
-            out.append(c)
-            k += 1
-        elif nxt == "\\":
-            out.append("\\")
-            k += 2
-        elif nxt in "nrt":
-            out.append({"n": "\n", "r": "\r", "t": "\t"}[nxt])
-            k += 2
-        else:
-            width = {"x": 2, "u": 4, "U": 8}[nxt]
-            out.append(chr(int(shown[k + 2:k + 2 + width], 16)))
-            k += 2 + width
-    return "".join(out)
-
-
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",))
                | st.sampled_from(["\\", "n", "x", "u", "U", "1", "\n", "\u200b", "\u202e"])))
 @example("\\n")
@@ -126,7 +103,7 @@ def _read_back(shown: str) -> str:
 @example("C:\\Users\\a")
 def test_every_shown_name_reads_back_to_exactly_one_name(s: str) -> None:
     """Two different names are never shown alike: ``visible`` can be undone."""
-    assert _read_back(visible(s)) == s
+    assert read_back(visible(s)) == s
 
 
 def test_chinese_and_spaces_are_left_alone() -> None:

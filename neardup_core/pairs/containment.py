@@ -71,11 +71,11 @@ def candidates(winnows: Sequence[np.ndarray], shingles: np.ndarray, keep: np.nda
     packed <<= np.uint64(32)
     packed |= np.repeat(np.arange(n, dtype=np.uint64), sizes)
     packed.sort()
-    doc = (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    doc = (packed & np.uint64(0xFFFFFFFF)).astype(np.int32)  # document numbers fit 31 bits
     packed >>= np.uint64(32)
-    starts = np.flatnonzero(np.r_[True, packed[1:] != packed[:-1]])
+    starts = np.flatnonzero(np.r_[True, packed[1:] != packed[:-1]]).astype(np.int32)
     del packed
-    lens = np.diff(np.r_[starts, doc.shape[0]])
+    lens = np.diff(starts, append=np.int32(doc.shape[0]))
     # Pairs are counted in passes, each over the pairs whose first document falls in one slice
     # of the documents (every occurrence of a pair lands in the same pass), so the pair keys of
     # one pass, not of the whole collection, are held at once: a folder whose documents share
@@ -115,7 +115,8 @@ def _pair_counts(doc: np.ndarray, by_size: list[tuple[int, np.ndarray]], n: int,
         step = max(1, _CHUNK_ROWS // len(i))
         for c0 in range(0, members.shape[0], step):
             m = members[c0:c0 + step]
-            first, second = m[:, i].ravel(), m[:, j].ravel()
+            first = m[:, i].ravel().astype(np.int64)
+            second = m[:, j].ravel().astype(np.int64)
             if passes > 1:
                 mine = first % passes == p
                 first, second = first[mine], second[mine]

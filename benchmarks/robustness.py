@@ -60,9 +60,9 @@ def _count_files(folder: str) -> tuple[int, int]:
 def scan_folder(folder: str, jobs: int = 0, cache_path: str | None = None) -> dict[str, Any]:
     """Scan ``folder`` in this process with every file type; a JSON-able summary."""
     from neardup_core import ScanOptions, ScanSession
-    from neardup_core.models import DOCX_SUFFIXES, TEXT_SUFFIXES
+    from neardup_core.models import READABLE_SUFFIXES
 
-    options = ScanOptions(include=tuple(sorted(TEXT_SUFFIXES | DOCX_SUFFIXES)),
+    options = ScanOptions(include=tuple(sorted(READABLE_SUFFIXES)),
                           include_hidden=True, min_size=0, jobs=jobs,
                           use_cache=cache_path is not None, cache_path=cache_path)
     on_disk, disk_bytes = _count_files(folder)

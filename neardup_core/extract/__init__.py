@@ -25,7 +25,7 @@ from neardup_core.extract.common import (
     UnsupportedDocx,
     human_size,
     open_regular,
-    read_bounded,
+    read_capped,
 )
 from neardup_core.extract.docx import (
     DocxContent,
@@ -195,14 +195,8 @@ def _docx(path: str, max_bytes: int) -> Extracted | Problem:
 
 def _read(path: str, max_bytes: int, kind: str) -> bytes:
     """The bytes of the file at ``path``, refused (:class:`TooLarge`) over ``max_bytes``."""
-    too_large = f"the file is over {human_size(max_bytes)}, the size limit for {kind}"
-    with open_regular(path, open) as f:
-        if os.fstat(f.fileno()).st_size > max_bytes:  # refused before anything is read
-            raise TooLarge(too_large)
-        data = read_bounded(f, max_bytes)
-    if len(data) > max_bytes:
-        raise TooLarge(too_large)
-    return data
+    return read_capped(path, max_bytes,
+                       f"the file is over {human_size(max_bytes)}, the size limit for {kind}")
 
 
 def _document(path: str, fmt: str, reader: Callable[[bytes], str], data: bytes,

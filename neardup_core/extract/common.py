@@ -117,6 +117,20 @@ def read_bounded(f: BinaryIO, limit: int) -> bytes:
     return data
 
 
+def read_capped(path: str, cap: int, too_large: str) -> bytes:
+    """All the bytes of the regular file at ``path``, or :class:`TooLarge` with the sentence
+    ``too_large`` when it holds more than ``cap``: refused from its size before anything is read,
+    and never more than ``cap + 1`` bytes read if it grew meanwhile. The readers of whole
+    documents (Word, PDF, OpenDocument, RTF, web pages) read their files through it."""
+    with open_regular(path, open) as f:
+        if os.fstat(f.fileno()).st_size > cap:
+            raise TooLarge(too_large)
+        data = read_bounded(f, cap)
+    if len(data) > cap:
+        raise TooLarge(too_large)
+    return data
+
+
 def human_size(n: int | float) -> str:
     """``1288490188`` -> ``"1.2 GB"``, in the 1024-based units file managers show."""
     if n < 1024:

@@ -74,7 +74,6 @@ from __future__ import annotations
 
 import io
 import lzma
-import os
 import posixpath
 import zipfile
 import zlib
@@ -93,8 +92,7 @@ from neardup_core.extract.common import (
     TooLarge,
     UnsupportedDocx,
     human_size,
-    open_regular,
-    read_bounded,
+    read_capped,
 )
 from neardup_core.extract.encoding.detect import decode_bytes
 from neardup_core.extract.zip_package import (
@@ -173,14 +171,8 @@ def read_docx_bytes(path: str, *, limits: DocxLimits = DocxLimits()) -> bytes:
     """The bytes of the file at ``path``, refused (:class:`TooLarge`) over what ``limits``
     allow a Word document; the archive is read from memory, so it is read once."""
     cap = limits.max_total_uncompressed + MiB  # a zip is never much larger than its contents
-    too_large = f"the file is over {human_size(cap)}, the limit for Word documents"
-    with open_regular(path, open) as f:
-        if os.fstat(f.fileno()).st_size > cap:  # refused before anything is read
-            raise TooLarge(too_large)
-        data = read_bounded(f, cap)
-    if len(data) > cap:
-        raise TooLarge(too_large)
-    return data
+    return read_capped(path, cap, f"the file is over {human_size(cap)}, the limit for Word "
+                                  "documents")
 
 
 @dataclass(frozen=True, slots=True)

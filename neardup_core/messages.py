@@ -457,7 +457,7 @@ REPORT_WORDS: dict[str, dict[str, str]] = {
         "Every file could be read.": "所有文件都已读取。",
         "skipped": "未比较的内容", "relation": "关系", "inside": "所在文档",
         "containment (%)": "包含比例 (%)", "copy": "副本", "excerpt": "摘录",
-        "Excerpts": "摘录",
+        "Excerpts": "摘录", "bytes": "字节",
         # the HTML report's sentences: {name} is an argument, filled in by :func:`phrase`
         "Written {when} · 1 folder: {roots}": "生成于 {when} · 1 个文件夹：{roots}",
         "Written {when} · {count} folders: {roots}": "生成于 {when} · {count} 个文件夹：{roots}",

@@ -110,14 +110,15 @@ def _t(s: str) -> str:
 _percent = functools.lru_cache(maxsize=65_536)(percent)
 
 
-def _size(n: int) -> str:
-    """A size in words (digits, a dot and a unit: nothing to escape)."""
+def _size(n: int, byte_word: str = "bytes") -> str:
+    """A size in words (digits, a dot and a unit: nothing to escape); ``byte_word`` is the
+    unit under a kilobyte in the report's language."""
     v = float(n)
     for unit in ("bytes", "KB", "MB", "GB"):
         if v < 1024 or unit == "GB":
-            return f"{int(v)} {unit}" if unit == "bytes" else f"{v:.1f} {unit}"
+            return f"{int(v)} {byte_word}" if unit == "bytes" else f"{v:.1f} {unit}"
         v /= 1024
-    return f"{n} bytes"
+    return f"{n} {byte_word}"
 
 
 def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf | None = None,
@@ -151,6 +152,7 @@ class _Html:
         self.max_diffs = max_diffs
         self.context = context
         self.clock = LocalClock()
+        self.bytes_word = self.t("bytes")  # sizes under a kilobyte, once
         self.shared: dict[str, str] = {}  # folders, formats, encodings escaped once each
 
     def once(self, s: str) -> str:
@@ -252,7 +254,8 @@ class _Html:
             folder, name = os.path.split(d.path)
             self.w(f'<tr class="{"ref" if k == 0 else "dup"}"><td class="name path">'
                    f'{_e(name)}{badge}</td><td class="path">{self.once(folder)}</td>'
-                   f'<td class="num">{_size(d.size)}</td><td>{self.clock.plain(d.mtime)}</td>'
+                   f'<td class="num">{_size(d.size, self.bytes_word)}</td>'
+                   f'<td>{self.clock.plain(d.mtime)}</td>'
                    f"<td>{self.once(d.format)}</td><td>{self.once(d.encoding or '–')}</td>"
                    f'<td class="num">{_percent(m.similarity)}</td>'
                    f'<td class="num">{m.distance}</td><td class="num">{_e(jac)}</td></tr>\n')

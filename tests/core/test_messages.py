@@ -110,6 +110,13 @@ def test_html_report_in_chinese(tmp_path) -> None:
     assert "permission denied" not in zh
 
 
+def test_html_sizes_under_a_kilobyte_in_the_reports_language() -> None:
+    from neardup_core.report.html_report import _size
+
+    assert _size(525) == "525 bytes" and _size(2048) == "2.0 KB"
+    assert _size(525, messages.word("bytes", "zh_CN")) == "525 字节"
+
+
 def test_html_diff_wraps_at_word_boundaries() -> None:
     from neardup_core.report.html_report import _CSS
     diff_rule = _CSS[_CSS.index("table.diff td {"):].split("}")[0]

@@ -117,12 +117,14 @@ def read_bounded(f: BinaryIO, limit: int) -> bytes:
     return data
 
 
-def read_capped(path: str, cap: int, too_large: str) -> bytes:
+def read_capped(path: str, cap: int, too_large: str,
+                open_file: Callable[..., Any] = open) -> bytes:
     """All the bytes of the regular file at ``path``, or :class:`TooLarge` with the sentence
     ``too_large`` when it holds more than ``cap``: refused from its size before anything is read,
     and never more than ``cap + 1`` bytes read if it grew meanwhile. The readers of whole
-    documents (Word, PDF, OpenDocument, RTF, web pages) read their files through it."""
-    with open_regular(path, open) as f:
+    documents (Word, PDF, OpenDocument, RTF, web pages) read their files through it;
+    ``open_file`` as for :func:`open_regular` (the caller's own ``open``, a seam for tests)."""
+    with open_regular(path, open_file) as f:
         if os.fstat(f.fileno()).st_size > cap:
             raise TooLarge(too_large)
         data = read_bounded(f, cap)

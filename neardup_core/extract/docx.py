@@ -172,7 +172,7 @@ def read_docx_bytes(path: str, *, limits: DocxLimits = DocxLimits()) -> bytes:
     allow a Word document; the archive is read from memory, so it is read once."""
     cap = limits.max_total_uncompressed + MiB  # a zip is never much larger than its contents
     return read_capped(path, cap, f"the file is over {human_size(cap)}, the limit for Word "
-                                  "documents")
+                                  "documents", open)
 
 
 @dataclass(frozen=True, slots=True)

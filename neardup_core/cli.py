@@ -315,13 +315,19 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
             how = f" ({cached} from the cache)"
         else:
             how = ""
-        excerpts = (f"{len(result.excerpts())} excerpts, "
+        excerpts = (_counted(len(result.excerpts()), "excerpt") + ", "
                     if result.options.excerpt_containment is not None else "")
-        stderr.write(f"{len(result.documents)} files{how}, {len(result.groups)} groups, "
-                     f"{result.duplicate_count} duplicates, {excerpts}"
-                     f"{len(result.problems)} problems in "
+        stderr.write(f"{_counted(len(result.documents), 'file')}{how}, "
+                     f"{_counted(len(result.groups), 'group')}, "
+                     f"{_counted(result.duplicate_count, 'duplicate')}, {excerpts}"
+                     f"{_counted(len(result.problems), 'problem')} in "
                      f"{result.seconds:.2f}s{partial}.{where}\n")
     return 128 + stopped_by if stopped_by is not None else 0
+
+
+def _counted(n: int, noun: str) -> str:
+    """"1 file", "2 files": the summary is read by people, who stumble on "1 excerpts"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _check_output(output: str) -> None:

@@ -135,6 +135,17 @@ def test_summary_says_where_the_findings_came_from(folder: Path, tmp_path: Path)
     assert err.splitlines()[-1].startswith("5 files, 2 groups")
 
 
+def test_summary_counts_one_of_a_kind_in_the_singular(tmp_path: Path) -> None:
+    """A folder of two copies once read "2 files, 1 groups, 1 duplicates, 0 excerpts"."""
+    text = tg.en_doc(3, 30)
+    (tmp_path / "a.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "b.txt").write_text(text, encoding="utf-8")
+    code, _, err = run_cli("scan", str(tmp_path), "-j", "1", "--no-cache")
+    assert code == 0
+    assert err.splitlines()[-1].startswith(
+        "2 files, 1 group, 1 duplicate, 0 excerpts, 0 problems in ")
+
+
 def test_compare_of_a_folder_says_it_takes_files(folder: Path) -> None:
     code, _, err = run_cli("compare", str(folder), str(folder / "a.txt"))
     assert code == 2

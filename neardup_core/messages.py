@@ -224,6 +224,27 @@ ENGLISH: dict[str, str] = {
     "no_free_name": "no free name in the destination",
     "copy_incomplete": "the copy is incomplete; the original was kept",
     "log_unwritable": "the action log {path} could not be written: {detail}",
+    # saving and opening results files
+    "results_not_saved": "the results cannot be saved: {why}",
+    "results_save_to": "cannot save the results to {path}: {why}",
+    "results_cannot_open": "{path} cannot be opened: {why}",
+    "results_missing": "{path} does not exist",
+    "results_cannot_read": "{path} cannot be read: {why}",
+    "results_damaged": "{path} is damaged ({why})",
+    "results_too_large": "{path} is too large to open",
+    "results_earlier": "it was saved by an earlier version of neardup: scan the folders again "
+                       "(this version no longer reads that format)",
+    "results_newer": "it was saved by a newer neardup (results format {version}; this one reads "
+                     "up to {known})",
+    "results_not_ours": "it is not a neardup results file",
+    "results_not_payload": "it is not a neardup payload",
+    "results_truncated": "it is truncated",
+    "results_header_short": "it is truncated (the header is cut short)",
+    "results_header_damaged": "its header is damaged",
+    "results_header_why": "its header is damaged ({why})",
+    "results_header_large": "its header is implausibly large",
+    "results_trailing": "it has trailing data",
+    "results_settings": "its settings are invalid ({why})",
 }
 
 #: Pieces of text that arrive as arguments ("cancelled {where}") and are worded too.
@@ -402,6 +423,24 @@ CHINESE: dict[str, str] = {
     "no_free_name": "目标文件夹中没有可用的名字",
     "copy_incomplete": "复制不完整；原文件已保留",
     "log_unwritable": "无法写入操作日志 {path}：{detail}",
+    "results_not_saved": "无法保存结果：{why}",
+    "results_save_to": "无法将结果保存到 {path}：{why}",
+    "results_cannot_open": "无法打开 {path}：{why}",
+    "results_missing": "{path} 不存在",
+    "results_cannot_read": "无法读取 {path}：{why}",
+    "results_damaged": "{path} 已损坏（{why}）",
+    "results_too_large": "{path} 太大，无法打开",
+    "results_earlier": "它由较早版本的 neardup 保存：请重新扫描这些文件夹（此版本不再读取该格式）",
+    "results_newer": "它由较新版本的 neardup 保存（结果格式 {version}；此版本最多读取 {known}）",
+    "results_not_ours": "这不是 neardup 的结果文件",
+    "results_not_payload": "这不是 neardup 保存的数据",
+    "results_truncated": "文件不完整（已被截断）",
+    "results_header_short": "文件不完整（文件头被截断）",
+    "results_header_damaged": "文件头已损坏",
+    "results_header_why": "文件头已损坏（{why}）",
+    "results_header_large": "文件头大得不合常理",
+    "results_trailing": "文件末尾有多余的数据",
+    "results_settings": "其中的设置无效（{why}）",
 }
 
 CHINESE_PHRASES = {

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QMessageBox
 from neardup_core.errors import ReportError
 from neardup_core.result import ScanResult
 
+from ..i18n import core_text
 from ..workers import CallWorker
 
 
@@ -99,7 +100,8 @@ class ResultsIOController(QObject):
         w = self.window
         w.end_busy()
         if isinstance(exc, ReportError | OSError | ValueError):
-            QMessageBox.warning(w, self.tr("Could not read or write the file"), str(exc))
+            QMessageBox.warning(w, self.tr("Could not read or write the file"),
+                                core_text(str(exc)))
         else:
             w.show_error(str(exc), exc)
         w.actionFinished.emit(None)

@@ -376,6 +376,22 @@ def test_open_results_reports_a_damaged_file(window, qtbot, tmp_path, messages):
     assert messages and messages[-1][0] == "warning"
 
 
+def test_open_results_says_why_in_the_interface_language(window, qtbot, tmp_path, messages,
+                                                         monkeypatch):
+    """The refusal of a file that is not a results file was English in a Chinese window."""
+    from app import i18n
+
+    monkeypatch.setattr(i18n, "_current", "zh_CN")
+    bad = tmp_path / "坏的.neardup"
+    bad.write_bytes(b"not a results file at all")
+    window.ask_open_path = lambda *a: str(bad)
+    with qtbot.waitSignal(window.actionFinished, timeout=10_000):
+        window.open_results()
+    kind, text = messages[-1]
+    assert kind == "warning"
+    assert f"无法打开 {bad}：" in text and "cannot be opened" not in text
+
+
 # -- scanning -------------------------------------------------------------------------------
 
 class BlockingSession:

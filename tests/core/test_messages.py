@@ -132,3 +132,36 @@ def test_diff_rows_follow_paragraphs_not_sentences() -> None:
             "confidential and shall not disclose them to any third party without prior written "
             "consent. Each party remains bound for five years after the agreement ends.")
     assert split_lines(f"Title\n{para}\n") == [(1, "Title"), (2, para)]
+
+
+@pytest.mark.parametrize("content", [
+    b"",                                   # empty: not a results file
+    b"not a results file at all",
+    b"PK\x03\x04" + b"\0" * 40,            # the first format's zip
+])
+def test_a_results_file_refusal_is_catalogued_and_has_chinese(tmp_path, content) -> None:
+    """The app words the refusal in its language: every sentence load_result raises for a
+    file a user might pick by mistake must parse back to a code, nested reason included."""
+    from neardup_core.errors import ReportError
+    from neardup_core.store.results_file import load_result
+
+    path = tmp_path / "picked.neardup"
+    path.write_bytes(content)
+    with pytest.raises(ReportError) as err:
+        load_result(str(path))
+    sentence = str(err.value)
+    msg = messages.parse(sentence)
+    assert msg.code.startswith("results_"), sentence
+    assert messages.render(msg) == sentence
+    assert messages.parse(msg.args.get("why", "it is truncated")).code != "text", sentence
+    zh = messages.render(sentence, "zh_CN")
+    assert str(path) in zh and not any(w in zh for w in ("cannot", "it is", "neardup results"))
+
+
+def test_a_missing_results_file_is_catalogued(tmp_path) -> None:
+    from neardup_core.errors import ReportError
+    from neardup_core.store.results_file import load_result
+
+    with pytest.raises(ReportError) as err:
+        load_result(str(tmp_path / "gone.neardup"))
+    assert messages.render(str(err.value), "zh_CN") == f"{tmp_path / 'gone.neardup'} 不存在"

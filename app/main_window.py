@@ -262,10 +262,10 @@ class MainWindow(QMainWindow):
         self.results_split = QSplitter(Qt.Orientation.Horizontal)
         self.results_split.addWidget(lists)
         self.results_split.addWidget(self.preview)
-        self.results_split.setStretchFactor(0, 2)
-        self.results_split.setStretchFactor(1, 3)
+        self.results_split.setStretchFactor(0, 1)
+        self.results_split.setStretchFactor(1, 1)
         self.results_split.setChildrenCollapsible(False)
-        self.results_split.setSizes([620, 760])
+        self.results_split.setSizes([690, 690])
 
         right = QWidget()
         rl = QVBoxLayout(right)

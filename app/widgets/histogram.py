@@ -95,7 +95,7 @@ class HistogramWidget(QWidget):
     def _plot_rect(self) -> QRectF:
         fm = self.fontMetrics()
         left = fm.horizontalAdvance("00000") + 6
-        bottom = fm.height() + 6
+        bottom = 2 * fm.height() + 6  # the tick labels, then the axis title under them
         top = fm.height() + 2  # a line above the bars for notes (exact copies, log scale)
         right = fm.horizontalAdvance("100%") // 2 + 6
         return QRectF(left, top, max(10, self.width() - left - right),
@@ -224,10 +224,9 @@ class HistogramWidget(QWidget):
             w = fm.horizontalAdvance("100%") + 4
             p.drawText(QRectF(x - w / 2, plot.bottom() + 3, w, fm.height()),
                        Qt.AlignmentFlag.AlignHCenter, f"{k * 10}%")
-        title = self.tr("Similarity")
-        tw = fm.horizontalAdvance(title) + 8
-        p.drawText(QRectF(plot.right() - tw, plot.bottom() - fm.height() - 1, tw, fm.height()),
-                   Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, title)
+        # under the tick labels, never over the bars (the tallest are often at 100 %)
+        p.drawText(QRectF(plot.left(), plot.bottom() + 3 + fm.height(), plot.width(),
+                          fm.height()), Qt.AlignmentFlag.AlignHCenter, self.tr("Similarity"))
         p.drawText(QRectF(0, plot.bottom() - fm.height() / 2, plot.left() - 4, fm.height()),
                    Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, "0")
 

@@ -13,10 +13,11 @@ hands to the view a chunk at a time, as it scrolls (more than ``FETCH_GROUPS`` g
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
+    QMenu,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTreeView,
@@ -26,8 +27,15 @@ from PySide6.QtWidgets import (
 from ..models.group_rows import Col
 from ..models.results_model import Role
 
-# Default widths of the columns (name, folder, size, modified, format, similarity, distance).
-COLUMN_WIDTHS = (210, 170, 70, 120, 96, 150, 70)
+#: Default widths of the name and similarity columns; the others are measured in the tree's own
+#: font (bold, as a reference row is) from the longest text they hold, so a date or a size is
+#: never cut to "2026-1... 12:38", whatever the font and its size.
+NAME_WIDTH, SIMILARITY_WIDTH = 200, 100
+#: The widest text of each measured column.
+WIDEST = {Col.SIZE: "999.9 KB", Col.MODIFIED: "2026-12-31 23:59",
+          Col.FORMAT: "txt · gb18030", Col.DISTANCE: "64"}
+#: Shown on request only (the tree's header menu): bits of SimHash, for those who know them.
+HIDDEN_BY_DEFAULT = (Col.DISTANCE,)
 #: Up to this many rows (groups and members) every group is expanded at once.
 EXPAND_ALL_ROWS = 20_000
 
@@ -69,6 +77,9 @@ class ResultsTree(QTreeView):
         self.setItemDelegateForColumn(int(Col.SIMILARITY), self._similarity)
         self.header().setStretchLastSection(False)
         self.header().setSectionsMovable(True)
+        # right-click on the header: which columns to show (kept with the header's state)
+        self.header().setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.header().customContextMenuRequested.connect(self._column_menu)
         self.doubleClicked.connect(lambda _i: self.openRequested.emit())
         self._lazy = False          # groups expand as they come into view
         self._seen: set[int] = set()  # group rows expanded (or left collapsed) since the reset
@@ -135,10 +146,46 @@ class ResultsTree(QTreeView):
         self._expand_in_view()
 
     def apply_default_widths(self) -> None:
-        for col, w in enumerate(COLUMN_WIDTHS):
-            self.setColumnWidth(col, w)
+        bold = QFont(self.font())
+        bold.setBold(True)
+        fm, header_fm = QFontMetrics(bold), self.header().fontMetrics()
+        model = self.model()
+        pad = 2 * self.style().pixelMetric(self.style().PixelMetric.PM_FocusFrameHMargin) + 14
+        for col in Col:
+            title = model.headerData(int(col), Qt.Orientation.Horizontal) if model else None
+            if col in WIDEST:
+                # wide enough for its values and for its title with the sort arrow
+                width = max(fm.horizontalAdvance(WIDEST[col]) + pad,
+                            header_fm.horizontalAdvance(str(title or "")) + pad + 12)
+            else:
+                width = NAME_WIDTH if col == Col.NAME else SIMILARITY_WIDTH
+            self.setColumnWidth(int(col), width)
+        for col in HIDDEN_BY_DEFAULT:
+            self.setColumnHidden(int(col), True)
+        # how alike comes right after the name: in a narrow pane it is what must not scroll
+        # out of sight (the user can drag the columns elsewhere; the order is remembered)
+        header = self.header()
+        header.moveSection(header.visualIndex(int(Col.SIMILARITY)), 1)
         # the folder column takes up the slack, so the numbers on the right are never cut
-        self.header().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.header().setSectionResizeMode(int(Col.FOLDER), QHeaderView.ResizeMode.Stretch)
+
+    def _column_menu(self, pos: QPoint) -> None:
+        menu = self.column_menu()
+        menu.exec(self.header().mapToGlobal(pos))
+
+    def column_menu(self) -> QMenu:
+        """A check per column to show or hide it; the name, which rows hang from, stays."""
+        menu = QMenu(self)
+        model = self.model()
+        for col in Col:
+            if col == Col.NAME or model is None:
+                continue
+            act = QAction(str(model.headerData(int(col), Qt.Orientation.Horizontal)), menu)
+            act.setCheckable(True)
+            act.setChecked(not self.isColumnHidden(int(col)))
+            act.toggled.connect(lambda on, c=int(col): self.setColumnHidden(c, not on))
+            menu.addAction(act)
+        return menu
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Space and not event.modifiers():

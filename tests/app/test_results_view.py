@@ -96,3 +96,39 @@ def test_selecting_a_file_far_down_gives_the_view_its_group(chunked, qtbot):
     qtbot.wait(10)
     assert view.currentIndex() == idx
     assert view.visualRect(idx).intersects(view.viewport().rect())
+
+
+def test_default_columns_fit_a_bold_date_and_put_similarity_beside_the_name(tree):
+    """At 1280 px the modified column once showed "2026-1... 12:38" for every reference (bold),
+    and similarity was the last column, scrolled out of sight."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    from app.models.group_rows import Col
+
+    view, model = tree
+    model.set_result(synthetic_result(50))
+    view.apply_default_widths()
+    bold = QFont(view.font())
+    bold.setBold(True)
+    date = model.index(0, int(Col.MODIFIED), model.index(0, 0)).data(Qt.ItemDataRole.DisplayRole)
+    assert date and QFontMetrics(bold).horizontalAdvance(date) < view.columnWidth(
+        int(Col.MODIFIED))
+    assert view.header().visualIndex(int(Col.SIMILARITY)) == 1
+    assert view.isColumnHidden(int(Col.DISTANCE))
+
+
+def test_the_header_menu_shows_and_hides_columns(tree):
+    from app.models.group_rows import Col
+
+    view, model = tree
+    model.set_result(synthetic_result(10))
+    view.apply_default_widths()
+    actions = {a.text(): a for a in view.column_menu().actions()}
+    assert len(actions) == len(Col) - 1          # every column but the name
+    distance = next(a for a in actions.values() if not a.isChecked())
+    distance.setChecked(True)
+    assert not view.isColumnHidden(int(Col.DISTANCE))
+    size = next(a for t, a in actions.items() if a.isChecked() and "Size" in t)
+    size.setChecked(False)
+    assert view.isColumnHidden(int(Col.SIZE))

@@ -16,7 +16,6 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt, Signa
 from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHeaderView,
     QMenu,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -30,7 +29,7 @@ from ..models.results_model import Role
 #: Default widths of the name and similarity columns; the others are measured in the tree's own
 #: font (bold, as a reference row is) from the longest text they hold, so a date or a size is
 #: never cut to "2026-1... 12:38", whatever the font and its size.
-NAME_WIDTH, SIMILARITY_WIDTH = 200, 100
+NAME_WIDTH, SIMILARITY_WIDTH, FOLDER_WIDTH = 190, 90, 170
 #: The widest text of each measured column.
 WIDEST = {Col.SIZE: "999.9 KB", Col.MODIFIED: "2026-12-31 23:59",
           Col.FORMAT: "txt · gb18030", Col.DISTANCE: "64"}
@@ -75,7 +74,6 @@ class ResultsTree(QTreeView):
         self.expanded.connect(self._hide_reference)
         self._similarity = SimilarityDelegate(self)
         self.setItemDelegateForColumn(int(Col.SIMILARITY), self._similarity)
-        self.header().setStretchLastSection(False)
         self.header().setSectionsMovable(True)
         # right-click on the header: which columns to show (kept with the header's state)
         self.header().setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -153,12 +151,15 @@ class ResultsTree(QTreeView):
         pad = 2 * self.style().pixelMetric(self.style().PixelMetric.PM_FocusFrameHMargin) + 14
         for col in Col:
             title = model.headerData(int(col), Qt.Orientation.Horizontal) if model else None
-            if col in WIDEST:
+            if col == Col.FORMAT:  # its title is long; its values are short
+                width = fm.horizontalAdvance(WIDEST[col]) + pad
+            elif col in WIDEST:
                 # wide enough for its values and for its title with the sort arrow
                 width = max(fm.horizontalAdvance(WIDEST[col]) + pad,
                             header_fm.horizontalAdvance(str(title or "")) + pad + 12)
             else:
-                width = NAME_WIDTH if col == Col.NAME else SIMILARITY_WIDTH
+                width = {Col.NAME: NAME_WIDTH, Col.SIMILARITY: SIMILARITY_WIDTH,
+                         Col.FOLDER: FOLDER_WIDTH}[col]
             self.setColumnWidth(int(col), width)
         for col in HIDDEN_BY_DEFAULT:
             self.setColumnHidden(int(col), True)
@@ -166,8 +167,9 @@ class ResultsTree(QTreeView):
         # out of sight (the user can drag the columns elsewhere; the order is remembered)
         header = self.header()
         header.moveSection(header.visualIndex(int(Col.SIMILARITY)), 1)
-        # the folder column takes up the slack, so the numbers on the right are never cut
-        self.header().setSectionResizeMode(int(Col.FOLDER), QHeaderView.ResizeMode.Stretch)
+        # The last column takes up the slack. The folder column keeps its width rather than
+        # stretching: squeezed by the others in a narrow pane it once showed only "...".
+        self.header().setStretchLastSection(True)
 
     def _column_menu(self, pos: QPoint) -> None:
         menu = self.column_menu()

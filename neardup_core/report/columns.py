@@ -12,13 +12,17 @@ that function over random and edge values.
 
 from __future__ import annotations
 
+import operator
 import os
 import posixpath
 from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
 
 import numpy as np
 
-__all__ = ["blocks", "decimal_texts", "interleave", "split_paths", "take"]
+__all__ = ["blocks", "decimal_texts", "interleave", "pick", "split_paths", "take"]
+
+T = TypeVar("T")
 
 #: Above this a scaled value may lose the unit digit to rounding error: worded one by one.
 _EXACT_BELOW = float(2 ** 40)
@@ -83,6 +87,15 @@ def blocks(offsets: np.ndarray, lines: int = 16_384) -> Iterator[tuple[int, int]
         g1 = min(groups, max(g1, g0 + 1))
         yield g0, g1
         g0 = g1
+
+
+def pick(items: Sequence[T], index: np.ndarray) -> Sequence[T]:
+    """``[items[i] for i in index]``, through :func:`operator.itemgetter` (a block's
+    documents: a list comprehension over them costs twice as much)."""
+    where = index.tolist()
+    if len(where) < 2:
+        return [items[i] for i in where]
+    return operator.itemgetter(*where)(items)
 
 
 def take(words: Sequence[str], index: np.ndarray) -> list[str]:

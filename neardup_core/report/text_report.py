@@ -19,7 +19,7 @@ from typing import IO
 
 import numpy as np
 
-from neardup_core.report.columns import blocks, decimal_texts, interleave, take
+from neardup_core.report.columns import blocks, decimal_texts, interleave, pick, take
 from neardup_core.report.common import Destination, open_destination
 from neardup_core.report.wording import percent, weakest_label
 from neardup_core.result import ScanResult
@@ -57,7 +57,7 @@ def _write_groups(result: ScanResult, out: IO[str]) -> None:
         lo, hi = int(offs[g0]), int(offs[g1])
         head = np.zeros(hi - lo, dtype=bool)
         head[offs[g0:g1] - lo] = True
-        block = [docs[m] for m in table.members[lo:hi].tolist()]
+        block = pick(docs, table.members[lo:hi])
         mark = [firsts[g] for g in range(g0, g1)]
         column = ["    "] * (hi - lo)
         for k, first in zip(np.flatnonzero(head).tolist(), mark, strict=True):

@@ -33,12 +33,14 @@ _TIE_MARGIN = 1e-3
 
 def decimal_texts(values: np.ndarray, digits: int, fmt: Callable[[float], str], *,
                   scale: float = 1.0, below_one_at_most: int | None = None,
-                  dress: Callable[[str], str] | None = None) -> list[str]:
+                  dress: Callable[[str], str] | None = None,
+                  nan: str | None = None) -> list[str]:
     """``fmt(x)`` of each value, where ``fmt(x)`` is ``dress(f"{x * scale:.{digits}f}")``
     (``"%"`` formats multiply by 100 first, as ``scale=100`` does here) except that a value
     under 1 is worded at most ``below_one_at_most`` units of the last digit (so 0.9996 is
     never "100.0%": :func:`~neardup_core.report.wording.percent`). ``dress`` (a suffix, a
-    padding) is called once per distinct text.
+    padding) is called once per distinct text; ``nan``, when given, is ``fmt(nan)`` (a
+    column of scores not computed is worded at once too).
 
     Python rounds the exact binary value half to even; ``rint`` of the scaled value does the
     same wherever the scaled value is not within rounding error of a tie, and ``fmt`` words
@@ -64,9 +66,21 @@ def decimal_texts(values: np.ndarray, digits: int, fmt: Callable[[float], str], 
     words = [_fixed(q, unit, digits) for q in distinct]
     out = take(words if dress is None else list(map(dress, words)), inverse)
     if not ok.all():
+        if nan is not None:
+            missing = np.isnan(x)
+            out = _put(out, missing, nan)
+            ok |= missing
         for i in np.flatnonzero(~ok).tolist():
             out[i] = fmt(float(x[i]))
     return out
+
+
+def _put(texts: list[str], where: np.ndarray, text: str) -> list[str]:
+    """``texts`` with ``text`` where ``where`` is true."""
+    column = np.empty(len(texts), dtype=object)
+    column[:] = texts
+    column[where] = text
+    return column.tolist()
 
 
 def _fixed(k: int, unit: int, digits: int) -> str:

@@ -127,7 +127,7 @@ def _write_member_rows(result: ScanResult, fp: IO[str], language: str) -> None:
                           below_one_at_most=999, dress=_comma),
             take(distances, table.distance[lo:hi]),
             decimal_texts(table.jaccard[lo:hi], 3, _jaccard, below_one_at_most=999,
-                          dress=_comma),
+                          dress=_comma, nan=","),
             list(map(worded.__getitem__, notes)), take(last, head)]))
 
 

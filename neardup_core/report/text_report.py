@@ -14,14 +14,13 @@ written for people in their language.
 
 from __future__ import annotations
 
-import math
 from typing import IO
 
 import numpy as np
 
 from neardup_core.report.columns import blocks, decimal_texts, interleave, pick, take
 from neardup_core.report.common import Destination, open_destination
-from neardup_core.report.wording import percent, weakest_label
+from neardup_core.report.wording import group_labels, percent
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible, visible_all
 
@@ -47,7 +46,8 @@ def _write_groups(result: ScanResult, out: IO[str]) -> None:
     offs = table.offsets
     if not len(table):
         return
-    kinds = _kinds(result)
+    kinds = group_labels(table.weakest, table.exact, result.group_mode,
+                         exact_label="identical text")
     firsts = [f"Group {g + 1} ({n} files, {kind})\n  * " for g, (n, kind) in
               enumerate(zip(np.diff(offs).tolist(), kinds, strict=True))]
     distances = [f"{d:<2d}  " for d in range(256)]
@@ -88,25 +88,6 @@ def _sim_text(x: float) -> str:
 
 def _dress(number: str) -> str:
     return f"{number + '%':>6s}  d="
-
-
-def _kinds(result: ScanResult) -> list[str]:
-    """Each group's kind in words: "identical text" or its weakest score's label, worded
-    once per distinct label (the label depends only on the whole percent under the score)."""
-    table = result.group_table
-    exact = table.exact.tolist()
-    labels: dict[float, str] = {}
-    out = []
-    for x, same in zip(table.weakest.tolist(), exact, strict=True):
-        if same:
-            out.append("identical text")
-            continue
-        key = math.floor(100.0 * x + 1e-4) if math.isfinite(x) else x
-        got = labels.get(key)
-        if got is None:
-            got = labels[key] = weakest_label(result.group_mode, x)
-        out.append(got)
-    return out
 
 
 def _write_excerpts(result: ScanResult, out: IO[str]) -> None:

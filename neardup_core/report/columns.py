@@ -48,9 +48,9 @@ def decimal_texts(values: np.ndarray, digits: int, fmt: Callable[[float], str], 
     x = np.asarray(values, dtype=np.float64).ravel()
     if not x.size:
         return []
-    d = x * scale if scale != 1.0 else x
-    t = d * float(10 ** digits)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = x * scale if scale != 1.0 else x
+        t = d * float(10 ** digits)
         ok = ((t < _EXACT_BELOW) & ~np.signbit(d)
               & (np.abs(t - np.floor(t) - 0.5) > _TIE_MARGIN))
     k = np.rint(np.where(ok, t, 0.0)).astype(np.int64)

@@ -177,9 +177,9 @@ class _Html:
         self.table_head = ('<table class="members"><tr>'
                            + "".join(f"<th>{self.t(h)}</th>" for h in heads) + "</tr>\n")
         self.title = _template(word("Group {group} · {count} files · {label} · {name}",
-                                    language))
+                                    language), "group", "count", "label", "name")
         self.same = _template(word("{name}: same text as the reference after normalisation "
-                                   "(spacing, width, punctuation).", language))
+                                   "(spacing, width, punctuation).", language), "name")
 
     def once(self, s: str) -> str:
         """:func:`_e` of a value many rows share (a folder, a format, an encoding)."""
@@ -501,11 +501,13 @@ class _Html:
         self.w("</table>\n")
 
 
-def _template(worded: str) -> str:
+def _template(worded: str, *names: str) -> str:
     """A sentence of :func:`~neardup_core.messages.phrase` as a :meth:`str.format` string
-    with the same result (its ``{name}`` slots filled, nothing else read as one)."""
+    with the same result for arguments ``names`` (their ``{name}`` slots filled, nothing else
+    read as one): a sentence a report writes for every group is worded once."""
     parts = re.split(r"\{(\w+)\}", worded)
-    return "".join(p.replace("{", "{{").replace("}", "}}") if k % 2 == 0 else f"{{{p}}}"
+    return "".join(f"{{{p}}}" if k % 2 and p in names
+                   else (f"{{{p}}}" if k % 2 else p).replace("{", "{{").replace("}", "}}")
                    for k, p in enumerate(parts))
 
 

@@ -16,8 +16,9 @@ direction and invisible characters as escapes, as the text and HTML reports do
 ``\\n``, a backslash before an "n" doubled), since a spreadsheet is read by people who decide
 what to delete from it. The JSON report keeps names exact, for programs.
 
-Rows are streamed from the result's flat group table; a folder, a format or an encoding is
-escaped once however many files share it.
+Rows are streamed from the result's flat group table, a block of rows at a time, each block
+put together a column at a time (:mod:`.columns`) in the bytes :mod:`csv` writes; a folder, a
+format or an encoding is escaped once however many files share it.
 """
 
 from __future__ import annotations

@@ -84,7 +84,10 @@ class LocalClock:
 
     def plain_many(self, mtimes: Sequence[float]) -> list[str]:
         """:meth:`plain` of each time, the minutes and seconds worked out with numpy."""
-        m = np.fromiter(mtimes, dtype=np.float64, count=len(mtimes))
+        try:
+            m = np.fromiter(mtimes, dtype=np.float64, count=len(mtimes))
+        except (OverflowError, TypeError, ValueError):  # not a float: as plain() words it
+            return [self.plain(t) for t in mtimes]
         ok = np.isfinite(m) & (np.abs(m) < 1e15)  # else through plain(), one by one
         m[~ok] = 0.0
         whole = np.floor(m)
@@ -104,7 +107,7 @@ class LocalClock:
                 days[k] = f"{parts[0][:10]} {parts[0][11:]}"
         out: list[str] = (days[inverse] + _SECONDS[second]).tolist()
         for i in np.flatnonzero(~ok | missing[inverse]).tolist():
-            out[i] = self.plain(float(mtimes[i]))  # out of range, or a minute of two offsets
+            out[i] = self.plain(mtimes[i])  # out of range, or a minute of two offsets
         return out
 
     def iso(self, mtime: float) -> str | None:

@@ -111,6 +111,9 @@ def test_many_times_are_the_words_of_local_time():
     assert clock.plain_many(times) == [local_time(t) for t in times]
     assert clock.plain_many(times[::-1]) == [local_time(t) for t in times[::-1]]  # cached
     assert LocalClock().plain_many([]) == []
+    ints = [0, 1_700_000_000, 10 ** 20, -(10 ** 12), 10 ** 400]  # times kept as integers
+    assert LocalClock().plain_many(ints) == [local_time(t) for t in ints]
+    assert LocalClock().plain_many(ints[:-1]) == [local_time(t) for t in ints[:-1]]
 
 
 #: One of every kind of character visible() acts on, and names that need nothing.

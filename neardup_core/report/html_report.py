@@ -3,7 +3,11 @@
 One self-contained file, without scripts or external assets, that collapses with ``<details>``
 and shows each member's differences from its reference. Names, paths and messages there show
 control and direction characters as escapes (:mod:`neardup_core.visible`): a name with a
-right-to-left override cannot read as another's. (The JSON and CSV reports keep names exact.)
+right-to-left override cannot read as another's. (The JSON report keeps names exact.)
+
+The groups are streamed from the result's flat group table, a block of groups at a time: the
+member tables put together a column at a time (:mod:`.columns`), each group's differences from
+its reference after its table.
 """
 
 from __future__ import annotations

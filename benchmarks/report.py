@@ -216,9 +216,10 @@ def _share_and_reports(res: dict) -> list[str]:
         if "error" in rp:
             parts.append(f"## Reports\n\nfailed: {rp['error']}")
         else:
-            rows = [[f, rp[f]["seconds"], rp[f]["cpu_seconds"], rp[f]["mb"], rp[f]["mb_per_s"]]
+            rows = [[f, rp[f]["seconds"], rp[f]["cpu_seconds"], rp[f]["mb"], rp[f]["mb_per_s"],
+                     rp[f].get("mb_per_cpu_s", "")]
                     for f in ("json", "csv", "html", "text") if f in rp]
             parts.append(f"## Reports ({rp['documents']:,} documents, {rp['groups']:,} "
-                         "groups)\n\n" + _table(["format", "seconds", "CPU s", "MB", "MB/s"],
-                                                  rows))
+                         "groups)\n\n" + _table(["format", "seconds", "CPU s", "MB", "MB/s",
+                                                   "MB per CPU s"], rows))
     return parts

@@ -21,8 +21,10 @@ report.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from functools import lru_cache
 
-__all__ = ["read_back", "visible"]
+__all__ = ["read_back", "visible", "visible_all"]
 
 #: What is escaped: C0 and C1 controls but the tab, DEL, the characters that set or change the
 #: direction of text around them (Arabic letter mark, LRM/RLM, line and paragraph separators,
@@ -76,6 +78,55 @@ def visible(s: str, *, keep_tabs: bool = False) -> str:
     if s.isascii() and s.isprintable() and "\\" not in s:
         return s  # printable ASCII holds nothing to escape: skip the regex (reports, per name)
     return (_ACTING_BUT_TABS if keep_tabs else _ACTING).sub(_escape, s)
+
+
+def visible_all(texts: Sequence[str]) -> list[str]:
+    """:func:`visible` of each of ``texts`` (a report's column of names): the column is
+    looked over at once with numpy for the characters :func:`visible` acts on, backslashes
+    included, and only the texts holding one go through :func:`visible` (almost none: a call
+    per name was most of a report's time)."""
+    import numpy as np
+
+    n = len(texts)
+    if not n:
+        return []
+    joined = "\0".join(texts)
+    if joined.count("\0") != n - 1:  # a NUL in a text: no separator to tell them apart
+        return [visible(s) for s in texts]
+    if joined.isascii():
+        codes: np.ndarray = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+        acting = (codes < 0x20) | (codes == 0x7F) | (codes == 0x5C)
+    else:
+        codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        acting = _acting_table()[codes] | (codes == 0x5C)
+    separators = codes == 0
+    acting &= ~separators
+    out = list(texts)
+    if not acting.any():
+        return out
+    which = np.searchsorted(np.flatnonzero(separators), np.flatnonzero(acting))
+    for i in np.unique(which).tolist():
+        out[i] = visible(out[i])
+    return out
+
+
+@lru_cache(maxsize=1)
+def _acting_table() -> object:
+    """Per code point, whether :func:`visible` escapes it (the class, with the tab)."""
+    import numpy as np
+
+    table = np.zeros(0x110000, dtype=bool)
+    k = 0
+    while k < len(_CLASS):
+        lo = hi = ord(_CLASS[k])
+        if k + 2 < len(_CLASS) and _CLASS[k + 1] == "-":
+            hi = ord(_CLASS[k + 2])
+            k += 3
+        else:
+            k += 1
+        table[lo:hi + 1] = True
+    table[ord("\t")] = True
+    return table
 
 
 def read_back(shown: str) -> str:

@@ -6,6 +6,7 @@
 - :mod:`.html_report`: one self-contained HTML page with diffs (``write_html``)
 - :mod:`.common`: where a report goes, names made safe to write, ``render`` to a string
 - :mod:`.wording`: scores put into words (``percent``, ``weakest_label``)
+- :mod:`.columns`: a block of report lines put together a column at a time
 
 ``from neardup_core import report`` then ``report.write_json(result, path)``. The writers are
 loaded on first use, not with the package: the command line imports :mod:`.wording` at

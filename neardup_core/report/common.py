@@ -19,9 +19,11 @@ import math
 import os
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import IO, Any, TextIO
+
+import numpy as np
 
 from neardup_core.errors import ReportError
 from neardup_core.output import open_output
@@ -80,6 +82,34 @@ class LocalClock:
         (day, _), second = got
         return f"{day[:10]} {day[11:]}{second:02d}"
 
+    def plain_many(self, mtimes: Sequence[float]) -> list[str]:
+        """:meth:`plain` of each time, the minutes and seconds worked out with numpy."""
+        try:
+            m = np.fromiter(mtimes, dtype=np.float64, count=len(mtimes))
+        except (OverflowError, TypeError, ValueError):  # not a float: as plain() words it
+            return [self.plain(t) for t in mtimes]
+        ok = np.isfinite(m) & (np.abs(m) < 1e15)  # else through plain(), one by one
+        m[~ok] = 0.0
+        whole = np.floor(m)
+        whole += np.rint((m - whole) * 1e6) >= 1_000_000  # as datetime rounds microseconds
+        minute, second = np.divmod(whole.astype(np.int64), 60)
+        distinct, inverse = _distinct(minute)
+        days = np.empty(len(distinct), dtype=object)
+        missing = np.zeros(len(distinct), dtype=bool)
+        for k, mi in enumerate(distinct.tolist()):
+            parts = self._minutes.get(mi, False)
+            if parts is False:
+                parts = self._minutes[mi] = _minute_parts(mi)
+            if parts is None:
+                missing[k] = True
+                days[k] = ""
+            else:
+                days[k] = f"{parts[0][:10]} {parts[0][11:]}"
+        out: list[str] = (days[inverse] + _SECONDS[second]).tolist()
+        for i in np.flatnonzero(~ok | missing[inverse]).tolist():
+            out[i] = self.plain(mtimes[i])  # out of range, or a minute of two offsets
+        return out
+
     def iso(self, mtime: float) -> str | None:
         """ISO 8601 local time with its offset, to the second, or None out of range."""
         got = self._parts(mtime)
@@ -87,6 +117,23 @@ class LocalClock:
             return iso_time(mtime)
         (day, offset), second = got
         return f"{day}{second:02d}{offset}"
+
+
+_SECONDS = np.array([f"{s:02d}" for s in range(60)], dtype=object)
+
+
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` of integers, without the sort when they
+    span a short range (the minutes of files written together)."""
+    if not values.size:
+        return values, values
+    low, high = int(values.min()), int(values.max())
+    if high - low > 4 * values.size + 1024:
+        return np.unique(values, return_inverse=True)
+    seen = np.zeros(high - low + 1, dtype=bool)
+    seen[values - low] = True
+    rank = np.cumsum(seen) - 1
+    return np.flatnonzero(seen) + low, rank[values - low]
 
 
 def iso_time(mtime: float) -> str | None:

@@ -16,28 +16,33 @@ direction and invisible characters as escapes, as the text and HTML reports do
 ``\\n``, a backslash before an "n" doubled), since a spreadsheet is read by people who decide
 what to delete from it. The JSON report keeps names exact, for programs.
 
-Rows are streamed from the result's flat group table; a folder, a format or an encoding is
-escaped once however many files share it.
+Rows are streamed from the result's flat group table, a block of rows at a time, each block
+put together a column at a time (:mod:`.columns`) in the bytes :mod:`csv` writes; a folder, a
+format or an encoding is escaped once however many files share it.
 """
 
 from __future__ import annotations
 
 import csv
 import os
-from typing import Any
+from typing import IO, Any
+
+import numpy as np
 
 from neardup_core.messages import render as render_message
 from neardup_core.messages import word
-from neardup_core.report.common import (
-    Destination,
-    LocalClock,
-    local_time,
-    open_destination,
-    texts_of,
+from neardup_core.report.columns import (
+    blocks,
+    decimal_texts,
+    interleave,
+    pick,
+    split_paths,
+    take,
 )
+from neardup_core.report.common import Destination, LocalClock, local_time, open_destination
 from neardup_core.report.wording import percent
 from neardup_core.result import ScanResult
-from neardup_core.visible import visible
+from neardup_core.visible import visible, visible_all
 
 CSV_COLUMNS = ("group", "reference", "path", "name", "folder", "size", "modified", "format",
                "encoding", "similarity (%)", "distance", "jaccard", "skipped", "relation",
@@ -45,6 +50,7 @@ CSV_COLUMNS = ("group", "reference", "path", "name", "folder", "size", "modified
 PROBLEM_COLUMNS = ("path", "name", "folder", "kind", "message")
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_CHARS = frozenset(_FORMULA_START)
 
 
 def share3(x: float) -> str:
@@ -71,63 +77,89 @@ def write_csv(result: ScanResult, fp_or_path: Destination, *, bom: bool | None =
             fp.write("\ufeff")
         w = csv.writer(fp)
         w.writerow([word(c, language) for c in CSV_COLUMNS])
-        _write_member_rows(result, w, language)
+        _write_member_rows(result, fp, language)
         _write_excerpt_rows(result, w, language)
 
 
-def _write_member_rows(result: ScanResult, w: Any, language: str) -> None:
-    """One row per group member, from the flat group table, a few thousand rows at a time."""
-    yes, no = word("yes", language), word("no", language)
-    ref, copy = word("reference", language), word("copy", language)
+def _write_member_rows(result: ScanResult, fp: IO[str], language: str) -> None:
+    """One row per group member, from the flat group table, a block of rows at a time, each
+    block put together a column at a time (:mod:`.columns`) in the bytes :mod:`csv` writes
+    (the default dialect: a cell is quoted when it holds a comma, a quote or a line break)."""
+    yes, no = _quote(word("yes", language)), _quote(word("no", language))
+    last = (f",{_quote(word('reference', language))},,\r\n",
+            f",{_quote(word('copy', language))},,\r\n")
     docs = result.documents
     table = result.group_table
-    offs = table.offsets.tolist()
-    members = table.members.tolist()
-    sim = texts_of(table.similarity, lambda x: percent(x)[:-1])
-    dist = table.distance.tolist()
-    jac = texts_of(table.jaccard, lambda x: "" if x != x else share3(x))
+    offs = table.offsets
+    distances = [f"{d}," for d in range(256)]
     clock = LocalClock()
-    shared: dict[str | None, str] = {}  # folders, formats and encodings: few, often repeated
+    folders: dict[str, str] = {}  # each folder's cell and its comma, once
+    kinds: dict[tuple[str, str | None], str] = {}  # format and encoding: few, often repeated
+    worded: dict[str | None, str] = {}  # what a reader left out, in the report's language
 
-    def once(text: str | None) -> str:
-        got = shared.get(text)
-        if got is None:
-            got = shared[text] = _cell(text)
-        return got
+    for g0, g1 in blocks(offs):
+        lo, hi = int(offs[g0]), int(offs[g1])
+        n = hi - lo
+        head = np.ones(n, dtype=np.int64)
+        head[offs[g0:g1] - lo] = 0
+        group = table.group_of[lo:hi] - g0
+        starts = []
+        for g in range(g0 + 1, g1 + 1):
+            starts += (f"{g},{yes},", f"{g},{no},")
+        block = pick(docs, table.members[lo:hi])
+        # escapes never hold nor remove a "/", so the shown path splits as the path does
+        shown = visible_all([d.path for d in block])
+        heads, names = split_paths(shown)
+        for h in set(heads) - folders.keys():
+            folders[h] = f",{_quote(_guard(h))},"
+        keys = [(d.format, d.encoding) for d in block]
+        for key in set(keys) - kinds.keys():
+            kinds[key] = f",{_quote(_cell(key[0]))},{_quote(_cell(key[1]))},"
+        notes = [d.skipped for d in block]
+        for note in set(notes) - worded.keys():
+            worded[note] = _quote(_cell(note and render_message(note, language)))
+        comma = [","] * n
+        fp.write(interleave([
+            take(starts, 2 * group + head), _cells(shown), comma, _cells(names),
+            list(map(folders.__getitem__, heads)),
+            [str(d.size) for d in block], comma,
+            clock.plain_many([d.mtime for d in block]), list(map(kinds.__getitem__, keys)),
+            decimal_texts(table.similarity[lo:hi], 1, _similarity, scale=100.0,
+                          below_one_at_most=999, dress=_comma),
+            take(distances, table.distance[lo:hi]),
+            decimal_texts(table.jaccard[lo:hi], 3, _jaccard, below_one_at_most=999,
+                          dress=_comma, nan=","),
+            list(map(worded.__getitem__, notes)), take(last, head)]))
 
-    def once_shown(text: str) -> str:
-        got = shown_folders.get(text)
-        if got is None:
-            got = shown_folders[text] = _guard(text)
-        return got
 
-    shown_folders: dict[str, str] = {}
+def _similarity(x: float) -> str:
+    return percent(x)[:-1] + ","
 
-    worded: dict[str | None, str] = {}
 
-    def skipped(note: str | None) -> str:
-        """What a reader left out, in the report's language (few distinct notes)."""
-        got = worded.get(note)
-        if got is None:
-            got = worded[note] = _cell(note and render_message(note, language))
-        return got
+def _jaccard(x: float) -> str:
+    return ("" if x != x else share3(x)) + ","
 
-    rows = []
-    for g in range(len(offs) - 1):
-        lo, hi = offs[g], offs[g + 1]
-        for k in range(lo, hi):
-            d = docs[members[k]]
-            # escapes never hold nor remove a "/", so the shown path splits as the path does
-            shown = visible(d.path)
-            folder, name = os.path.split(shown)
-            rows.append((g + 1, yes if k == lo else no, _guard(shown), _guard(name),
-                         once_shown(folder), d.size, clock.plain(d.mtime), once(d.format),
-                         once(d.encoding), sim[k], dist[k], jac[k], skipped(d.skipped),
-                         ref if k == lo else copy, "", ""))
-        if len(rows) >= 4096:
-            w.writerows(rows)
-            rows.clear()
-    w.writerows(rows)
+
+def _comma(text: str) -> str:
+    return text + ","
+
+
+def _quote(cell: str) -> str:
+    """A cell as :mod:`csv` writes it: quoted, its quotes doubled, when it holds a comma, a
+    quote or a line break; as it is otherwise."""
+    if '"' in cell or "," in cell or "\n" in cell or "\r" in cell:
+        return '"' + cell.replace('"', '""') + '"'
+    return cell
+
+
+def _cells(shown: list[str]) -> list[str]:
+    """Shown names or paths as cells (:func:`_guard`, :func:`_quote`): the column is looked
+    over at once, and as it is when no cell needs either (almost always)."""
+    joined = "".join(shown)
+    if ('"' in joined or "," in joined or "\n" in joined or "\r" in joined
+            or not _FORMULA_CHARS.isdisjoint({s[:1] for s in shown})):
+        return [_quote(_guard(s)) for s in shown]
+    return shown
 
 
 def _write_excerpt_rows(result: ScanResult, w: Any, language: str) -> None:

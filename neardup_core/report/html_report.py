@@ -3,32 +3,48 @@
 One self-contained file, without scripts or external assets, that collapses with ``<details>``
 and shows each member's differences from its reference. Names, paths and messages there show
 control and direction characters as escapes (:mod:`neardup_core.visible`): a name with a
-right-to-left override cannot read as another's. (The JSON and CSV reports keep names exact.)
+right-to-left override cannot read as another's. (The JSON report keeps names exact.)
+
+The groups are streamed from the result's flat group table, a block of groups at a time: the
+member tables put together a column at a time (:mod:`.columns`), each group's differences from
+its reference after its table.
 """
 
 from __future__ import annotations
 
 import functools
 import html
-import os
+import itertools
+import math
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import IO
+
+import numpy as np
 
 from neardup_core import diff as _diff
 from neardup_core.messages import phrase, word
 from neardup_core.messages import render as render_message
-from neardup_core.models import Document, Group
+from neardup_core.models import Document
 from neardup_core.pairs.containment import shared_passages
+from neardup_core.report.columns import (
+    blocks,
+    decimal_texts,
+    interleave,
+    pick,
+    split_paths,
+    take,
+)
 from neardup_core.report.common import (
     Destination,
     LocalClock,
     display,
     open_destination,
 )
-from neardup_core.report.wording import percent, weakest_label
+from neardup_core.report.wording import group_labels, percent
 from neardup_core.result import ScanResult
-from neardup_core.visible import visible
+from neardup_core.visible import visible, visible_all
 
 TextOf = Callable[[str], str | None]
 """A document's text by its path, or None when it cannot be read (the diffs' source)."""
@@ -154,6 +170,20 @@ class _Html:
         self.clock = LocalClock()
         self.bytes_word = self.t("bytes")  # sizes under a kilobyte, once
         self.shared: dict[str, str] = {}  # folders, formats, encodings escaped once each
+        # what the member rows share, worded once (:meth:`group_block`)
+        self.folder_cells: dict[str, str] = {}
+        self.kind_cells: dict[tuple[str, str | None], str] = {}
+        self.badges: dict[str | None, str] = {}
+        self.ref_badge = f'<span class="badge">{self.t("reference")}</span>'
+        self.dup_row = '<tr class="dup"><td class="name path">'
+        heads = ("Name", "Folder", "Size", "Modified", "Format", "Encoding", "Similarity",
+                 "Distance", "Jaccard")
+        self.table_head = ('<table class="members"><tr>'
+                           + "".join(f"<th>{self.t(h)}</th>" for h in heads) + "</tr>\n")
+        self.title = _template(word("Group {group} · {count} files · {label} · {name}",
+                                    language), "group", "count", "label", "name")
+        self.same = _template(word("{name}: same text as the reference after normalisation "
+                                   "(spacing, width, punctuation).", language), "name")
 
     def once(self, s: str) -> str:
         """:func:`_e` of a value many rows share (a folder, a format, an encoding)."""
@@ -191,7 +221,7 @@ class _Html:
 
     def summary(self) -> None:
         r = self.r
-        rows = [("Files compared", f"{len(r.documents):,}"), ("Groups", f"{len(r.groups):,}"),
+        rows = [("Files compared", f"{len(r.documents):,}"), ("Groups", f"{len(r.group_table):,}"),
                 ("Duplicates (not references)", f"{r.duplicate_count:,}"),
                 ("Problems", f"{len(r.problems):,}"),
                 *((("Excerpts (mostly inside another file)", f"{len(r.excerpts()):,}"),)
@@ -221,68 +251,129 @@ class _Html:
         self.w("</table>\n</details>\n")
 
     def groups(self) -> None:
-        groups = self.r.groups
-        self.w(f'<h2 id="groups">{self.t("Groups")} ({len(groups):,})</h2>\n')
-        if not groups:
+        table = self.r.group_table
+        self.w(f'<h2 id="groups">{self.t("Groups")} ({len(table):,})</h2>\n')
+        if not len(table):
             self.w(f'<p class="muted">{self.t("No near-duplicates at this threshold.")}</p>\n')
-        for g in groups:
-            self.group(g)
+        for g0, g1 in blocks(table.offsets):
+            self.w(self.group_block(g0, g1))
         if self.diffs_left < 0:
             cut = self.say("Differences are shown for the first {count} files only.",
                            count=f"{self.max_diffs:,}")
             self.w(f'<p class="banner">{cut}</p>\n')
 
-    def group(self, g: Group) -> None:
-        docs = self.r.documents
-        ref = docs[g.reference]
-        tag = (word("exact copies", self.language) if g.exact
-               else weakest_label(self.r.group_mode, g.weakest, self.language))
-        head = self.say("Group {group} · {count} files · {label} · {name}", group=g.id,
-                        count=len(g), label=_e(tag), name=_e(ref.name))
-        self.w(f'<details class="group" open id="g{g.id}"><summary>{head}</summary>\n')
-        heads = ("Name", "Folder", "Size", "Modified", "Format", "Encoding", "Similarity",
-                 "Distance", "Jaccard")
-        self.w('<table class="members"><tr>' + "".join(f"<th>{self.t(h)}</th>" for h in heads)
-               + "</tr>\n")
-        for k, m in enumerate(g.members):
-            d = docs[m.doc]
-            badge = f'<span class="badge">{self.t("reference")}</span>' if k == 0 else ""
-            if d.skipped:  # what its reader could not compare, beside the file
-                badge += (f'<span class="skipped">'
-                          f'{_e(render_message(d.skipped, self.language))}</span>')
-            jac = "–" if m.jaccard is None else _percent(m.jaccard)
-            folder, name = os.path.split(d.path)
-            self.w(f'<tr class="{"ref" if k == 0 else "dup"}"><td class="name path">'
-                   f'{_e(name)}{badge}</td><td class="path">{self.once(folder)}</td>'
-                   f'<td class="num">{_size(d.size, self.bytes_word)}</td>'
-                   f'<td>{self.clock.plain(d.mtime)}</td>'
-                   f"<td>{self.once(d.format)}</td><td>{self.once(d.encoding or '–')}</td>"
-                   f'<td class="num">{_percent(m.similarity)}</td>'
-                   f'<td class="num">{m.distance}</td><td class="num">{_e(jac)}</td></tr>\n')
-        self.w("</table>\n")
-        ref_text: str | None = None
-        fetched = False
-        for m in g.members[1:]:
-            d = docs[m.doc]
-            label = self.say("Differences: {name} against the reference", name=_e(d.name))
-            if d.text_hash == ref.text_hash:
-                same = self.say("{name}: same text as the reference after normalisation "
-                                "(spacing, width, punctuation).", name=_e(d.name))
-                self.w(f'<p class="muted">{same}</p>\n')
-                continue
-            self.diffs_left -= 1
-            if self.diffs_left < 0:
-                continue
-            if not fetched:
-                ref_text, fetched = self.text_of(ref.path), True
-            other = self.text_of(d.path)
-            self.w(f'<details class="cmp"><summary>{label}</summary>\n')
-            if ref_text is None or other is None:
-                self.unreadable(ref.name if ref_text is None else d.name)
+    def group_block(self, g0: int, g1: int) -> str:
+        """Groups ``g0`` to ``g1`` (excluded), each a ``<details>`` with its members' table
+        and their differences from the reference: the table rows put together a column at a
+        time (:mod:`.columns`), the differences group by group."""
+        r = self.r
+        table = r.group_table
+        offs = table.offsets
+        lo, hi = int(offs[g0]), int(offs[g1])
+        starts = offs[g0:g1] - lo
+        head = np.zeros(hi - lo, dtype=bool)
+        head[starts] = True
+        block = pick(r.documents, table.members[lo:hi])
+        folders, names = split_paths([d.path for d in block])
+        names = html_all(visible_all(names))
+        for f in set(folders) - self.folder_cells.keys():
+            self.folder_cells[f] = f'</td><td class="path">{_e(f)}</td><td class="num">'
+        kinds = [(d.format, d.encoding) for d in block]
+        for key in set(kinds) - self.kind_cells.keys():
+            self.kind_cells[key] = (f"</td><td>{self.once(key[0])}</td>"
+                                    f"<td>{self.once(key[1] or '–')}</td><td class=\"num\">")
+        notes = [d.skipped for d in block]
+        for note in set(notes) - self.badges.keys():
+            self.badges[note] = ("" if not note else '<span class="skipped">'
+                                 f"{_e(render_message(note, self.language))}</span>")
+        badges = list(map(self.badges.__getitem__, notes))
+        for k in starts.tolist():
+            badges[k] = self.ref_badge + badges[k]
+        opening = self.openings(g0, g1, [names[k] for k in starts.tolist()])
+        rows = [self.dup_row] * (hi - lo)
+        for k, text in zip(starts.tolist(), opening, strict=True):
+            rows[k] = text
+        ends = self.ends(g0, g1, block, names, head)
+        return interleave([
+            rows, names, badges, list(map(self.folder_cells.__getitem__, folders)),
+            _sizes([d.size for d in block], self.bytes_word),
+            self.clock.plain_many([d.mtime for d in block]),
+            list(map(self.kind_cells.__getitem__, kinds)),
+            decimal_texts(table.similarity[lo:hi], 1, _similarity, scale=100.0,
+                          below_one_at_most=999, dress=_then_num),
+            take(_DISTANCES, table.distance[lo:hi]),
+            decimal_texts(table.jaccard[lo:hi], 1, _jaccard, scale=100.0,
+                          below_one_at_most=999, dress=_row_end, nan=_jaccard(math.nan)),
+            ends])
+
+    def openings(self, g0: int, g1: int, ref_names: list[str]) -> list[str]:
+        """Each group's opening, down to its reference's first cell."""
+        table = self.r.group_table
+        sizes = np.diff(table.offsets[g0:g1 + 1]).tolist()
+        labels = group_labels(table.weakest[g0:g1], table.exact[g0:g1], self.r.group_mode,
+                              self.language)
+        tail = self.table_head + '<tr class="ref"><td class="name path">'
+        title = self.title
+        return [f'<details class="group" open id="g{g}"><summary>'
+                f"{title.format(group=g, count=n, label=_e(label), name=name)}</summary>\n"
+                f"{tail}"
+                for g, n, label, name in zip(range(g0 + 1, g1 + 1), sizes, labels, ref_names,
+                                             strict=True)]
+
+    def ends(self, g0: int, g1: int, block: Sequence[Document], names: list[str],
+             head: np.ndarray) -> list[str]:
+        """What follows each member's row: after a group's last, the end of its table, what
+        each copy has against the reference (the same text, or the differences while
+        ``max_diffs`` lasts) and the end of the group."""
+        offs = self.r.group_table.offsets
+        lo = int(offs[g0])
+        bounds = (offs[g0:g1 + 1] - lo).tolist()
+        hashes = np.empty(len(block), dtype=object)
+        hashes[:] = [d.text_hash for d in block]
+        same = hashes == hashes[np.repeat(bounds[:-1], np.diff(bounds))]
+        same &= ~head
+        different = ~same & ~head
+        same_count = np.add.reduceat(same, bounds[:-1]).tolist()
+        different_count = np.add.reduceat(different, bounds[:-1]).tolist()
+        plain = "</table>\n</details>\n"
+        out = [""] * len(block)
+        for g, (a, b) in enumerate(itertools.pairwise(bounds)):
+            if same_count[g] or (different_count[g] and self.diffs_left > 0):
+                out[b - 1] = f"</table>\n{self.comparisons(block[a:b], names[a:b])}</details>\n"
             else:
-                self.diff(ref, d, ref_text, other)
-            self.w("</details>\n")
-        self.w("</details>\n")
+                self.diffs_left -= different_count[g]
+                out[b - 1] = plain
+        return out
+
+    def comparisons(self, members: Sequence[Document], names: list[str]) -> str:
+        """What each copy of a group has against the reference (``members[0]``): the same
+        text, or its differences while ``max_diffs`` lasts."""
+        parts: list[str] = []
+        saved, self.w = self.w, parts.append  # the diffs write where the group's text goes
+        try:
+            ref = members[0]
+            ref_text: str | None = None
+            fetched = False
+            for d, name in zip(members[1:], names[1:], strict=True):
+                if d.text_hash == ref.text_hash:
+                    parts.append(f'<p class="muted">{self.same.format(name=name)}</p>\n')
+                    continue
+                self.diffs_left -= 1
+                if self.diffs_left < 0:
+                    continue
+                if not fetched:
+                    ref_text, fetched = self.text_of(ref.path), True
+                other = self.text_of(d.path)
+                label = self.say("Differences: {name} against the reference", name=name)
+                parts.append(f'<details class="cmp"><summary>{label}</summary>\n')
+                if ref_text is None or other is None:
+                    self.unreadable(ref.name if ref_text is None else d.name)
+                else:
+                    self.diff(ref, d, ref_text, other)
+                parts.append("</details>\n")
+        finally:
+            self.w = saved
+        return "".join(parts)
 
     def excerpts(self) -> None:
         """Each excerpt: how much of the part lies in the whole, and every shared passage
@@ -413,6 +504,64 @@ class _Html:
         self.w(f'<p class="muted">{said}</p>\n')
         self.w("</table>\n")
 
+
+def _template(worded: str, *names: str) -> str:
+    """A sentence of :func:`~neardup_core.messages.phrase` as a :meth:`str.format` string
+    with the same result for arguments ``names`` (their ``{name}`` slots filled, nothing else
+    read as one): a sentence a report writes for every group is worded once."""
+    parts = re.split(r"\{(\w+)\}", worded)
+    return "".join(f"{{{p}}}" if k % 2 and p in names
+                   else (f"{{{p}}}" if k % 2 else p).replace("{", "{{").replace("}", "}}")
+                   for k, p in enumerate(parts))
+
+
+def html_all(texts: list[str]) -> list[str]:
+    """``html.escape(t, quote=True)`` of each text (shown names: no NUL in them), the column
+    escaped at once when any needs it."""
+    joined = "\0".join(texts)
+    if not any(c in joined for c in "&<>\"'"):
+        return texts
+    return html.escape(joined, quote=True).split("\0")
+
+
+def _sizes(sizes: list[int], byte_word: str) -> list[str]:
+    """``_size(n, byte_word)`` of each size and the cell boundary after it, the kilobytes,
+    megabytes and gigabytes worded with numpy (:func:`.columns.decimal_texts`)."""
+    v = np.array(sizes, dtype=np.float64)
+    unit = np.zeros(v.shape, dtype=np.int64)
+    for _ in range(3):  # as _size divides by 1024 while the size is 1024 or more, to GB
+        up = (v >= 1024) & (unit < 3)
+        v = np.where(up, v / 1024, v)
+        unit += up
+    out = np.empty(v.shape, dtype=object)
+    small = np.flatnonzero(unit == 0)
+    out[small] = [f"{sizes[i]} {byte_word}</td><td>" for i in small.tolist()]
+    for u, name in ((1, "KB"), (2, "MB"), (3, "GB")):
+        where = np.flatnonzero(unit == u)
+        if where.size:
+            out[where] = decimal_texts(v[where], 1, lambda x, name=name: f"{x:.1f} {name}"
+                                       "</td><td>", dress=lambda t, name=name:
+                                       f"{t} {name}</td><td>")
+    return out.tolist()
+
+
+def _similarity(x: float) -> str:
+    return f'{_percent(x)}</td><td class="num">'
+
+
+def _then_num(text: str) -> str:
+    return f'{text}%</td><td class="num">'
+
+
+def _jaccard(x: float) -> str:
+    return f"{'–' if x != x else _percent(x)}</td></tr>\n"
+
+
+def _row_end(text: str) -> str:
+    return f"{text}%</td></tr>\n"
+
+
+_DISTANCES = [f'{d}</td><td class="num">' for d in range(256)]
 
 #: Shared passages shown per excerpt, and characters of text shown around and inside each.
 _PASSAGES = 30

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 from typing import IO
 
-from neardup_core.report.common import Destination, open_destination, texts_of
-from neardup_core.report.wording import percent, weakest_label
+import numpy as np
+
+from neardup_core.report.columns import blocks, decimal_texts, interleave, pick, take
+from neardup_core.report.common import Destination, open_destination
+from neardup_core.report.wording import group_labels, percent
 from neardup_core.result import ScanResult
-from neardup_core.visible import visible
+from neardup_core.visible import visible, visible_all
 
 
 def write_text(result: ScanResult, fp_or_path: Destination) -> None:
@@ -36,31 +39,55 @@ def _write(result: ScanResult, out: IO[str]) -> None:
 
 
 def _write_groups(result: ScanResult, out: IO[str]) -> None:
-    """One block per group, streamed from the flat group table."""
+    """One block per group, streamed from the flat group table a block of lines at a time,
+    each block's lines put together a column at a time (:mod:`.columns`)."""
     docs = result.documents
     table = result.group_table
-    offs = table.offsets.tolist()
-    members = table.members.tolist()
-    sim = texts_of(table.similarity, lambda x: f"{percent(x):>6s}")
-    dist = table.distance.tolist()
-    weakest = table.weakest.tolist()
-    exact = table.exact.tolist()
-    lines: list[str] = []
-    for g in range(len(offs) - 1):
-        lo, hi = offs[g], offs[g + 1]
-        kind = "identical text" if exact[g] else weakest_label(result.group_mode, weakest[g])
-        lines.append(f"Group {g + 1} ({hi - lo} files, {kind})\n")
-        for k in range(lo, hi):
-            d = docs[members[k]]
-            mark = "*" if k == lo else " "
-            enc = d.encoding or d.format
-            note = f"  [{visible(d.skipped)}]" if d.skipped else ""
-            lines.append(f"  {mark} {sim[k]}  d={dist[k]:<2d}  {enc:<10s} {visible(d.path)}"
-                         f"{note}\n")
-        if len(lines) >= 4096:
-            out.write("".join(lines))
-            lines.clear()
-    out.write("".join(lines))
+    offs = table.offsets
+    if not len(table):
+        return
+    kinds = group_labels(table.weakest, table.exact, result.group_mode,
+                         exact_label="identical text")
+    firsts = [f"Group {g + 1} ({n} files, {kind})\n  * " for g, (n, kind) in
+              enumerate(zip(np.diff(offs).tolist(), kinds, strict=True))]
+    distances = [f"{d:<2d}  " for d in range(256)]
+    padded: dict[str | None, str] = {}  # encodings and formats, padded once each
+    notes: dict[str | None, str] = {}
+    for g0, g1 in blocks(offs):
+        lo, hi = int(offs[g0]), int(offs[g1])
+        head = np.zeros(hi - lo, dtype=bool)
+        head[offs[g0:g1] - lo] = True
+        block = pick(docs, table.members[lo:hi])
+        mark = [firsts[g] for g in range(g0, g1)]
+        column = ["    "] * (hi - lo)
+        for k, first in zip(np.flatnonzero(head).tolist(), mark, strict=True):
+            column[k] = first
+        sim = decimal_texts(table.similarity[lo:hi], 1, _sim_text, scale=100.0,
+                            below_one_at_most=999, dress=_dress)
+        dist = take(distances, table.distance[lo:hi])
+        enc = []
+        for d in block:
+            e = d.encoding or d.format
+            got = padded.get(e)
+            if got is None:
+                got = padded[e] = f"{e:<10s} "
+            enc.append(got)
+        paths = visible_all([d.path for d in block])
+        ends = []
+        for d in block:
+            got = notes.get(d.skipped)
+            if got is None:
+                got = notes[d.skipped] = f"  [{visible(d.skipped)}]\n" if d.skipped else "\n"
+            ends.append(got)
+        out.write(interleave([column, sim, dist, enc, paths, ends]))
+
+
+def _sim_text(x: float) -> str:
+    return f"{percent(x):>6s}  d="
+
+
+def _dress(number: str) -> str:
+    return f"{number + '%':>6s}  d="
 
 
 def _write_excerpts(result: ScanResult, out: IO[str]) -> None:

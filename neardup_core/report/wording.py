@@ -4,9 +4,13 @@ and what a group's weakest score means in each grouping mode."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-from neardup_core.messages import phrase
+from neardup_core.messages import phrase, word
 from neardup_core.models import GroupMode
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def percent(share: float, digits: int = 1) -> str:
@@ -34,3 +38,23 @@ def weakest_label(mode: GroupMode | str, weakest: float, language: str = "en") -
     if p < 100:
         return phrase("all {share}+ like the reference", language, share=f"{p}%")
     return phrase("all 100% like the reference", language)
+
+
+def group_labels(weakest: np.ndarray, exact: np.ndarray, mode: GroupMode | str,
+                 language: str = "en", exact_label: str | None = None) -> list[str]:
+    """Each group's label: ``exact_label`` (by default "exact copies" in ``language``) where
+    ``exact``, else :func:`weakest_label` of its weakest score, worded once per whole percent
+    (all the label depends on)."""
+    same = word("exact copies", language) if exact_label is None else exact_label
+    labels: dict[float, str] = {}
+    out = []
+    for x, alike in zip(weakest.tolist(), exact.tolist(), strict=True):
+        if alike:
+            out.append(same)
+            continue
+        key = math.floor(100.0 * x + 1e-4) if math.isfinite(x) else x
+        got = labels.get(key)
+        if got is None:
+            got = labels[key] = weakest_label(mode, x, language)
+        out.append(got)
+    return out

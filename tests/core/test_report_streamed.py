@@ -156,3 +156,238 @@ def test_streamed_json_says_what_was_skipped_as_the_dumped_one():
     text = render(write_json, result)
     assert text == _old(result)
     assert '"skipped": "1 picture not compared"' in text
+
+
+#: Names that take every path of escaping a report has: CSV quoting (commas, quotes, line
+#: breaks) and formula guards, HTML specials, visible() escapes (CR, tab, bidi controls,
+#: zero-width and invisible characters, a backslash before "n", undecodable bytes), spaces at
+#: either end, characters beyond the BMP, Chinese, and a NUL (no such name on a disk: the
+#: column-wide look-over falls back to one name at a time).
+HOSTILE = [
+    D("/data/a,b/com,ma.txt", "第一季度的销售情况良好。\n结束。", cluster=1, changed=5),
+    D('/data/"q"/say "hi".txt', "第一季度的销售情况良好。\n结束。", cluster=1, changed=7),
+    D("/data/line\nbreak\r.txt", "第一季度的销售情况良好。\n结束。", cluster=1),
+    D("/data/ lead/trail .txt", "第一季度的销售情况良好。\n结束。", cluster=1, changed=2),
+    D("/data/\u202eevil/inv\u200boice\u2066.txt", "The quick brown fox.", cluster=2),
+    D("/data/back\\nslash/a\\\\b\\x.txt", "The quick brown fox!", cluster=2, changed=3),
+    D("/data/\U0001f600/\U0001d11e\U000e0100.txt", "The quick brown fox.", cluster=2,
+      changed=1),
+    D("/data/<b>&'\"/<script>&amp;.txt", "The quick brown fox?", cluster=2, changed=4),
+    D("/data/=cmd|' /C calc'!A0", "The quick brown fox.", cluster=2, changed=6),
+    D("-2+3.txt", "The quick brown fox.", cluster=2, changed=2),
+    D("/data/tab\there/\x1b]0;title\x07.txt", "一二三四五六七八九十", cluster=3),
+    D("/data/报告/季度报告\ufeff.txt", "一二三四五六七八九十", cluster=3),
+    D("/data/nul\0name.txt", "一二三四五六七八九十", cluster=3, changed=3),
+    D("/data/gbk\udcb0/x\udce9.txt", "一二三四五六七八九十", cluster=3, changed=5),
+    D("/data//double//slash.txt", "一二三四五六七八九十！", cluster=3, changed=2),
+    # formulas alone in their group, without a cell that needs quoting beside them
+    D("/data/f/=SUM(A1)", "Formula one two three.", cluster=4),
+    D("/data/f/+1", "Formula one two three.", cluster=4, changed=2),
+    D("/data/f/@x", "Formula one two three!", cluster=4, changed=3),
+    D("=rel/-y", "Formula one two three?", cluster=4, changed=4),
+]
+
+
+def _hostile(threshold=0.4, mode=GroupMode.CONNECTED):
+    import dataclasses
+
+    result = make_result([*SPECS, *HOSTILE], floor=0.4)
+    docs = list(result.documents)
+    for k, note in ((1, "1 picture not compared"), (7, '2 "objects", 1 chart\u202e'),
+                    (12, "1 picture not compared")):
+        docs[k] = dataclasses.replace(docs[k], skipped=note)
+    return dataclasses.replace(result, documents=tuple(docs)).regroup(threshold, mode)
+
+
+def _csv_as_before_in(result, language: str) -> str:
+    """:func:`_csv_as_before` with the header and the words of ``language``."""
+    from neardup_core.messages import render as render_message
+    from neardup_core.messages import word
+
+    english = _csv_as_before_with_skipped(result, language)
+    if language == "en":
+        return english
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(english, newline="")))
+    words = {"yes": word("yes", language), "no": word("no", language),
+             "reference": word("reference", language), "copy": word("copy", language),
+             "excerpt": word("excerpt", language)}
+    out = io.StringIO()
+    w = csv.writer(out)
+    w.writerow([word(c, language) for c in rows[0]])
+    for row in rows[1:]:
+        row[1], row[13] = words[row[1]], words[row[13]]
+        w.writerow(row)
+    del render_message
+    return out.getvalue()
+
+
+def _csv_as_before_with_skipped(result, language: str) -> str:
+    """The CSV writer as it was, with what each reader skipped in ``language``."""
+    import csv
+    import io
+
+    from neardup_core.messages import render as render_message
+    from neardup_core.report.common import local_time
+    from neardup_core.report.csv_report import CSV_COLUMNS, share3
+    from neardup_core.report.wording import percent
+    from neardup_core.visible import visible
+
+    def cell(s):
+        if s is None:
+            return ""
+        s = visible(s)
+        return "'" + s if s.startswith(("=", "+", "-", "@", "\t", "\r")) else s
+
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(CSV_COLUMNS)
+    for g in result.groups:
+        for k, m in enumerate(g.members):
+            d = result.documents[m.doc]
+            w.writerow([g.id, "yes" if k == 0 else "no", cell(d.path), cell(d.name),
+                        cell(d.folder), d.size, local_time(d.mtime), cell(d.format),
+                        cell(d.encoding), percent(m.similarity)[:-1], m.distance,
+                        "" if m.jaccard is None else share3(m.jaccard),
+                        cell(d.skipped and render_message(d.skipped, language)),
+                        "reference" if k == 0 else "copy", "", ""])
+    return buf.getvalue()
+
+
+def _html_as_before(result, language: str, **kw) -> str:
+    """The HTML writer as it was, building every group as objects (the reference)."""
+    import io
+    import os
+
+    from neardup_core.messages import render as render_message
+    from neardup_core.messages import word
+    from neardup_core.report.html_report import _e, _Html, _percent, _size
+    from neardup_core.report.wording import weakest_label
+
+    class AsBefore(_Html):
+        def groups(self):
+            groups = self.r.groups
+            self.w(f'<h2 id="groups">{self.t("Groups")} ({len(groups):,})</h2>\n')
+            if not groups:
+                self.w(f'<p class="muted">{self.t("No near-duplicates at this threshold.")}'
+                       '</p>\n')
+            for g in groups:
+                self.group(g)
+            if self.diffs_left < 0:
+                cut = self.say("Differences are shown for the first {count} files only.",
+                               count=f"{self.max_diffs:,}")
+                self.w(f'<p class="banner">{cut}</p>\n')
+
+        def group(self, g):
+            docs = self.r.documents
+            ref = docs[g.reference]
+            tag = (word("exact copies", self.language) if g.exact
+                   else weakest_label(self.r.group_mode, g.weakest, self.language))
+            head = self.say("Group {group} · {count} files · {label} · {name}", group=g.id,
+                            count=len(g), label=_e(tag), name=_e(ref.name))
+            self.w(f'<details class="group" open id="g{g.id}"><summary>{head}</summary>\n')
+            heads = ("Name", "Folder", "Size", "Modified", "Format", "Encoding", "Similarity",
+                     "Distance", "Jaccard")
+            self.w('<table class="members"><tr>'
+                   + "".join(f"<th>{self.t(h)}</th>" for h in heads) + "</tr>\n")
+            for k, m in enumerate(g.members):
+                d = docs[m.doc]
+                badge = f'<span class="badge">{self.t("reference")}</span>' if k == 0 else ""
+                if d.skipped:
+                    badge += (f'<span class="skipped">'
+                              f'{_e(render_message(d.skipped, self.language))}</span>')
+                jac = "–" if m.jaccard is None else _percent(m.jaccard)
+                folder, name = os.path.split(d.path)
+                self.w(f'<tr class="{"ref" if k == 0 else "dup"}"><td class="name path">'
+                       f'{_e(name)}{badge}</td><td class="path">{self.once(folder)}</td>'
+                       f'<td class="num">{_size(d.size, self.bytes_word)}</td>'
+                       f'<td>{self.clock.plain(d.mtime)}</td>'
+                       f"<td>{self.once(d.format)}</td><td>{self.once(d.encoding or '–')}</td>"
+                       f'<td class="num">{_percent(m.similarity)}</td>'
+                       f'<td class="num">{m.distance}</td><td class="num">{_e(jac)}</td></tr>\n')
+            self.w("</table>\n")
+            ref_text = None
+            fetched = False
+            for m in g.members[1:]:
+                d = docs[m.doc]
+                label = self.say("Differences: {name} against the reference",
+                                 name=_e(d.name))
+                if d.text_hash == ref.text_hash:
+                    same = self.say("{name}: same text as the reference after normalisation "
+                                    "(spacing, width, punctuation).", name=_e(d.name))
+                    self.w(f'<p class="muted">{same}</p>\n')
+                    continue
+                self.diffs_left -= 1
+                if self.diffs_left < 0:
+                    continue
+                if not fetched:
+                    ref_text, fetched = self.text_of(ref.path), True
+                other = self.text_of(d.path)
+                self.w(f'<details class="cmp"><summary>{label}</summary>\n')
+                if ref_text is None or other is None:
+                    self.unreadable(ref.name if ref_text is None else d.name)
+                else:
+                    self.diff(ref, d, ref_text, other)
+                self.w("</details>\n")
+            self.w("</details>\n")
+
+    buf = io.StringIO()
+    AsBefore(result, buf, kw.pop("text_of"), kw.pop("max_diff_chars", 200_000),
+             kw.pop("max_diffs", 1_000), kw.pop("context", 3), language).write()
+    return buf.getvalue()
+
+
+@pytest.fixture(params=[2, 16_384], ids=["blocks of 2 lines", "one block"])
+def block_lines(request, monkeypatch):
+    """The writers' blocks: one for the whole report, or a couple of lines each (so groups
+    fall on both sides of a block's bounds)."""
+    import functools
+
+    from neardup_core.report import columns, csv_report, html_report, text_report
+
+    for module in (csv_report, html_report, text_report):
+        monkeypatch.setattr(module, "blocks",
+                            functools.partial(columns.blocks, lines=request.param))
+    return request.param
+
+
+@pytest.mark.parametrize("mode", list(GroupMode))
+@pytest.mark.parametrize("threshold", [0.4, 0.7])
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_streamed_csv_with_every_kind_of_name(mode, threshold, language, block_lines):
+    from neardup_core.report import write_csv
+
+    result = _hostile(threshold, mode)
+    assert len(result.group_table) >= 2
+    assert render(write_csv, result, language=language) == _csv_as_before_in(result, language)
+
+
+@pytest.mark.parametrize("mode", list(GroupMode))
+@pytest.mark.parametrize("threshold", [0.4, 0.7])
+def test_streamed_text_with_every_kind_of_name(mode, threshold, block_lines):
+    from neardup_core.report import write_text
+
+    result = _hostile(threshold, mode)
+    assert render(write_text, result).startswith(_text_as_before(result))
+
+
+@pytest.mark.parametrize("mode", list(GroupMode))
+@pytest.mark.parametrize("threshold", [0.4, 0.7])
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+@pytest.mark.parametrize("max_diffs", [0, 1, 3, 1000])
+def test_streamed_html_is_what_it_was(mode, threshold, language, max_diffs, block_lines,
+                                      monkeypatch):
+    from _factories import texts
+
+    from neardup_core.report import html_report, write_html
+
+    monkeypatch.setattr(html_report.time, "strftime", lambda *a: "2024-01-02 03:04:05")
+    result = _hostile(threshold, mode)
+    text_of = texts([*SPECS, *HOSTILE[:-1]]).get  # the last one cannot be read again
+    page = render(write_html, result, text_of=text_of, language=language, max_diffs=max_diffs)
+    assert page == _html_as_before(result, language, text_of=text_of, max_diffs=max_diffs)
+    assert "same text as the reference" in page or language != "en"
+    cut = "Differences are shown for the first" in page
+    assert cut if max_diffs == 0 and language == "en" else not (cut and max_diffs == 1000)

@@ -205,30 +205,26 @@ class _Frames:
         if kind is None:
             return
         href = shown.get(_HREF)
-        part = self._part(href) if href else None
-        if shown.tag in _OBJECTS and (self._chart(href) if href
-                                      else shown.find(f".//{_CHART}") is not None):
-            kind = "chart"
-        self.tally.item(kind)
         if href is None:  # held inline (office:binary-data, a formula): its markup
+            if shown.tag in _OBJECTS and shown.find(f".//{_CHART}") is not None:
+                kind = "chart"
+            self.tally.item(kind)
             self.tally.feed(etree.tostring(shown))
             return
-        self.tally.feed(f"href:{href}\0")
-        if part is not None:
+        names = _names(href)
+        if shown.tag in _OBJECTS and self._chart(names):
+            kind = "chart"
+        self.tally.item(kind)
+        part = self._part(names)
+        if part is None:
+            self.tally.feed(f"href:{href}\0")
+        else:
             info = self._by_name[part]
-            self.tally.feed(f"part:{part}\0{info.CRC:08x}\0{info.file_size}\0")
+            self.tally.feed(f"href:{href}\0part:{part}\0{info.CRC:08x}\0{info.file_size}\0")
 
-    def _names(self, href: str) -> list[str]:
-        """The names in the package ``href`` may mean: as written, then %-decoded."""
-        name = href[2:] if href.startswith("./") else href
-        if name.startswith(("/", "../")) or ":" in name.split("/", 1)[0]:
-            return []  # outside the package (a linked file, a URL)
-        decoded = unquote(name)
-        return [name] if decoded == name else [name, decoded]
-
-    def _part(self, href: str) -> str | None:
-        """The part ``href`` refers to: itself, or an object folder's content.xml."""
-        for name in self._names(href):
+    def _part(self, names: list[str]) -> str | None:
+        """The part ``names`` refer to: itself, or an object folder's content.xml."""
+        for name in names:
             if name in self._by_name:
                 return name
             inner = name.rstrip("/") + "/content.xml"
@@ -236,12 +232,23 @@ class _Frames:
                 return inner
         return None
 
-    def _chart(self, href: str) -> bool:
-        """Whether the manifest says the object ``href`` names is a chart."""
+    def _chart(self, names: list[str]) -> bool:
+        """Whether the manifest says the object ``names`` refer to is a chart."""
         if self._types is None:
             self._types = _media_types(self._manifest)
-        return any(self._types.get(name.rstrip("/") + "/") == _CHART_TYPE
-                   for name in self._names(href))
+        return any(self._types.get(name.rstrip("/") + "/") == _CHART_TYPE for name in names)
+
+
+def _names(href: str) -> list[str]:
+    """The names in the package ``href`` may mean: as written, then %-decoded; none for a
+    reference outside it (a linked file, a URL)."""
+    name = href[2:] if href.startswith("./") else href
+    if name.startswith(("/", "../")) or ":" in name.split("/", 1)[0]:
+        return []
+    if "%" not in name:
+        return [name]
+    decoded = unquote(name)
+    return [name] if decoded == name else [name, decoded]
 
 
 def _media_types(manifest: bytes | None) -> dict[str, str]:

@@ -54,6 +54,9 @@ _SKIP = frozenset(str.split("""
     atrfend nonshppict shppict shpinst sp sn sv private userprops docvar wgrffmtfilter
     pgdsctbl protusertbl xmlopen xmlclose comment fchars lchars template passwordhash
     """))
+#: A run of data (a picture's hex digits) up to the next control word or group: one class,
+#: so matching it cannot backtrack.
+_DATA = re.compile(r"[^\\{}]*")
 #: Groups whose content is not counted as unread: another rendering of a picture counted
 #: elsewhere, or the pictures of list bullets.
 _FALLBACKS = frozenset({"nonshppict", "shprslt", "listpicture"})
@@ -109,7 +112,8 @@ def rtf_content(data: bytes) -> DocumentContent:
     tally = UnreadTally()
     item_depth = data_depth = fallback_depth = -1
     in_object = False
-    view = memoryview(data)  # s[i] is data[i]: data is fed to the digest without a copy
+    view = memoryview(data)  # s[i] is data[i]: \bin data is fed to the digest without a copy
+    feed = tally.feed_bytes
     pos, end = 0, len(s)
     match = _TOKEN.match
 
@@ -151,9 +155,13 @@ def rtf_content(data: bytes) -> DocumentContent:
                 pending.append(int(hexbyte, 16))
             continue
         if text is not None:
-            if len(stack) == data_depth:  # a picture's or object's hex digits
-                tally.feed(view[m.start(6):m.end(6)])
             if in_fonttbl_depth >= 0 or skip:
+                if len(stack) == data_depth:
+                    # A picture's or object's hex digits: the whole run at once, over its line
+                    # breaks (which are not data), instead of a token a line.
+                    start = m.start(6)
+                    pos = _DATA.match(s, start).end()  # type: ignore[union-attr]
+                    feed(data[start:pos].translate(None, b"\r\n"))
                 continue
             if skip_left:
                 cut = min(skip_left, len(text))
@@ -179,7 +187,7 @@ def rtf_content(data: bytes) -> DocumentContent:
         value = int(arg) if arg is not None else None
         if word == "bin" and value:
             if value > 0 and len(stack) == data_depth:
-                tally.feed(view[pos:pos + value])
+                feed(view[pos:pos + value])
             pos += max(0, value)  # binary data: skipped whole, braces in it are not groups
             continue
         if word in _UNREAD:

@@ -52,12 +52,15 @@ class UnreadTally:
     """The unread items of one document, met in document order: counted by kind and digested
     (each item's kind, then what the reader feeds of it: a reference, the bytes it holds)."""
 
-    __slots__ = ("_counts", "_hasher", "_items")
+    __slots__ = ("_counts", "_hasher", "_items", "feed_bytes")
 
     def __init__(self) -> None:
         self._counts = dict.fromkeys(UNREAD_KINDS, 0)
         self._hasher = hashlib.blake2b(digest_size=16)
         self._items = 0
+        #: :meth:`feed` for bytes only, without a call in between: a reader's inner loop
+        #: feeds a picture's data a line at a time.
+        self.feed_bytes = self._hasher.update
 
     def item(self, kind: str) -> None:
         """One more unread item of ``kind`` begins; what :meth:`feed` gets next belongs to it."""

@@ -159,9 +159,10 @@ def rtf_content(data: bytes) -> DocumentContent:
                 if len(stack) == data_depth:
                     # A picture's or object's hex digits: the whole run at once, over its line
                     # breaks (which are not data), instead of a token a line.
-                    start = m.start(6)
-                    pos = _DATA.match(s, start).end()  # type: ignore[union-attr]
-                    feed(data[start:pos].translate(None, b"\r\n"))
+                    start, stop = m.span(6)
+                    pos = _DATA.match(s, stop).end()  # type: ignore[union-attr]
+                    feed(view[start:stop] if pos == stop
+                         else data[start:pos].translate(None, b"\r\n"))
                 continue
             if skip_left:
                 cut = min(skip_left, len(text))

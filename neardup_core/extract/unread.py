@@ -13,7 +13,7 @@ order with BLAKE2b (stable across runs and machines, unlike Python's ``hash()``)
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 __all__ = ["UNREAD_KINDS", "DocumentContent", "UnreadTally", "unread_note"]
@@ -53,6 +53,7 @@ class UnreadTally:
     (each item's kind, then what the reader feeds of it: a reference, the bytes it holds)."""
 
     __slots__ = ("_counts", "_hasher", "_items", "feed_bytes")
+    feed_bytes: Callable[[bytes | memoryview], None]
 
     def __init__(self) -> None:
         self._counts = dict.fromkeys(UNREAD_KINDS, 0)

@@ -361,8 +361,9 @@ def option_defaults() -> dict[str, Any]:
 
 #: Bump when tokenising or hashing changes, so cached fingerprints are recomputed (3: .docx
 #: equations and altChunks read, and what the text does not show folded into text_hash; 4: the
-#: winnowed shingle hashes excerpts are found by).
-FINGERPRINT_VERSION = 4
+#: winnowed shingle hashes excerpts are found by; 5: the same for .odt and RTF files, which
+#: now say what they skip: a cached row of one would say nothing and match on text alone).
+FINGERPRINT_VERSION = 5
 
 
 def enum_option(cls, value, option: str):

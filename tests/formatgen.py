@@ -77,12 +77,19 @@ def scanned_pdf_bytes(pages: int = 2) -> bytes:
 
 _ODT_NS = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
            'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
-           'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"')
+           'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+           'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+           'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" '
+           'xmlns:xlink="http://www.w3.org/1999/xlink"')
+_MANIFEST = "urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"
+ODT_CHART = "application/vnd.oasis.opendocument.chart"
 
 
 def odt_bytes(body_xml: str | None = None, *, paragraphs: Sequence[str] = (),
-              extra: dict[str, bytes] | None = None) -> bytes:
-    """An .odt: ``body_xml`` (the inside of office:text) or one text:p per paragraph."""
+              extra: dict[str, bytes] | None = None,
+              media_types: dict[str, str] | None = None) -> bytes:
+    """An .odt: ``body_xml`` (the inside of office:text) or one text:p per paragraph;
+    ``extra`` parts, and ``media_types`` (path -> type) listed in its manifest."""
     if body_xml is None:
         body_xml = "".join(f"<text:p>{escape(p)}</text:p>" for p in paragraphs)
     content = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {_ODT_NS} '
@@ -92,11 +99,64 @@ def odt_bytes(body_xml: str | None = None, *, paragraphs: Sequence[str] = (),
     with zipfile.ZipFile(out, "w") as z:
         z.writestr(zipfile.ZipInfo("mimetype"), "application/vnd.oasis.opendocument.text")
         z.writestr("content.xml", content, zipfile.ZIP_DEFLATED)
-        z.writestr("META-INF/manifest.xml", '<?xml version="1.0"?><manifest:manifest '
-                   'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"/>')
+        entries = "".join(f'<manifest:file-entry manifest:full-path="{escape(path)}" '
+                          f'manifest:media-type="{escape(kind)}"/>'
+                          for path, kind in (media_types or {}).items())
+        z.writestr("META-INF/manifest.xml", f'<?xml version="1.0"?><manifest:manifest '
+                   f'xmlns:manifest="{_MANIFEST}">{entries}</manifest:manifest>')
         for name, data in (extra or {}).items():
             z.writestr(name, data, zipfile.ZIP_DEFLATED)
     return out.getvalue()
+
+
+def odt_image_xml(href: str = "Pictures/1.png", name: str = "Image1") -> str:
+    """A frame holding a picture, as LibreOffice anchors one in a paragraph."""
+    return (f'<draw:frame draw:name="{escape(name)}" text:anchor-type="as-char" svg:width="1cm" '
+            f'svg:height="1cm"><draw:image xlink:href="{escape(href)}" xlink:type="simple" '
+            f'xlink:show="embed" xlink:actuate="onLoad"/></draw:frame>')
+
+
+def odt_object_xml(folder: str = "Object 1") -> str:
+    """A frame holding an embedded object (a chart, a formula, a spreadsheet) and the
+    replacement picture LibreOffice writes beside it."""
+    return (f'<draw:frame draw:name="{escape(folder)}" text:anchor-type="paragraph">'
+            f'<draw:object xlink:href="./{escape(folder)}" xlink:type="simple" '
+            f'xlink:show="embed" xlink:actuate="onLoad"/><draw:image '
+            f'xlink:href="./ObjectReplacements/{escape(folder)}" xlink:type="simple"/>'
+            f'</draw:frame>')
+
+
+def odt_picture_bytes(picture: bytes, paragraphs: Sequence[str], name: str = "Image1"
+                      ) -> bytes:
+    """An .odt of ``paragraphs`` with the picture ``picture`` anchored in the first (in a
+    frame named ``name``)."""
+    first, *rest = [escape(p) for p in paragraphs]
+    body = f"<text:p>{odt_image_xml(name=name)}{first}</text:p>" + "".join(
+        f"<text:p>{p}</text:p>" for p in rest)
+    return odt_bytes(body, extra={"Pictures/1.png": picture},
+                     media_types={"Pictures/1.png": "image/png"})
+
+
+def rtf_pict(picture: bytes, line: int = 128) -> str:
+    """A picture as Word writes it: the PNG in ``\\shppict``, a metafile for older readers in
+    ``\\nonshppict``, the hex broken into lines of ``line`` digits."""
+    def lines(data: bytes) -> str:
+        digits = data.hex()
+        return "\n".join(digits[i:i + line] for i in range(0, len(digits), line))
+
+    metafile = b"\x01\x00\x09\x00" + picture  # not a real WMF: a different rendering
+    return ("{\\*\\shppict{\\pict{\\*\\picprop\\shplid1025{\\sp{\\sn shapeType}{\\sv 75}}}"
+            "\\picscalex100\\picscaley100\\picw26\\pich26\\picwgoal15\\pichgoal15\\pngblip"
+            "\\bliptag-1\n" + lines(picture) + "}}{\\nonshppict{\\pict\\picscalex100\\picscaley100"
+            "\\picw26\\pich26\\wmetafile8\\bliptag-1\n" + lines(metafile) + "}}")
+
+
+def rtf_picture_bytes(picture: bytes, paragraphs: Sequence[str], line: int = 128) -> bytes:
+    """An RTF of ``paragraphs`` (as :func:`rtf_bytes`) with the picture ``picture`` (as
+    :func:`rtf_pict`) at the start of the first."""
+    data = rtf_bytes(paragraphs).decode("ascii")
+    at = data.index("\\fs24 ") + len("\\fs24 ")
+    return (data[:at] + rtf_pict(picture, line) + data[at:]).encode("ascii")
 
 
 def rtf_bytes(paragraphs: Sequence[str], *, codepage: int = 936, unicode_escapes: bool = False

@@ -39,10 +39,11 @@ from neardup_core.extract.encoding.detect import Decoded, decode_bytes
 from neardup_core.extract.html import html_decode, html_text
 from neardup_core.extract.legacy import LEGACY_MESSAGE, sniff_legacy
 from neardup_core.extract.limits import guarded
-from neardup_core.extract.odt import odt_text
+from neardup_core.extract.odt import odt_content, odt_text
 from neardup_core.extract.pdf import PdfContent, PdfLimits, pdf_content, pdf_text
-from neardup_core.extract.rtf import rtf_text
+from neardup_core.extract.rtf import rtf_content, rtf_text
 from neardup_core.extract.txt import decode_txt, read_txt, read_txt_bytes
+from neardup_core.extract.unread import DocumentContent
 from neardup_core.extract.walk import FileEntry, WalkStats, check_roots, walk
 from neardup_core.models import (
     DOCX_SUFFIXES,
@@ -60,6 +61,7 @@ __all__ = [
     "BinaryContent",
     "CorruptDocx",
     "Decoded",
+    "DocumentContent",
     "DocxContent",
     "DocxLimits",
     "EmptyDocument",
@@ -83,6 +85,7 @@ __all__ = [
     "html_decode",
     "html_text",
     "human_size",
+    "odt_content",
     "odt_text",
     "pdf_content",
     "pdf_text",
@@ -90,6 +93,7 @@ __all__ = [
     "read_docx_bytes",
     "read_txt",
     "read_txt_bytes",
+    "rtf_content",
     "rtf_text",
     "walk",
 ]
@@ -107,9 +111,10 @@ class Extracted:
     #: :func:`content_hash` of the bytes the text was read from (computed from those very
     #: bytes, so a scan reads each file once); None when whoever made this did not know them.
     content_hash: str | None = None
-    #: A digest of what decides identity besides the text (a .docx's comments, and content it
-    #: could not read with the parts it refers to), or None: the text alone decides. The scan
-    #: folds it into the text hash, so "identical text" never rests on what was not read.
+    #: A digest of what decides identity besides the text (a .docx's comments; content a .docx,
+    #: .odt or RTF reader could not read, with what it refers to or holds; a PDF's damaged
+    #: pages), or None: the text alone decides. The scan folds it into the text hash, so
+    #: "identical text" never rests on what was not read.
     identity: str | None = None
     #: What was not compared, for the user ("3 pictures not compared"); "" if nothing.
     skipped: str = ""
@@ -141,10 +146,10 @@ def extract(path: str, *, max_bytes: int, encoding: str | None = None) -> Extrac
         if suffix in PDF_SUFFIXES:
             return _pdf(path, _read(path, max_bytes, "PDF files"), max_bytes)
         if suffix in ODT_SUFFIXES:
-            return _document(path, "odt", odt_text,
+            return _document(path, "odt", odt_content,
                              _read(path, max_bytes, "OpenDocument files"), max_bytes)
         if suffix in RTF_SUFFIXES:
-            return _document(path, "rtf", rtf_text, _read(path, max_bytes, "RTF files"),
+            return _document(path, "rtf", rtf_content, _read(path, max_bytes, "RTF files"),
                              max_bytes)
         if suffix in HTML_SUFFIXES:
             return _html(path, _read(path, max_bytes, "web pages"), max_bytes, encoding)
@@ -199,14 +204,16 @@ def _read(path: str, max_bytes: int, kind: str) -> bytes:
                        f"the file is over {human_size(max_bytes)}, the size limit for {kind}")
 
 
-def _document(path: str, fmt: str, reader: Callable[[bytes], str], data: bytes,
+def _document(path: str, fmt: str, reader: Callable[[bytes], DocumentContent], data: bytes,
               max_bytes: int) -> Extracted | Problem:
-    """A document whose reader gives its text from its bytes (PDF, OpenDocument, RTF)."""
-    text = reader(data)
+    """A document whose reader gives its text, and what it could not read, from its bytes
+    (OpenDocument, RTF)."""
+    content = reader(data)
+    text = content.text
     if not text.strip():
         return Problem(path, ProblemKind.EMPTY, "the document has no text")
     return Extracted(text, fmt, None, None, text.count("\ufffd") if fmt == "rtf" else 0,
-                     _hash_of(data, max_bytes))
+                     _hash_of(data, max_bytes), content.identity, content.skipped)
 
 
 def _pdf(path: str, data: bytes, max_bytes: int) -> Extracted | Problem:
@@ -236,7 +243,7 @@ def _legacy(path: str, max_bytes: int, encoding: str | None) -> Extracted | Prob
         head = f.read(4096)
     kind = sniff_legacy(head)
     if kind == "rtf":
-        return _document(path, "rtf", rtf_text, _read(path, max_bytes, "RTF files"), max_bytes)
+        return _document(path, "rtf", rtf_content, _read(path, max_bytes, "RTF files"), max_bytes)
     if kind == "html":
         return _html(path, _read(path, max_bytes, "web pages"), max_bytes, encoding)
     if kind == "docx":

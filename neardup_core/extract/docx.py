@@ -95,6 +95,7 @@ from neardup_core.extract.common import (
     read_capped,
 )
 from neardup_core.extract.encoding.detect import decode_bytes
+from neardup_core.extract.unread import UNREAD_KINDS, unread_note
 from neardup_core.extract.zip_package import (
     DTD_MARKER_MAX,
     PROLOG_DTD,
@@ -191,10 +192,7 @@ class DocxContent:
     def skipped(self) -> str:
         """What was not compared, for the user ("2 embedded objects, 3 pictures not
         compared"); "" when nothing was skipped."""
-        if not self.unread:
-            return ""
-        said = ", ".join(f"{n} {kind}{'' if n == 1 else 's'}" for kind, n in self.unread)
-        return f"{said} not compared"
+        return unread_note(self.unread)
 
 
 def docx_text(data: bytes, *, limits: DocxLimits = DocxLimits()) -> str:
@@ -855,8 +853,7 @@ class _Found:
 
     def __init__(self, package: _Package | None, depth: int) -> None:
         self.package, self.depth = package, depth
-        self.counts = dict.fromkeys(("picture", "chart", "embedded object",
-                                     "embedded document"), 0)
+        self.counts = dict.fromkeys(UNREAD_KINDS, 0)
         self.hasher = xxhash.xxh3_128()
         self.any = False
         self._rels: Mapping[str, tuple[str, str]] = {}

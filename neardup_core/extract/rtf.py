@@ -10,6 +10,17 @@ Why not striprtf: its hyperlink regular expression backtracks cubically (32 KB o
 field groups took 27 s, 64 KB did not finish in a minute), and a scan reads files from
 anywhere. This reader is one linear pass of a tokenising regex that cannot backtrack, with the
 group depth bounded.
+
+What it cannot read is counted and said as the .docx reader says it
+(:mod:`~neardup_core.extract.unread`): a ``{\\pict ...}`` group is a picture, an
+``{\\object ...}`` group an embedded object (a chart too: RTF cannot tell), and what either
+holds (an object's ``\\result`` picture) is not a second item. Word writes each picture twice,
+``{\\*\\shppict{\\pict ...}}{\\nonshppict{\\pict ...}}``, and a floating one in its
+shape's properties and again in ``\\shprslt``: the second copies are fallbacks for older
+readers and are not counted. Nor are list bullets' pictures (``\\listpicture``), which a
+document defines whether or not it uses them. The identity digests each item's kind and its
+data, in order: the hex digits (as written, line breaks aside) or ``\\bin`` bytes of a
+picture, of an object's ``\\objdata``; its properties (size, scaling) are not data.
 """
 
 from __future__ import annotations
@@ -18,8 +29,9 @@ import codecs
 import re
 
 from neardup_core.extract.common import CorruptDocx
+from neardup_core.extract.unread import DocumentContent, UnreadTally
 
-__all__ = ["MAX_DEPTH", "rtf_text"]
+__all__ = ["MAX_DEPTH", "rtf_content", "rtf_text"]
 
 #: Groups nested deeper than this are refused (Word nests a few tens deep at most).
 MAX_DEPTH = 1000
@@ -42,6 +54,14 @@ _SKIP = frozenset(str.split("""
     atrfend nonshppict shppict shpinst sp sn sv private userprops docvar wgrffmtfilter
     pgdsctbl protusertbl xmlopen xmlclose comment fchars lchars template passwordhash
     """))
+#: A run of data (a picture's hex digits) up to the next control word or group: one class,
+#: so matching it cannot backtrack.
+_DATA = re.compile(r"[^\\{}]*")
+#: Groups whose content is not counted as unread: another rendering of a picture counted
+#: elsewhere, or the pictures of list bullets.
+_FALLBACKS = frozenset({"nonshppict", "shprslt", "listpicture"})
+#: Control words that begin an unread item, or its data (``objdata``), or a fallback.
+_UNREAD = frozenset({"pict", "object", "objdata"}) | _FALLBACKS
 _CHARSETS = {128: "cp932", 129: "cp949", 130: "johab", 134: "gb18030", 136: "big5hkscs",
              161: "cp1253", 162: "cp1254", 163: "cp1258", 177: "cp1255", 178: "cp1256",
              186: "cp1257", 204: "cp1251", 222: "cp874", 238: "cp1250", 77: "mac_roman"}
@@ -65,9 +85,14 @@ def _codec(name: str | None, fallback: str) -> str:
 
 
 def rtf_text(data: bytes) -> str:
+    """The text of the RTF ``data`` (:func:`rtf_content`'s text)."""
+    return rtf_content(data).text
+
+
+def rtf_content(data: bytes) -> DocumentContent:
     """The text of the RTF ``data``: the body, without fonts, pictures, fields' instructions,
-    headers, footers or document properties. Raises :class:`CorruptDocx` for what is not RTF
-    or nests groups past :data:`MAX_DEPTH`."""
+    headers, footers or document properties; and the pictures and objects it could not read.
+    Raises :class:`CorruptDocx` for what is not RTF or nests groups past :data:`MAX_DEPTH`."""
     if not data.lstrip()[:5] == b"{\\rtf":
         raise CorruptDocx("it is not an RTF document (it does not start with {\\rtf)")
     s = data.decode("latin-1")  # one char per byte: \'hh and raw 8-bit text stay bytes
@@ -82,6 +107,13 @@ def rtf_text(data: bytes) -> str:
     in_fonttbl_depth = -1
     defining = -1
     skip_left = 0  # fallback characters after \uN still to skip
+    # What is not read: the group depth of the current picture or object (-1: none), of the
+    # group whose text and \bin bytes are its data, and of a fallback group (-1: none).
+    tally = UnreadTally()
+    item_depth = data_depth = fallback_depth = -1
+    in_object = False
+    view = memoryview(data)  # s[i] is data[i]: \bin data is fed to the digest without a copy
+    feed = tally.feed_bytes
     pos, end = 0, len(s)
     match = _TOKEN.match
 
@@ -106,8 +138,15 @@ def rtf_text(data: bytes) -> str:
                 stack.append((skip, uc, font))
             elif stack:
                 skip, uc, font = stack.pop()
-                if len(stack) < in_fonttbl_depth:
+                depth = len(stack)
+                if depth < in_fonttbl_depth:
                     in_fonttbl_depth = -1
+                if depth < data_depth:
+                    data_depth = -1
+                if depth < item_depth:
+                    item_depth = -1
+                if depth < fallback_depth:
+                    fallback_depth = -1
             continue
         if hexbyte is not None:
             if skip_left:
@@ -117,6 +156,13 @@ def rtf_text(data: bytes) -> str:
             continue
         if text is not None:
             if in_fonttbl_depth >= 0 or skip:
+                if len(stack) == data_depth:
+                    # A picture's or object's hex digits: the whole run at once, over its line
+                    # breaks (which are not data), instead of a token a line.
+                    start, stop = m.span(6)
+                    pos = _DATA.match(s, stop).end()  # type: ignore[union-attr]
+                    feed(view[start:stop] if pos == stop
+                         else data[start:pos].translate(None, b"\r\n"))
                 continue
             if skip_left:
                 cut = min(skip_left, len(text))
@@ -141,8 +187,24 @@ def rtf_text(data: bytes) -> str:
             continue  # line ends
         value = int(arg) if arg is not None else None
         if word == "bin" and value:
+            if value > 0 and len(stack) == data_depth:
+                feed(view[pos:pos + value])
             pos += max(0, value)  # binary data: skipped whole, braces in it are not groups
             continue
+        if word in _UNREAD:
+            depth = len(stack)
+            if word in _FALLBACKS:
+                if fallback_depth < 0:
+                    fallback_depth = depth
+            elif fallback_depth >= 0:
+                pass  # a fallback's copy of a picture counted elsewhere
+            elif item_depth < 0 and word != "objdata":
+                item_depth = depth
+                in_object = word == "object"
+                data_depth = -1 if in_object else depth
+                tally.item("embedded object" if in_object else "picture")
+            elif word == "objdata" and in_object and data_depth < 0:
+                data_depth = depth
         if word == "ansicpg" and value is not None:
             ansi = _codec(_CODEPAGES.get(value, f"cp{value}"), ansi)
         elif word == "fonttbl":
@@ -174,4 +236,4 @@ def rtf_text(data: bytes) -> str:
     text = "".join(out)
     # \uN gives UTF-16 code units: pairs become characters, a lone surrogate U+FFFD.
     text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return "\n".join(line.rstrip() for line in text.split("\n")).strip()
+    return tally.content("\n".join(line.rstrip() for line in text.split("\n")).strip())

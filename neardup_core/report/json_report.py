@@ -34,8 +34,8 @@ Keys are stable; new keys may be added, and a change to existing ones bumps ``ve
           "reference": true,
           "skipped": "1 picture not compared"   # only where the reader could not compare
                                # something (pictures, charts, embedded objects or documents of
-                               # a .docx); such files are "exact" only if those parts match
-                               # byte for byte
+                               # a .docx, .odt or RTF; a PDF's damaged pages); such files are
+                               # "exact" only if those parts match
         }, ...]
       }, ...],
       "excerpts": [{           # most contained first; never two files already in one group

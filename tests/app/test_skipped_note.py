@@ -8,6 +8,14 @@ import os
 from pathlib import Path
 
 import pytest
+from formatgen import (
+    ODT_CHART,
+    odt_bytes,
+    odt_object_xml,
+    odt_picture_bytes,
+    rtf_bytes,
+    rtf_picture_bytes,
+)
 from PySide6.QtCore import QModelIndex, Qt
 from robustness._hostile import PNG_BLUE, PNG_RED, SAMPLE, docx_bytes, picture_docx_bytes
 
@@ -70,6 +78,58 @@ def test_the_note_is_said_in_chinese(chinese, scanned: ScanResult) -> None:
     model.set_result(scanned)
     tip = _tip(model, _rows(model)["red.docx"], Col.NAME)
     assert tip is not None and "未比较：1 张图片" in tip, tip
+
+
+@pytest.fixture(params=["odt", "rtf"])
+def other_scanned(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[ScanResult, str]:
+    """red and blue pictures and none, in an OpenDocument or RTF file: one group."""
+    fmt, lines = request.param, SAMPLE.split("\n")
+    write = odt_picture_bytes if fmt == "odt" else rtf_picture_bytes
+    (tmp_path / f"red.{fmt}").write_bytes(write(PNG_RED, lines))
+    (tmp_path / f"blue.{fmt}").write_bytes(write(PNG_BLUE, lines))
+    (tmp_path / f"plain.{fmt}").write_bytes(odt_bytes(paragraphs=lines) if fmt == "odt"
+                                            else rtf_bytes(lines))
+    return ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(tmp_path)]), fmt
+
+
+def test_the_tree_says_what_an_odt_or_rtf_did_not_compare(qapp, other_scanned) -> None:
+    scanned, fmt = other_scanned
+    model = ResultsModel()
+    model.set_result(scanned)
+    rows = _rows(model)
+    assert set(rows) == {f"red.{fmt}", f"blue.{fmt}", f"plain.{fmt}"}
+    for name in (f"red.{fmt}", f"blue.{fmt}"):
+        for col in (Col.NAME, Col.FORMAT):
+            tip = _tip(model, rows[name], col)
+            assert tip is not None and "Not compared: 1 picture (" in tip, (name, col, tip)
+    assert "Not compared" not in (_tip(model, rows[f"plain.{fmt}"], Col.NAME) or "")
+
+
+def test_an_odt_or_rtf_note_is_said_in_chinese(chinese, other_scanned, tmp_path: Path) -> None:
+    scanned, fmt = other_scanned
+    model = ResultsModel()
+    model.set_result(scanned)
+    tip = _tip(model, _rows(model)[f"blue.{fmt}"], Col.NAME)
+    assert tip is not None and "未比较：1 张图片" in tip, tip
+    # a chart of an .odt, an object of an RTF, by their kinds
+    line = SAMPLE.splitlines()[0]
+    root = tmp_path / "kinds"
+    root.mkdir()
+    (root / "chart.odt").write_bytes(odt_bytes(
+        f"<text:p>{odt_object_xml()}{line}</text:p>", extra={"Object 1/content.xml": b"<c/>"},
+        media_types={"Object 1/": ODT_CHART}))
+    (root / "chart copy.odt").write_bytes((root / "chart.odt").read_bytes())
+    model.set_result(ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)]))
+    tip = _tip(model, _rows(model)["chart.odt"], Col.NAME)
+    assert tip is not None and "未比较：1 个图表" in tip, tip
+    rtf = rtf_bytes([line]).replace(b"\\fs24 ", b"\\fs24 {\\object{\\*\\objdata 01}}")
+    (root / "chart.odt").unlink()
+    (root / "chart copy.odt").unlink()
+    (root / "object.rtf").write_bytes(rtf)
+    (root / "object copy.rtf").write_bytes(rtf)
+    model.set_result(ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)]))
+    tip = _tip(model, _rows(model)["object.rtf"], Col.NAME)
+    assert tip is not None and "未比较：1 个嵌入对象" in tip, tip
 
 
 def test_the_core_wording_is_parsed_or_shown_as_it_is() -> None:

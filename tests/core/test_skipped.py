@@ -21,6 +21,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from formatgen import odt_bytes, odt_picture_bytes, rtf_bytes, rtf_picture_bytes
 from robustness._hostile import PNG_BLUE, PNG_RED, SAMPLE, docx_bytes, picture_docx_bytes
 
 from neardup_core import ScanOptions, ScanSession
@@ -252,6 +253,93 @@ def test_compare_calls_identical_only_what_the_scan_calls_identical(folder: Path
                                                     result.pairs.b.tolist(),
                                                     result.pairs.exact.tolist(), strict=True) if e]
     assert same == [{"red.docx", "red twin.docx"}]  # the scan's pairs of identical text
+
+
+# -- OpenDocument and RTF say it too ------------------------------------------------------------
+def _written(fmt: str, picture: bytes | None, *, again: bool = False) -> bytes:
+    """SAMPLE as an .odt or RTF with ``picture`` (none: without); ``again``: the same picture
+    written otherwise (another frame name, hex lines of another length), other bytes."""
+    lines = SAMPLE.split("\n")
+    if fmt == "odt":
+        return (odt_bytes(paragraphs=lines) if picture is None else
+                odt_picture_bytes(picture, lines, name="Picture 7" if again else "Image1"))
+    return (rtf_bytes(lines) if picture is None else
+            rtf_picture_bytes(picture, lines, line=64 if again else 128))
+
+
+@pytest.fixture(params=["odt", "rtf"])
+def other(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, str]:
+    fmt = request.param
+    root = tmp_path / fmt
+    root.mkdir()
+    (root / f"red.{fmt}").write_bytes(_written(fmt, PNG_RED))
+    (root / f"red again.{fmt}").write_bytes(_written(fmt, PNG_RED, again=True))
+    (root / f"blue.{fmt}").write_bytes(_written(fmt, PNG_BLUE))
+    (root / f"plain.{fmt}").write_bytes(_written(fmt, None))
+    assert len({p.read_bytes() for p in root.iterdir()}) == 4
+    return root, fmt
+
+
+def _exact(result: ScanResult) -> list[set[str]]:
+    names = [os.path.basename(d.path) for d in result.documents]
+    return [{names[a], names[b]} for a, b, e in zip(result.pairs.a.tolist(),
+                                                    result.pairs.b.tolist(),
+                                                    result.pairs.exact.tolist(), strict=True)
+            if e]
+
+
+def test_an_odt_or_rtf_with_a_picture_says_so_and_is_identical_only_to_the_same_picture(
+        other: tuple[Path, str], tmp_path: Path) -> None:
+    root, fmt = other
+    expected = {f"red.{fmt}": NOTE, f"red again.{fmt}": NOTE, f"blue.{fmt}": NOTE,
+                f"plain.{fmt}": None}
+    cache = str(tmp_path / "cache.sqlite")
+    result = scan(root, use_cache=True, cache_path=cache)
+    assert {d.format for d in result.documents} == {fmt}
+    assert notes(result) == expected
+    # one group of the four; identical text only where the pictures are the same
+    assert len(result.groups) == 1 and len(result.groups[0].members) == 4
+    assert _exact(result) == [{f"red.{fmt}", f"red again.{fmt}"}]
+    # a rescan answered by the cache rows says the same (the kept result: tested above)
+    (root / "new.txt").write_text("something else entirely, to be read", encoding="utf-8")
+    rows = scan(root, use_cache=True, cache_path=cache)
+    assert rows.stats["read"] == 1 and notes(rows) == {**expected, "new.txt": None}
+    assert _exact(rows) == [{f"red.{fmt}", f"red again.{fmt}"}]
+    # the reports say it beside the file
+    data = io.StringIO()
+    write_json(result, data)
+    members = {os.path.basename(m["path"]): m.get("skipped")
+               for g in json.loads(data.getvalue())["groups"] for m in g["members"]}
+    assert members == expected
+    data = io.StringIO()
+    write_csv(result, data)
+    assert {r["name"]: r["skipped"] or None
+            for r in csv.DictReader(io.StringIO(data.getvalue()))} == expected
+    data = io.StringIO()
+    write_text(result, data)
+    assert f"blue.{fmt}  [{NOTE}]" in data.getvalue()
+    data = io.StringIO()
+    write_html(result, data)
+    assert data.getvalue().count(f'<span class="skipped">{NOTE}</span>') == 3
+    # and neardup compare agrees with the scan
+    said = _compare(root / f"red.{fmt}", root / f"blue.{fmt}")
+    assert "identical text: False" in said and f"blue.{fmt}: {NOTE}." in said
+    assert "identical text: True" in _compare(root / f"red.{fmt}", root / f"red again.{fmt}")
+
+
+def test_an_odt_chart_and_an_rtf_object_are_said_by_their_kind(tmp_path: Path) -> None:
+    from formatgen import ODT_CHART, odt_object_xml
+
+    chart = odt_bytes(f"<text:p>{odt_object_xml()}{SAMPLE.splitlines()[0]}</text:p>",
+                      extra={"Object 1/content.xml": b"<chart/>"},
+                      media_types={"Object 1/": ODT_CHART})
+    (tmp_path / "chart.odt").write_bytes(chart)
+    rtf = rtf_bytes(SAMPLE.split("\n")).replace(
+        b"\\fs24 ", b"\\fs24 {\\object\\objemb{\\*\\objdata 0105}{\\result{\\pict 00}}}")
+    (tmp_path / "object.rtf").write_bytes(rtf)
+    result = scan(tmp_path)
+    assert notes(result) == {"chart.odt": "1 chart not compared",
+                             "object.rtf": "1 embedded object not compared"}
 
 
 # -- a move's destination -------------------------------------------------------------------------

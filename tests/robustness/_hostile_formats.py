@@ -148,6 +148,9 @@ EXPECTED_FORMATS: dict[str, ProblemKind | None] = {
     "deep.rtf": ProblemKind.CORRUPT,
     "crafted fields.rtf": ProblemKind.EMPTY,
     "binary past the end.rtf": ProblemKind.EMPTY,
+    "picture nested deep.rtf": ProblemKind.CORRUPT,
+    "picture binary past the end.rtf": None,
+    "picture never closed.rtf": None,
     "old word.doc": ProblemKind.UNSUPPORTED,
     "old wps.wps": ProblemKind.UNSUPPORTED,
 }
@@ -176,6 +179,12 @@ def hostile_formats_tree(root: Path) -> dict[str, ProblemKind | None]:
         "crafted fields.rtf": b"{\\rtf1 " + b'{\\field{\\*\\fldinst{ HYPERLINK "a}}}' * 20_000
                               + b"}",
         "binary past the end.rtf": b"{\\rtf1 \\bin999999999 {}}",
+        # what the RTF reader counts and digests (pictures), made hostile
+        "picture nested deep.rtf": b"{\\rtf1 words {\\pict " + b"{" * 100_000 + b"}",
+        "picture binary past the end.rtf": b"{\\rtf1 Binary data that claims a gigabyte "
+                                           b"{\\pict\\pngblip\\bin999999999 {}}",
+        "picture never closed.rtf": b"{\\rtf1 A picture that never closes follows. "
+                                    b"{\\pict\\pngblip 89504e47" + b"0f" * 500_000,
         "old word.doc": b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(4096),
         "old wps.wps": b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(4096),
     }

@@ -43,6 +43,9 @@ def test_every_hostile_document_ends_as_a_document_or_the_right_problem(tree: Pa
     assert msg["old word.doc"] == "legacy Word format: save it as .docx to compare"
     docs = {os.path.basename(d.path): d for d in result.documents}
     assert docs["good.pdf"].format == "pdf" and docs["good.rtf"].format == "rtf"
+    assert "nest deeper" in msg["picture nested deep.rtf"]
+    for name in ("picture binary past the end.rtf", "picture never closed.rtf"):
+        assert docs[name].skipped == "1 picture not compared", name
     groups = [{os.path.basename(result.documents[m.doc].path) for m in g.members}
               for g in result.groups]
     assert {"good.pdf", "good.odt", "good.rtf"} in groups  # one text in three formats

@@ -26,6 +26,7 @@ from _hostile import (
 from _hostile_formats import hostile_formats_tree
 from _robust import scan
 from core._actions_factory import make_result
+from formatgen import ODT_CHART, odt_bytes, odt_image_xml, odt_object_xml, rtf_picture_bytes
 
 from neardup_core import messages
 from neardup_core.actions import ActionLog, execute, plan_move, plan_trash
@@ -64,6 +65,14 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (unread / "equation.docx").write_bytes(equation_docx_bytes("x", "+", "1"))
     (unread / "chunk.docx").write_bytes(alt_chunk_docx_bytes(docx_bytes("Answer 42"),
                                                              "word/chunk.docx"))
+    # an .odt's chart and picture, an RTF's object and picture (issue 20)
+    (unread / "chart.odt").write_bytes(odt_bytes(
+        f"<text:p>{odt_object_xml()}{odt_image_xml()}A chart and a picture.</text:p>",
+        extra={"Object 1/content.xml": b"<c/>", "Pictures/1.png": PNG_RED},
+        media_types={"Object 1/": ODT_CHART}))
+    rtf = rtf_picture_bytes(PNG_RED, ["An object follows."])
+    (unread / "object.rtf").write_bytes(rtf.replace(b"follows.",
+                                                    b"follows.{\\object{\\*\\objdata 01}}"))
     (root / "empty.txt").write_bytes(b"")
     (root / "unknown.xyz").write_text("not a type the walk includes", encoding="utf-8")
     if hasattr(os, "symlink"):
@@ -84,6 +93,11 @@ def test_every_problem_note_and_skipped_note_of_a_hostile_scan_is_in_chinese(tre
     said = [p.message for p in result.problems] + list(result.notes)
     said += [d.skipped for d in result.documents if d.skipped]
     assert any(d.skipped for d in result.documents), "no skipped note was produced"
+    skipped = {os.path.basename(d.path): d.skipped for d in result.documents}
+    assert skipped["chart.odt"] == "1 picture, 1 chart not compared"
+    assert skipped["object.rtf"] == "1 picture, 1 embedded object not compared"
+    assert messages.render(skipped["chart.odt"], "zh_CN") == "1 张图片、1 个图表未比较"
+    assert messages.render(skipped["object.rtf"], "zh_CN") == "1 张图片、1 个嵌入对象未比较"
     assert any("boilerplate" in n for n in result.notes), result.notes
     assert untranslated(said) == []
 

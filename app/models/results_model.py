@@ -493,10 +493,17 @@ class ResultsModel(QAbstractItemModel):
             tip = note if tip is None else f"{tip}\n{note}"
         return tip
 
+    def _format_name(self, fmt: str) -> str:
+        """What a file without an encoding is, in words ("Word document" was said of all)."""
+        names = {"docx": self.tr("Word document"), "pdf": self.tr("PDF document"),
+                 "odt": self.tr("OpenDocument text"), "rtf": self.tr("RTF document"),
+                 "doc": self.tr("Word document")}
+        return names.get(fmt, fmt)
+
     def _member_tip(self, d: Document, ref: bool, col: int) -> str | None:
         if col == Col.FORMAT:
             if d.encoding is None:
-                return self.tr("Word document")
+                return self._format_name(d.format)
             conf = format_percent(d.confidence, 0) if d.confidence is not None else "?"
             tip = self.tr("Decoded as {enc} (detector confidence {conf})").format(
                 enc=d.encoding, conf=conf)

@@ -105,6 +105,18 @@ def test_the_tree_says_what_an_odt_or_rtf_did_not_compare(qapp, other_scanned) -
     assert "Not compared" not in (_tip(model, rows[f"plain.{fmt}"], Col.NAME) or "")
 
 
+def test_the_format_tip_names_the_format(qapp, other_scanned, scanned) -> None:
+    """Every file without an encoding was called a "Word document", PDFs and RTFs too."""
+    for result, fmt, said in ((other_scanned[0], other_scanned[1],
+                               {"odt": "OpenDocument text", "rtf": "RTF document"}),
+                              (scanned, "docx", {"docx": "Word document"})):
+        model = ResultsModel()
+        model.set_result(result)
+        rows = _rows(model)
+        tip = _tip(model, rows[f"plain.{fmt}"], Col.FORMAT)
+        assert tip is not None and tip.startswith(said[fmt]), (fmt, tip)
+
+
 def test_an_odt_or_rtf_note_is_said_in_chinese(chinese, other_scanned, tmp_path: Path) -> None:
     scanned, fmt = other_scanned
     model = ResultsModel()

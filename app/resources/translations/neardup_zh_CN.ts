@@ -410,7 +410,7 @@
 <context>
     <name>FileActionsController</name>
     <message>
-        <location filename="../../controllers/file_actions.py" line="+52"/>
+        <location filename="../../controllers/file_actions.py" line="+53"/>
         <source>Nothing marked</source>
         <translation>没有标记任何文件</translation>
     </message>
@@ -425,7 +425,7 @@
         <translation>将已标记的文件移到</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+7"/>
         <source>Cannot do that</source>
         <translation>无法执行此操作</translation>
     </message>
@@ -525,19 +525,19 @@ This folder does not exist</source>
         <translation>没有足够相似、可以显示在这里的文件</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+16"/>
         <source>Similarity</source>
         <translation>相似度</translation>
     </message>
     <message numerus="yes">
-        <location line="+11"/>
+        <location line="+8"/>
         <source>+ %Ln exact-copy pairs</source>
         <translation>
             <numerusform>+ %Ln 对完全相同的副本</numerusform>
         </translation>
     </message>
     <message>
-        <location line="-26"/>
+        <location line="-25"/>
         <source>No pairs yet: scan some folders</source>
         <translation>还没有文件对：请先扫描文件夹</translation>
     </message>
@@ -926,7 +926,7 @@ Action log: {log}</source>
 <context>
     <name>ResultsIOController</name>
     <message>
-        <location filename="../../controllers/results_io.py" line="+30"/>
+        <location filename="../../controllers/results_io.py" line="+31"/>
         <source>CSV spreadsheet (*.csv)</source>
         <translation>CSV 表格 (*.csv)</translation>
     </message>
@@ -1072,14 +1072,14 @@ Action log: {log}</source>
         </translation>
     </message>
     <message numerus="yes">
-        <location line="+131"/>
+        <location line="+138"/>
         <source>%Ln characters could not be decoded and were replaced</source>
         <translation>
             <numerusform>有 %Ln 个字符无法解码，已被替换</numerusform>
         </translation>
     </message>
     <message>
-        <location line="-123"/>
+        <location line="-130"/>
         <source>same text</source>
         <translation>文本相同</translation>
     </message>
@@ -1124,12 +1124,28 @@ Action log: {log}</source>
         <translation>经由 {name}，{q}</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+14"/>
+        <location line="+2"/>
         <source>Word document</source>
         <translation>Word 文档</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-2"/>
+        <source>PDF document</source>
+        <translation>PDF 文档</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>OpenDocument text</source>
+        <translation>OpenDocument 文本</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>RTF document</source>
+        <translation>RTF 文档</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>Decoded as {enc} (detector confidence {conf})</source>
         <translation>按 {enc} 解码（检测置信度 {conf}）</translation>
     </message>

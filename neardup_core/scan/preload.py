@@ -8,8 +8,11 @@ the workers simply load what they need themselves.
 import contextlib
 
 with contextlib.suppress(Exception):
-    from neardup_core.extract import load_readers
     from neardup_core.scan.worker import warm_up
 
-    load_readers()  # the readers load on first use elsewhere; every worker here uses them
     warm_up()
+
+with contextlib.suppress(Exception):
+    from neardup_core.extract import load_readers
+
+    load_readers()  # elsewhere the readers load on first use; every worker forked here reads

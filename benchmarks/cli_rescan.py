@@ -85,10 +85,12 @@ def measure(folder: str, trees: list[str], rounds: int, warm: int, work: Path, *
                  "descendants_counted": reap, "trees": {}}
     runs = {t: {"cold": [], "warm": []} for t in trees}
     for i, tree in enumerate(trees):  # the first cached scan fills each tree's cache
-        run_scan(tree, folder, work / f"fill-{i}.json", str(work / f"cache-{i}.sqlite"),
-                 reap=reap)
+        if warm:
+            run_scan(tree, folder, work / f"fill-{i}.json", str(work / f"cache-{i}.sqlite"),
+                     reap=reap)
+    order = list(enumerate(trees))
     for r in range(rounds):
-        for i, tree in enumerate(trees):
+        for i, tree in order if r % 2 == 0 else order[::-1]:  # neither tree always goes first
             cold_out = work / f"cold-{i}.json"
             runs[tree]["cold"].append(run_scan(tree, folder, cold_out, None, reap=reap))
             for _ in range(warm):
@@ -100,7 +102,7 @@ def measure(folder: str, trees: list[str], rounds: int, warm: int, work: Path, *
         print(f"round {r + 1}/{rounds}, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
     for tree, got in runs.items():
         row: dict = {}
-        for kind in ("cold", "warm"):
+        for kind in ("cold", "warm") if warm else ("cold",):
             walls = [w for w, _ in got[kind]]
             cpus = [c for _, c in got[kind]]
             row[kind] = {"wall_best": round(min(walls), 3),
@@ -108,6 +110,9 @@ def measure(folder: str, trees: list[str], rounds: int, warm: int, work: Path, *
                          "cpu_best": round(min(cpus), 3),
                          "cpu_median": round(statistics.median(cpus), 3),
                          "all": [[round(w, 3), round(c, 3)] for w, c in got[kind]]}
+        if not warm:
+            out["trees"][tree] = row
+            continue
         c, w = row["cold"], row["warm"]
         row["ratio"] = {"wall_best": round(w["wall_best"] / c["wall_best"], 4),
                         "wall_median": round(w["wall_median"] / c["wall_median"], 4),
@@ -141,7 +146,13 @@ def main(argv: list[str] | None = None) -> int:
                       reap=_reap_descendants())
     res["started"] = datetime.now(UTC).isoformat(timespec="seconds")
     for tree, row in res["trees"].items():
-        c, w, r = row["cold"], row["warm"], row["ratio"]
+        c = row["cold"]
+        if "warm" not in row:
+            print(f"{tree}\n  cold: wall best {c['wall_best']:.2f} s, median "
+                  f"{c['wall_median']:.2f} s; CPU best {c['cpu_best']:.2f} s, median "
+                  f"{c['cpu_median']:.2f} s")
+            continue
+        w, r = row["warm"], row["ratio"]
         print(f"{tree}\n  cold: wall best {c['wall_best']:.2f} s, median {c['wall_median']:.2f}"
               f" s; CPU best {c['cpu_best']:.2f} s\n  warm: wall best {w['wall_best']:.3f} s, "
               f"median {w['wall_median']:.3f} s; CPU best {w['cpu_best']:.3f} s\n  warm/cold: "

@@ -392,8 +392,8 @@ def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextI
     from neardup_core import report
     from neardup_core.output import is_stream
 
-    writer = {"text": report.write_text, "json": report.write_json, "csv": report.write_csv,
-              "html": report.write_html}[fmt]
+    # only the one writer is loaded: the others (and the HTML's diff code) stay unimported
+    writer = getattr(report, f"write_{fmt}")
     if fmt in ("csv", "html"):
         writer(result, output or stdout, language=language)
     else:

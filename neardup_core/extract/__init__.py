@@ -8,9 +8,11 @@ crash).
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import xxhash
 
@@ -27,23 +29,6 @@ from neardup_core.extract.common import (
     open_regular,
     read_capped,
 )
-from neardup_core.extract.docx import (
-    DocxContent,
-    DocxLimits,
-    docx_content,
-    docx_text,
-    read_docx,
-    read_docx_bytes,
-)
-from neardup_core.extract.encoding.detect import Decoded, decode_bytes
-from neardup_core.extract.html import html_decode, html_text
-from neardup_core.extract.legacy import LEGACY_MESSAGE, sniff_legacy
-from neardup_core.extract.limits import guarded
-from neardup_core.extract.odt import odt_content, odt_text
-from neardup_core.extract.pdf import PdfContent, PdfLimits, pdf_content, pdf_text
-from neardup_core.extract.rtf import rtf_content, rtf_text
-from neardup_core.extract.txt import decode_txt, read_txt, read_txt_bytes
-from neardup_core.extract.unread import DocumentContent
 from neardup_core.extract.walk import FileEntry, WalkStats, check_roots, walk
 from neardup_core.models import (
     DOCX_SUFFIXES,
@@ -56,6 +41,25 @@ from neardup_core.models import (
     Problem,
     ProblemKind,
 )
+
+if TYPE_CHECKING:
+    from neardup_core.extract.docx import (
+        DocxContent,
+        DocxLimits,
+        docx_content,
+        docx_text,
+        read_docx,
+        read_docx_bytes,
+    )
+    from neardup_core.extract.encoding.detect import Decoded
+    from neardup_core.extract.html import html_decode, html_text
+    from neardup_core.extract.legacy import LEGACY_MESSAGE, sniff_legacy
+    from neardup_core.extract.limits import guarded
+    from neardup_core.extract.odt import odt_content, odt_text
+    from neardup_core.extract.pdf import PdfContent, PdfLimits, pdf_content, pdf_text
+    from neardup_core.extract.rtf import rtf_content, rtf_text
+    from neardup_core.extract.txt import decode_txt, read_txt, read_txt_bytes
+    from neardup_core.extract.unread import DocumentContent
 
 __all__ = [
     "BinaryContent",
@@ -85,6 +89,7 @@ __all__ = [
     "html_decode",
     "html_text",
     "human_size",
+    "load_readers",
     "odt_content",
     "odt_text",
     "pdf_content",
@@ -97,6 +102,51 @@ __all__ = [
     "rtf_text",
     "walk",
 ]
+
+#: The readers, by the module (under neardup_core.extract) that holds each name. They load on
+#: first use (:func:`load_readers`): a rescan answered from the cache, the walk, the app's
+#: windows import this package and never read a file, and the readers bring the encoding
+#: detector (chardet and its tables), lxml and the zip guards with them.
+_READERS: dict[str, str] = {
+    "DocxContent": "docx", "DocxLimits": "docx", "docx_content": "docx", "docx_text": "docx",
+    "read_docx": "docx", "read_docx_bytes": "docx", "Decoded": "encoding.detect",
+    "html_decode": "html", "html_text": "html", "LEGACY_MESSAGE": "legacy",
+    "sniff_legacy": "legacy", "guarded": "limits", "odt_text": "odt", "odt_content": "odt",
+    "PdfContent": "pdf", "PdfLimits": "pdf", "pdf_content": "pdf", "pdf_text": "pdf",
+    "rtf_text": "rtf", "rtf_content": "rtf", "decode_txt": "txt", "read_txt": "txt",
+    "read_txt_bytes": "txt", "DocumentContent": "unread",
+}
+_loaded = False
+
+
+def load_readers() -> None:
+    """Import every reader now (the scan's fork server does, so that the workers forked from
+    it start with them loaded). A name already set here (a test's stand-in) is kept."""
+    global _loaded
+    if _loaded:
+        return
+    space = globals()
+    for name, module in _READERS.items():
+        if name not in space:
+            space[name] = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    _loaded = True
+
+
+def __getattr__(name: str) -> Any:
+    if name in _READERS:
+        load_readers()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def decode_bytes(data: bytes, **options: Any) -> Decoded:
+    """:func:`neardup_core.extract.encoding.detect.decode_bytes` (same options), whose
+    detector loads on the first call rather than with this package: a worker imports this name
+    at start-up, and so does every module that imports the worker."""
+    from neardup_core.extract.encoding.detect import decode_bytes as decode
+
+    return decode(data, **options)
+
 
 _CHUNK = 1024 * 1024
 
@@ -138,6 +188,7 @@ def extract(path: str, *, max_bytes: int, encoding: str | None = None) -> Extrac
     ``encoding`` overrides detection for text files and web pages (the user's manual choice).
     """
     suffix = os.path.splitext(path)[1].lower()
+    load_readers()
     try:
         if suffix in DOCX_SUFFIXES:
             return _docx(path, max_bytes)

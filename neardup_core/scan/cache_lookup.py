@@ -12,18 +12,20 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import threading
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from neardup_core.errors import CacheError
 from neardup_core.extract import FileEntry, content_hash
-from neardup_core.fingerprint.fingerprinter import DocFingerprint
 from neardup_core.models import WORKER_ONLY_SUFFIXES, Problem, ProblemKind
-from neardup_core.scan.pool import WorkerPool
 from neardup_core.scan.stages import RunStages
-from neardup_core.scan.worker import Outcome
 from neardup_core.store.cache import CacheEntry, FingerprintCache
 from neardup_core.store.snapshot import Snapshot, snapshot_key, unpack
+
+if TYPE_CHECKING:  # a rescan the kept result answers reads nothing: no worker, no fingerprinter
+    from neardup_core.scan.pool import WorkerPool
+    from neardup_core.scan.worker import Outcome
 
 _WORKER_ONLY = tuple(sorted(WORKER_ONLY_SUFFIXES))
 
@@ -235,6 +237,9 @@ class CacheLookup(RunStages):
 
 def outcome_from_cache(c: CacheEntry) -> Outcome:
     """What a worker would have returned for the file of cache row ``c``."""
+    from neardup_core.fingerprint.fingerprinter import DocFingerprint
+    from neardup_core.scan.worker import Outcome
+
     if c.problem_kind is not None:
         prob = Problem(c.path, ProblemKind(c.problem_kind), c.problem_message or "")
         return Outcome(c.path, c.size, c.mtime_ns, None, None, c.content_hash, prob)

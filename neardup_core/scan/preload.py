@@ -11,3 +11,8 @@ with contextlib.suppress(Exception):
     from neardup_core.scan.worker import warm_up
 
     warm_up()
+
+with contextlib.suppress(Exception):
+    from neardup_core.extract import load_readers
+
+    load_readers()  # elsewhere the readers load on first use; every worker forked here reads

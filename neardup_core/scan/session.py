@@ -33,7 +33,6 @@ from neardup_core.errors import CacheError
 from neardup_core.extract import FileEntry, check_roots
 from neardup_core.fingerprint.fingerprinter import DocFingerprint, FingerprintSettings
 from neardup_core.models import Document, Method, PairTable, Problem, ScanOptions
-from neardup_core.pairs.find import find_pairs
 from neardup_core.progress import CancelToken, ProgressSink, Stage, null_progress
 from neardup_core.result import ScanResult
 from neardup_core.scan.boilerplate_pass import BOILERPLATE_MIN_DOCS, BoilerplatePass
@@ -231,6 +230,8 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
 
     def _pairs(self, docs: list[Document], simh: np.ndarray, minh: np.ndarray,
                floor: float, rank: np.ndarray) -> PairTable:
+        from neardup_core.pairs.find import find_pairs  # not needed when a kept result answers
+
         pairs, cancelled = find_pairs(docs, simh, minh, floor, rank, self.opt, emit=self.emit,
                                       cancel=self.cancel, notes=self.notes, stats=self.stats)
         self._cpu("pairs")

@@ -26,9 +26,14 @@ text file, another program's database, a file whose header is gone) raises
 the wrong file must not rename the user's file. A recognised cache that turns out damaged
 ("malformed", missing tables, a failed page check) is moved aside to
 ``<name>.corrupt-<timestamp>`` and rebuilt by :meth:`open`, which says so in
-``recovered_from``. Faults never surface as sqlite3 errors: a locked, read-only or unreachable
-database raises :class:`CacheUnavailable` from :meth:`open` or from any method. Callers turn the
-cache off and scan on.
+``recovered_from``. The page check reads every page of the file (about a millisecond per MB
+here, warm: a quarter of a second for 300 MB of cache, before a rescan could use it), so it is
+made only when the file is not exactly as a neardup process that had checked it left it on
+closing (``<name>-checked`` records its size, modification time and inode then); a damaged page
+met in use removes that record, so the next :meth:`open` checks and rebuilds. Faults never
+surface as sqlite3 errors: a locked, read-only or unreachable database raises
+:class:`CacheUnavailable` from :meth:`open` or from any method. Callers turn the cache off and
+scan on.
 
 Layout: table ``meta(key, value)`` holds ``schema_version``; table ``entries`` has one row per
 ``(settings_key, path)`` (version 2 added ``skipped``: what a .docx reader
@@ -66,6 +71,9 @@ SCHEMA_VERSION = 3
 APPLICATION_ID = 0x4E445550
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 FILE_NAME = "fingerprints-v1.sqlite"
+#: Beside the database: the state it was left in by a process that had checked every page.
+CHECKED_SUFFIX = "-checked"
+_CHECKED_FORMAT = "neardup-cache-checked 1"
 #: Problems that say nothing about the file's bytes; :meth:`FingerprintCache.put_many` skips them.
 TRANSIENT_PROBLEMS = frozenset({"unreadable", "vanished", "lost"})
 #: Whole-scan results kept (:mod:`neardup_core.store.snapshot`); older ones are dropped on write.
@@ -180,6 +188,9 @@ class FingerprintCache:
         self._owner = threading.get_ident()  # the one thread that may use it
         #: Where a damaged database was moved before this one was built, else None.
         self.recovered_from = recovered_from
+        #: Every page was checked when :meth:`open` opened it (or it was left so): closing it
+        #: records that (see _leave_checked), unless a damaged page was met in the meantime.
+        self._checked = False
 
     # -- opening ----------------------------------------------------------------------------
     @classmethod
@@ -200,7 +211,7 @@ class FingerprintCache:
         check_cache_file(path)
         recovered = None
         try:
-            conn = cls._open_checked(path, busy_timeout, connect)
+            conn = cls._open_checked(path, busy_timeout, connect, pages=not _left_checked(path))
         except _Corrupt:
             recovered = _move_aside(path)
             try:
@@ -208,17 +219,20 @@ class FingerprintCache:
             except _Corrupt as exc:
                 raise CacheUnavailable(f"the cache database {path} could not be rebuilt: "
                                        f"{exc}") from None
-        return cls(conn, path, recovered_from=recovered)
+        cache = cls(conn, path, recovered_from=recovered)
+        cache._checked = True
+        return cache
 
     @staticmethod
     def _open_checked(path: str, busy_timeout: float,
-                      connect: Callable[[str, float], sqlite3.Connection]) -> sqlite3.Connection:
+                      connect: Callable[[str, float], sqlite3.Connection], *,
+                      pages: bool = True) -> sqlite3.Connection:
         try:
             conn = connect(path, busy_timeout)
         except sqlite3.Error as exc:
             raise _unavailable(exc, path, "open") from None
         try:
-            _prepare(conn, busy_timeout)
+            _prepare(conn, busy_timeout, pages=pages)
         except _Corrupt:
             conn.close()
             raise
@@ -230,10 +244,16 @@ class FingerprintCache:
         return conn
 
     def close(self) -> None:
+        """Close the connection; the file, checked when it was opened and changed since only
+        by SQLite's own writes, is recorded as checked (:func:`_leave_checked`)."""
         if self._conn is not None:
             conn, self._conn = self._conn, None
-            with contextlib.suppress(sqlite3.Error):
+            try:
                 conn.close()
+            except sqlite3.Error:
+                return
+            if self._checked:
+                _leave_checked(self.path)
 
     def hand_over(self) -> None:
         """Make the calling thread the one that uses this cache from now on (a scan opens its
@@ -396,6 +416,9 @@ class FingerprintCache:
         try:
             yield self._conn
         except sqlite3.Error as exc:
+            if _code(exc) in _CORRUPT_CODES:  # the next open checks every page, and rebuilds
+                self._checked = False
+                _forget_checked(self.path)
             raise _unavailable(exc, self.path, action) from None
 
 
@@ -474,8 +497,74 @@ def _has_cache_schema(path: str) -> bool:
         conn.close()
 
 
-def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
-    """Check the file is ours and intact, then set it up; raises _Corrupt or sqlite3.Error."""
+def _file_state(path: str) -> str | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return f"{_CHECKED_FORMAT} {st.st_size} {st.st_mtime_ns} {st.st_ino}"
+
+
+def _left_checked(path: str) -> bool:
+    """Whether the database is exactly as a process that had checked every page of it left it
+    on closing (size, modification time and inode as recorded then, and no write-ahead log
+    another connection still holds): its pages need no new walk."""
+    if os.path.lexists(path + "-wal"):
+        return False
+    try:
+        with open(path + CHECKED_SUFFIX, encoding="ascii") as f:
+            recorded = f.read(200)
+    except (OSError, ValueError):
+        return False
+    state = _file_state(path)
+    return state is not None and recorded == state
+
+
+def _leave_checked(path: str) -> None:
+    """Record the state of the closed database as checked; best effort (a read-only folder
+    only means the next open checks the pages again)."""
+    if os.path.lexists(path + "-wal"):  # another connection still writes: its changes to come
+        _forget_checked(path)
+        return
+    state = _file_state(path)
+    record = path + CHECKED_SUFFIX
+    if state is None or not _record_is_ours(record):
+        return
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    with contextlib.suppress(OSError):
+        fd = os.open(record, flags, 0o644)
+        with open(fd, "w", encoding="ascii") as f:
+            f.write(state)
+
+
+def _forget_checked(path: str) -> None:
+    record = path + CHECKED_SUFFIX
+    if os.path.lexists(record) and _record_is_ours(record):
+        with contextlib.suppress(OSError):
+            os.remove(record)
+
+
+def _record_is_ours(record: str) -> bool:
+    """Absent, or a regular file this module wrote (it starts with its format): a file that
+    happens to bear the name beside a ``--cache`` file is never overwritten or removed."""
+    try:
+        st = os.lstat(record)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode) or st.st_size > 256:
+        return False
+    try:
+        with open(record, "rb") as f:
+            return f.read(len(_CHECKED_FORMAT)) == _CHECKED_FORMAT.encode("ascii")
+    except OSError:
+        return False
+
+
+def _prepare(conn: sqlite3.Connection, busy_timeout: float, *, pages: bool = True) -> None:
+    """Check the file is ours and intact (every page when ``pages``: see :func:`_left_checked`),
+    then set it up; raises _Corrupt or sqlite3.Error."""
     conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
     # Reading the schema is the first access to the file: "not a database" shows up here.
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -488,7 +577,7 @@ def _prepare(conn: sqlite3.Connection, busy_timeout: float) -> None:
         if version not in ("1", "2", str(SCHEMA_VERSION)):
             raise _Corrupt(f"unknown schema version {version!r}")
         # A truncated or damaged file can pass the checks above; this walks every page once.
-        problems = [r[0] for r in conn.execute("PRAGMA quick_check(5)")]
+        problems = [r[0] for r in conn.execute("PRAGMA quick_check(5)")] if pages else ["ok"]
         if problems != ["ok"]:
             raise _Corrupt("; ".join(problems))
     mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -570,6 +659,7 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
 
 
 def _move_aside(path: str) -> str:
+    _forget_checked(path)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = f"{path}.corrupt-{stamp}"
     n = 1
@@ -655,5 +745,5 @@ def _entry(r: tuple, path: str | None = None) -> CacheEntry:
         _array(r[21], "<u4", np.uint32))
 
 
-__all__ = ["APPLICATION_ID", "TRANSIENT_PROBLEMS", "CacheEntry", "CacheRefused", "FingerprintCache",
-           "check_cache_file", "content_hash", "default_path"]
+__all__ = ["APPLICATION_ID", "CHECKED_SUFFIX", "TRANSIENT_PROBLEMS", "CacheEntry", "CacheRefused",
+           "FingerprintCache", "check_cache_file", "content_hash", "default_path"]

@@ -524,3 +524,86 @@ def test_a_scan_trims_the_cache_it_wrote_to(tmp_path, monkeypatch):
     ScanSession(ScanOptions(use_cache=True, cache_path=str(tmp_path / "c.sqlite"), jobs=1,
                             cache_limit=5 << 20, cache_days=7)).run([str(root)])
     assert calls == [(5 << 20, 7)]
+
+
+# -- the page check on open ----------------------------------------------------------------------
+
+def _tracing(seen: list[str]):
+    """The cache's ``connect`` seam, with every statement the connection runs recorded."""
+    def connect(path: str, busy_timeout: float) -> sqlite3.Connection:
+        conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None,
+                               check_same_thread=False)
+        conn.set_trace_callback(seen.append)
+        return conn
+    return connect
+
+
+def _checked_pages(seen: list[str]) -> bool:
+    return any("quick_check" in q for q in seen)
+
+
+def test_a_cache_left_as_it_was_checked_is_not_read_page_by_page_again(db):
+    """Every page is read on open only when the file is not as a process that had checked it
+    left it: a rescan's open of a big cache cost a walk of every page (issue 22)."""
+    paths = [(f"/docs/{i}.txt", 100, 1_700_000_000_123_456_789) for i in range(50)]
+    with FingerprintCache.open(db) as c:
+        c.put_many([entry(p, seed=i) for i, (p, _, _) in enumerate(paths)])
+    seen: list[str] = []
+    with FingerprintCache.open(db, connect=_tracing(seen)) as c:
+        assert len(c.get_many(paths, KEY)) == 50
+    assert seen and not _checked_pages(seen)
+    st = os.stat(db)
+    os.utime(db, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # touched by someone else
+    seen.clear()
+    with FingerprintCache.open(db, connect=_tracing(seen)) as c:
+        assert c.recovered_from is None and len(c.get_many(paths, KEY)) == 50
+    assert _checked_pages(seen)
+    seen.clear()
+    with FingerprintCache.open(db, connect=_tracing(seen)) as c:  # checked again, and left so
+        assert len(c) == 50
+    assert seen and not _checked_pages(seen)
+
+
+def test_a_damaged_page_met_in_use_has_the_next_open_check_and_rebuild(db):
+    """Damage that leaves the size, the time and the inode alone (a bad sector) is met by the
+    query that reads it; the cache is then unavailable for that scan and the next open walks
+    every page, finds it and rebuilds."""
+    paths = [(f"/docs/{i}.txt", 100, 1_700_000_000_123_456_789) for i in range(400)]
+    with FingerprintCache.open(db) as c:
+        c.put_many([entry(p, seed=i) for i, (p, _, _) in enumerate(paths)])
+        root = c._conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'entries'"
+                               ).fetchone()[0]
+        page = c._conn.execute("PRAGMA page_size").fetchone()[0]
+    assert os.path.exists(db + cache_mod.CHECKED_SUFFIX)
+    st = os.stat(db)
+    with open(db, "r+b") as f:
+        f.seek((root - 1) * page)
+        f.write(b"\xff" * page)
+    os.utime(db, ns=(st.st_atime_ns, st.st_mtime_ns))
+    seen: list[str] = []
+    with FingerprintCache.open(db, connect=_tracing(seen)) as c:
+        assert not _checked_pages(seen)
+        with pytest.raises(CacheUnavailable, match="damaged"):
+            c.get_many(paths, KEY)
+    assert not os.path.exists(db + cache_mod.CHECKED_SUFFIX)
+    with FingerprintCache.open(db) as c:
+        assert c.recovered_from is not None
+        assert len(c) == 0
+
+
+def test_a_file_of_the_users_beside_the_cache_is_never_taken_for_the_record(db):
+    """``--cache data.sqlite`` beside a file of the user's named ``data.sqlite-checked``: the
+    record is neither written over it nor removed, and the pages are checked on every open."""
+    os.makedirs(os.path.dirname(db))
+    theirs = db + cache_mod.CHECKED_SUFFIX
+    with open(theirs, "w", encoding="utf-8") as f:
+        f.write("my notes")
+    for _ in range(2):
+        seen: list[str] = []
+        with FingerprintCache.open(db, connect=_tracing(seen)) as c:
+            c.put_many([entry("/a.txt")])
+        with open(theirs, encoding="utf-8") as f:
+            assert f.read() == "my notes"
+    assert _checked_pages(seen)
+    cache_mod._forget_checked(db)
+    assert os.path.exists(theirs)

@@ -1,0 +1,103 @@
+"""A rescan of an unchanged folder, answered whole from the cache, loads nothing it does not use
+(issue 22): no reader (the encoding detector and chardet, lxml, PDFium), no Chinese segmenter,
+no pair search, grouping or SciPy, no other report writer, no fork server. A module-set test, not
+a timing test: which modules the fresh interpreter of each run holds when it is done. The first
+run of the same probe must load the readers (else the test would prove nothing), and both runs
+must write the same report."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import docx
+import textgen as tg
+from formatgen import pdf_bytes
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: What a rescan answered by the kept result must not import (each is loaded on first use).
+NOT_ON_THE_WARM_PATH = (
+    "chardet", "jieba", "rjieba", "lxml", "pypdfium2", "scipy",
+    "neardup_core.extract.docx", "neardup_core.extract.txt", "neardup_core.extract.pdf",
+    "neardup_core.extract.odt", "neardup_core.extract.rtf", "neardup_core.extract.html",
+    "neardup_core.extract.legacy", "neardup_core.extract.zip_package",
+    "neardup_core.extract.encoding", "neardup_core.extract.encoding.detect",
+    "neardup_core.pairs.find", "neardup_core.pairs.hamming_index", "neardup_core.grouping",
+    "neardup_core.report.csv_report", "neardup_core.report.html_report",
+    "neardup_core.report.text_report", "neardup_core.diff", "multiprocessing.forkserver",
+)
+#: What the first scan of the same folder, through the same probe, does load: the list above
+#: names modules that the scan really uses.
+READ_ON_THE_COLD_PATH = ("chardet", "lxml", "pypdfium2", "rjieba", "neardup_core.extract.docx",
+                         "neardup_core.extract.encoding.detect", "neardup_core.pairs.find")
+
+PROBE = """
+import contextlib, io, json, multiprocessing, sys
+from neardup_core.cli import main
+err = io.StringIO()
+code = main({argv!r}, stderr=err)
+print(json.dumps({{"code": code, "err": err.getvalue(), "modules": sorted(sys.modules),
+                  "children": len(multiprocessing.active_children())}}))
+"""
+
+
+def _run(argv: list[str]) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv)], env=env, cwd=ROOT,
+                          capture_output=True, text=True, check=True, timeout=300)
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["code"] == 0, got["err"]
+    return got
+
+
+def _folder(root: Path) -> Path:
+    """Every kind of reading a scan does: UTF-8 and GBK text, Chinese and English, a Word file
+    and a PDF, with near-duplicates among them so the report has groups."""
+    docs = root / "docs"
+    docs.mkdir()
+    zh, en = tg.zh_doc(1, 24), tg.en_doc(2, 24)
+    (docs / "zh.txt").write_text(zh, encoding="utf-8")
+    (docs / "zh-gbk.txt").write_bytes(tg.typos(zh, 3, 2).encode("gbk", errors="replace"))
+    (docs / "en.txt").write_text(en, encoding="utf-8")
+    (docs / "en-copy.txt").write_text(tg.typos(en, 4, 3), encoding="utf-8")
+    d = docx.Document()
+    for para in tg.delete_sentences(en, 5, 2).split("\n"):
+        d.add_paragraph(para)
+    d.save(str(docs / "en.docx"))
+    (docs / "en.pdf").write_bytes(pdf_bytes([tg.en_doc(6, 12).split("\n")]))
+    return docs
+
+
+def _report(path: Path) -> dict:
+    """The report without what may differ between two scans of the same folder: the time it
+    took and the cache settings (the first scan ran without one)."""
+    got = json.loads(path.read_text(encoding="utf-8"))
+    got["summary"].pop("seconds")
+    for key in ("use_cache", "cache_path"):
+        got["settings"].pop(key)
+    return got
+
+
+def test_a_rescan_answered_by_the_cache_reads_nothing_and_reports_the_same(tmp_path: Path):
+    docs = _folder(tmp_path)
+    cache = str(tmp_path / "cache.sqlite")
+    base = ["scan", str(docs), "--format", "json"]
+    cold = _run([*base, "--no-cache", "-o", str(tmp_path / "cold.json")])
+    first = _run([*base, "--cache", cache, "-o", str(tmp_path / "first.json")])
+    warm = _run([*base, "--cache", cache, "-o", str(tmp_path / "warm.json")])
+
+    assert "unchanged since the last scan" in warm["err"]
+    loaded = [m for m in NOT_ON_THE_WARM_PATH if m in warm["modules"]]
+    assert loaded == []
+    assert warm["children"] == 0
+    for run in (cold, first):  # the same probe, reading the files, loads what a read needs
+        assert [m for m in READ_ON_THE_COLD_PATH if m not in run["modules"]] == []
+
+    report = _report(tmp_path / "cold.json")
+    assert report["summary"]["files"] == 6 and report["summary"]["groups"] >= 2
+    assert _report(tmp_path / "warm.json") == report
+    assert _report(tmp_path / "first.json") == report

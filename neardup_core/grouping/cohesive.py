@@ -76,7 +76,8 @@ def cohesion_floor(threshold: float, samples: int = COHESIVE_SAMPLES) -> float:
 def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
                     threshold: float, floor: float, pair_scores: PairScores, rank: np.ndarray,
                     *, text_class: np.ndarray | None = None,
-                    ignored: tuple[np.ndarray, np.ndarray] | None = None
+                    ignored: tuple[np.ndarray, np.ndarray] | None = None,
+                    unsettled: np.ndarray | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """COHESIVE groups as (members flat, offsets, score against the reference, weakest).
 
@@ -84,7 +85,10 @@ def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray
     lower ones only spare ``pair_scores`` calls. ``text_class`` (equal = same text) makes
     exact copies one node first; ``ignored`` pairs (documents the user said differ) never
     share a group. Groups come in :func:`build_groups` order; ``weakest`` is each group's
-    lowest member score against its reference.
+    lowest member score against its reference. ``unsettled`` (bool, one per document), when
+    given, is set for the documents whose component was not whole as it is: their groups
+    depend on more than their links (the floor, scores not known, the budget), which a
+    regroup at another threshold must know (:mod:`~neardup_core.grouping.regroup`).
     """
     a, b, s, rank = check_pairs(n_docs, a, b, score, rank)
     n = n_docs
@@ -119,8 +123,12 @@ def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray
     link = s >= np.asarray(threshold).astype(s.dtype)
     node_key = np.full(n, -1, dtype=np.int64)  # nodes with one key form one group; -1: none
     if link.any():
-        _cohesive_nodes(n, lo, hi, s, link, conflict, float(floor), pair_scores, pos,
-                        node_key)
+        unsettled_node = _cohesive_nodes(n, lo, hi, s, link, conflict, float(floor),
+                                         pair_scores, pos, node_key)
+        if unsettled is not None:
+            unsettled[:] = unsettled_node[lead]
+    elif unsettled is not None:
+        unsettled[:] = False
     return _cohesive_assemble(n, cls, lead, node_key, lo, hi, s, pair_scores, order, pos)
 
 
@@ -139,8 +147,9 @@ def _class_leaders(cls: np.ndarray, order: np.ndarray, pos: np.ndarray) -> np.nd
 
 def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link: np.ndarray,
                     conflict: np.ndarray, floor: float, pair_scores: PairScores,
-                    pos: np.ndarray, node_key: np.ndarray) -> None:
-    """Give every grouped node its group's key, per connected component of the links.
+                    pos: np.ndarray, node_key: np.ndarray) -> np.ndarray:
+    """Give every grouped node its group's key, per connected component of the links; returns
+    which nodes are in a component that is not whole as it is.
 
     A component is one group as it is when no two of its texts are below the floor. When the
     known pairs already show that (each pair of its texts is known, at or above the floor:
@@ -167,6 +176,8 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     big[fit] = False
     keep = nodes[whole[label[nodes]]]
     node_key[keep] = label[keep]  # keys below ncomp
+    unsettled = np.zeros(n, dtype=bool)
+    unsettled[nodes[~whole[label[nodes]]]] = True
     if big.any():  # keys in [ncomp, ncomp + n)
         m = big[label[ka]]
         owner, member, _ = strict_claims(n, ka[m], kb[m], ks[m], pos)
@@ -176,6 +187,7 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     if work.size:  # keys from 2n on
         _dense_stars(n, work, label, lo, hi, s, link, conflict, floor, pair_scores, pos,
                      node_key, 2 * n)
+    return unsettled
 
 
 def _dense_stars(n: int, work: np.ndarray, label: np.ndarray, lo: np.ndarray, hi: np.ndarray,

@@ -34,6 +34,7 @@ import numpy as np
 
 from neardup_core.arrays import run_positions
 from neardup_core.grouping.cohesive import COHESIVE_SAMPLES, cohesion_floor
+from neardup_core.grouping.connected import max_spanning_forest
 from neardup_core.grouping.edges import components
 from neardup_core.grouping.table import GroupingInputs, groups_at
 from neardup_core.models import GroupMode, GroupTable
@@ -59,21 +60,43 @@ class Grouped:
     unsettled: np.ndarray | None
 
 
+def mode_graph(inputs: GroupingInputs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edges (a, b, weight) whose components at a threshold (weight at or above it) hold
+    the mode's groups whole: every edge a threshold may keep, at the highest threshold it
+    keeps it (a reference's link or the scan's pair of the same two documents); COHESIVE
+    without the pairs of texts the user said differ; STRICT and COHESIVE with each document
+    joined to the first copy of its text (weight 1: at every threshold)."""
+    n = inputs.n
+    a, b = inputs.a.astype(np.int64), inputs.b.astype(np.int64)
+    w = inputs.s if inputs.shadow is None else np.maximum(inputs.s, inputs.shadow)
+    cls = inputs.text_class
+    if inputs.ignored is not None and inputs.ignored[0].size:  # COHESIVE's conflicts
+        ncls = int(cls.max()) + 1
+        xa, xb = cls[inputs.ignored[0]], cls[inputs.ignored[1]]
+        conflict = np.minimum(xa, xb) * ncls + np.maximum(xa, xb)
+        ca, cb = cls[a], cls[b]
+        keep = ~np.isin(np.minimum(ca, cb) * ncls + np.maximum(ca, cb), conflict)
+        a, b, w = a[keep], b[keep], w[keep]
+    if inputs.mode != GroupMode.CONNECTED and n:
+        lowest = np.full(int(cls.max()) + 1, n, dtype=np.int64)
+        np.minimum.at(lowest, cls, np.arange(n))
+        first = lowest[cls]  # the lowest document with the same text
+        copy = np.flatnonzero(first != np.arange(n))
+        a = np.concatenate([a, copy])
+        b = np.concatenate([b, first[copy]])
+        w = np.concatenate([w, np.ones(copy.size, dtype=w.dtype)])
+    return a, b, w
+
+
 def component_labels(inputs: GroupingInputs, threshold: float) -> np.ndarray:
-    """Per document, the lowest document of its component of ``H(threshold)`` (every edge at
-    or above the threshold, and exact copies joined)."""
+    """Per document, the lowest document of its component of :func:`mode_graph` at
+    ``threshold``."""
     n = inputs.n
     if n == 0:
         return np.empty(0, dtype=np.int64)
-    link = inputs.s >= np.float32(threshold)
-    cls = inputs.text_class
-    lowest = np.full(int(cls.max()) + 1, n, dtype=np.int64)
-    np.minimum.at(lowest, cls, np.arange(n))
-    first = lowest[cls]  # the lowest document with the same text
-    copy = np.flatnonzero(first != np.arange(n))
-    ea = np.concatenate([inputs.a[link].astype(np.int64), copy])
-    eb = np.concatenate([inputs.b[link].astype(np.int64), first[copy]])
-    ncomp, label = components(n, ea, eb)
+    a, b, w = mode_graph(inputs)
+    link = w >= np.float32(threshold)
+    ncomp, label = components(n, a[link], b[link])
     low = np.full(ncomp, n, dtype=np.int64)
     np.minimum.at(low, label, np.arange(n))
     return low[label]
@@ -100,6 +123,7 @@ class Regrouper:
         self.valid_from = valid_from
         self._kept = max(1, kept)
         self._states: list[Grouped] = []  # oldest first
+        self._forest: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._lock = threading.Lock()
 
     def table(self, threshold: float) -> GroupTable:
@@ -129,19 +153,56 @@ class Regrouper:
         table = groups_at(inp, threshold, unsettled)
         return Grouped(threshold, table, component_labels(inp, threshold), unsettled)
 
+    def forest(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A maximum spanning forest of :func:`mode_graph` (computed at the first move)."""
+        with self._lock:
+            if self._forest is None:
+                self._forest = max_spanning_forest(self.inputs.n, *mode_graph(self.inputs))
+            return self._forest
+
     def dirty(self, prev: Grouped, threshold: float) -> np.ndarray:
-        """Per document, whether a move from ``prev`` to ``threshold`` may change its group."""
+        """Per document, whether a move from ``prev`` to ``threshold`` may change its group.
+
+        STRICT reads every link: a component with an edge between the two thresholds is
+        grouped again. CONNECTED's groups are components, each member scored against the
+        best-ranked by their edge, if they have one at the threshold: only components that
+        split or join (a forest edge between the thresholds) or whose reference gains or
+        loses an edge scoring otherwise than ``pair_scores`` (which scores it when it is not
+        a link). A COHESIVE component that is whole (no two texts below the floor)
+        is one group whatever its links: only those that split or join, those a rising
+        floor may split, and those that were not whole.
+        """
         inp = self.inputs
         lo, hi = sorted((prev.threshold, threshold))
-        seed = _in_band(inp.s, lo, hi)
-        if inp.shadow is not None:  # a reference link appears where the scan's pair goes
-            seed |= _in_band(inp.shadow, lo, hi)
-        starts = [inp.a[seed], inp.b[seed]]
-        if prev.unsettled is not None:
-            f_lo, f_hi = sorted((_floor(inp, prev.threshold), _floor(inp, threshold)))
-            fine = _in_band(inp.s, f_lo, f_hi)
-            starts += [inp.a[fine], inp.b[fine], np.flatnonzero(prev.unsettled)]
         label = prev.label
+        band = _in_band(inp.s, lo, hi)
+        if inp.shadow is not None:  # a reference link appears where the scan's pair goes
+            band |= _in_band(inp.shadow, lo, hi)
+        if inp.mode == GroupMode.STRICT:
+            starts = [inp.a[band], inp.b[band]]
+        else:
+            fa, fb, fw = self.forest()
+            split = _in_band(fw, lo, hi)
+            starts = [fa[split], fb[split]]
+            if inp.shadow is not None:  # the score of a link changes from the pair's to the
+                swap = _in_band(inp.shadow, lo, hi)  # reference's (a different edge)
+                starts += [inp.a[swap], inp.b[swap]]
+        if inp.mode == GroupMode.CONNECTED:
+            table = prev.table
+            is_ref = np.zeros(inp.n, dtype=bool)
+            is_ref[table.members[table.offsets[:-1]]] = True
+            near = np.flatnonzero(band & (is_ref[inp.a] | is_ref[inp.b]))
+            # an edge scoring as pair_scores does changes nothing when it comes or goes
+            got = inp.pair_scores(inp.a[near], inp.b[near])[0]
+            near = near[np.asarray(got, dtype=np.float64) != inp.s[near]]
+            starts += [inp.a[near], inp.b[near]]
+        if prev.unsettled is not None:
+            f_old, f_new = _floor(inp, prev.threshold), _floor(inp, threshold)
+            if f_new > f_old:
+                fine = _in_band(inp.s, f_old, f_new)
+                fine[fine] = label[inp.a[fine]] == label[inp.b[fine]]
+                starts += [inp.a[fine], inp.b[fine]]
+            starts.append(np.flatnonzero(prev.unsettled))
         hit = np.zeros(inp.n, dtype=bool)
         for x in starts:
             hit[label[x]] = True

@@ -40,7 +40,7 @@ from neardup_core.grouping.table import GroupingInputs, groups_at
 from neardup_core.models import GroupMode, GroupTable
 
 #: Regroup from scratch when more than this share of the documents would be grouped again.
-FULL_SHARE = 0.5
+FULL_SHARE = 0.9
 #: Thresholds whose tables (and labels) a :class:`Regrouper` keeps to start a move from.
 KEPT_STATES = 6
 #: Scores this close to a band's ends count as inside it: comparisons with the threshold are

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from neardup_core.grouping.cohesive import COHESIVE_SAMPLES, cohesion_floor, cohesive_groups
+from neardup_core.grouping.cohesive import (
+    COHESIVE_SAMPLES,
+    CohesiveNodes,
+    cohesion_floor,
+    cohesive_nodes,
+    groups_of_nodes,
+)
 from neardup_core.grouping.edges import PairScores, dense_rank, within_two_pairs
 from neardup_core.grouping.groups import build_groups
 from neardup_core.models import GroupMode, GroupTable, PairTable
@@ -96,6 +102,8 @@ class GroupingInputs:
     pair_scores: PairScores
     minhash_slots: int
     ignored: tuple[np.ndarray, np.ndarray] | None
+    #: COHESIVE: what it reads that the threshold does not change (sorted once)
+    nodes: CohesiveNodes | None = None
 
     def restrict(self, docs: np.ndarray) -> GroupingInputs:
         """The same inputs for the documents ``docs`` (sorted) alone, renumbered 0..k-1 in
@@ -119,11 +127,12 @@ class GroupingInputs:
             return outer(docs[np.asarray(ref, dtype=np.int64)],
                          docs[np.asarray(others, dtype=np.int64)])
 
+        cls = dense_rank(self.text_class[docs])[1]
         return GroupingInputs(
             k, self.mode, na[sel], nb[sel], self.s[sel],
-            None if self.shadow is None else self.shadow[sel], self.rank[docs],
-            dense_rank(self.text_class[docs])[1], self.simhash[docs], pair_scores,
-            self.minhash_slots, ignored)
+            None if self.shadow is None else self.shadow[sel], self.rank[docs], cls,
+            self.simhash[docs], pair_scores, self.minhash_slots, ignored,
+            None if self.nodes is None else self.nodes.restrict(docs, cls))
 
 
 def grouping_inputs(n: int, pairs: PairTable, mode: GroupMode, auto_rank: np.ndarray,
@@ -157,8 +166,10 @@ def grouping_inputs(n: int, pairs: PairTable, mode: GroupMode, auto_rank: np.nda
     for pos, chosen in enumerate(references):
         # user-chosen references outrank every automatic preference, newest choice first
         rank[list(chosen)] = -1 - pos
+    nodes = cohesive_nodes(n, a, b, s, rank, text_class=text_class, ignored=ignored) \
+        if cohesive else None
     return GroupingInputs(n, mode, a, b, s, shadow, rank, text_class, simhash, pair_scores,
-                          minhash_slots, ignored if cohesive else None)
+                          minhash_slots, ignored if cohesive else None, nodes)
 
 
 def group_table(n: int, pairs: PairTable, threshold: float, mode: GroupMode,
@@ -201,9 +212,10 @@ def groups_at(inputs: GroupingInputs, threshold: float,
         sizes = np.diff(offsets)
     elif mode == GroupMode.COHESIVE:
         floor = cohesion_floor(threshold, inputs.minhash_slots or COHESIVE_SAMPLES)
-        flat, offsets, score, weakest = cohesive_groups(
-            n, a, b, s, threshold, floor, pair_scores, rank, text_class=cls,
-            ignored=inputs.ignored, unsettled=unsettled)
+        nodes = inputs.nodes or cohesive_nodes(n, a, b, s, rank, text_class=cls,
+                                               ignored=inputs.ignored)
+        flat, offsets, score, weakest = groups_of_nodes(nodes, threshold, floor, pair_scores,
+                                                        unsettled)
         sizes = np.diff(offsets)
     else:
         members, weakest, score = build_groups(n, a, b, s, threshold, mode, pair_scores, rank,

@@ -100,6 +100,14 @@ class ScanResult:
             return groups_at(self._grouping_inputs(self.threshold), self.threshold)
         return self._regrouper.table(self.threshold)
 
+    def prepare_regroup(self) -> None:
+        """Compute now what the groups and the first threshold move need (the groups, and the
+        spanning forest a move reads: a third of a second at 10^6 documents), e.g. in the
+        thread that made this result, before a window shows it."""
+        _ = self.group_table
+        if self.threshold >= self._regrouper.valid_from:
+            self._regrouper.prepare()
+
     @cached_property
     def _regrouper(self) -> Regrouper:
         """What groups this result at any threshold, shared by the results :meth:`regroup`

@@ -153,6 +153,11 @@ class Regrouper:
         table = groups_at(inp, threshold, unsettled)
         return Grouped(threshold, table, component_labels(inp, threshold), unsettled)
 
+    def prepare(self) -> None:
+        """Compute what a move reads besides the kept groups (the forest), ahead of it."""
+        if self.inputs.mode != GroupMode.STRICT:
+            self.forest()
+
     def forest(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A maximum spanning forest of :func:`mode_graph` (computed at the first move)."""
         with self._lock:

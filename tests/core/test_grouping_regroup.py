@@ -236,3 +236,24 @@ def test_merge_orders_groups_largest_first_then_by_reference() -> None:
     assert merged.offsets.tolist() == [0, 3, 6, 8, 10]
     assert merged.weakest.tolist() == [0.0, 0.0, 1.0, 1.0]
     assert merged.similarity.tolist() == [0, 1, 2, 0, 1, 2, 3, 4, 3, 4]
+
+
+def test_prepare_regroup_computes_the_groups_and_the_forest_ahead() -> None:
+    n = 6
+    s = np.array([0.9, 0.7, 0.8], dtype=np.float32)
+    pairs = PairTable(a=np.array([0, 1, 3], np.int32), b=np.array([1, 2, 4], np.int32),
+                      distance=np.zeros(3, np.uint8), jaccard=s.copy(), score=s,
+                      exact=np.zeros(3, bool))
+    docs = tuple(Document(f"/d/f{i}.txt", 100, 1.7e9, "txt", "utf-8", 1.0, 0, 90, f"{i:032x}")
+                 for i in range(n))
+    for mode in MODES:
+        r = ScanResult(options=ScanOptions(), roots=("/d",), documents=docs, problems=(),
+                       simhash=np.zeros(n, np.uint64),
+                       minhash=np.zeros((n, NUM_PERM), np.uint32), pairs=pairs,
+                       threshold=0.6, group_mode=mode, stats={"floor": FLOOR})
+        r.prepare_regroup()
+        assert r.computed("group_table") is not None
+        assert (r._regrouper._forest is not None) == (mode != GroupMode.STRICT)
+        moved = r.regroup(0.75)
+        assert moved._regrouper is r._regrouper  # the move starts from what was prepared
+        assert _table_tuple(moved.group_table) == _scratch(moved, 0.75)

@@ -131,6 +131,8 @@ class Regrouper:
         return self.grouped(threshold).table
 
     def grouped(self, threshold: float) -> Grouped:
+        """The groups at ``threshold``: kept, moved to from the nearest kept threshold, or (at
+        the first call) computed from scratch; kept among the last few."""
         t = float(threshold)
         with self._lock:
             near = min(self._states, key=lambda g: abs(g.threshold - t), default=None)
@@ -141,8 +143,8 @@ class Regrouper:
         else:
             state = self.step(near, t)
         with self._lock:
-            self._states = [g for g in self._states if g.threshold != t][-(self._kept - 1):]
-            self._states.append(state)
+            others = [g for g in self._states if g.threshold != t]
+            self._states = [*others[max(0, len(others) - self._kept + 1):], state]
         return state
 
     def full(self, threshold: float) -> Grouped:

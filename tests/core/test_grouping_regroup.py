@@ -257,3 +257,22 @@ def test_prepare_regroup_computes_the_groups_and_the_forest_ahead() -> None:
         moved = r.regroup(0.75)
         assert moved._regrouper is r._regrouper  # the move starts from what was prepared
         assert _table_tuple(moved.group_table) == _scratch(moved, 0.75)
+
+
+def test_a_regrouper_keeps_the_last_few_thresholds() -> None:
+    n = 4
+    s = np.array([0.9, 0.7], dtype=np.float32)
+    pairs = PairTable(a=np.array([0, 1], np.int32), b=np.array([1, 2], np.int32),
+                      distance=np.zeros(2, np.uint8), jaccard=s.copy(), score=s,
+                      exact=np.zeros(2, bool))
+    inputs = grouping_inputs(n, pairs, GroupMode.CONNECTED, np.arange(n), np.arange(n),
+                             np.zeros(n, np.uint64), _nothing_alike, minhash_slots=NUM_PERM,
+                             link_floor=FLOOR)
+    for kept in (1, 2, 3, 4, 6):
+        rg = Regrouper(inputs, kept=kept)
+        first = rg.grouped(0.5)
+        for t in (0.6, 0.8, 0.95):
+            rg.grouped(t)
+        assert len(rg._states) == min(kept, 4)
+        assert (rg.grouped(0.5) is first) == (kept >= 4)  # else it was dropped: grouped again
+        assert [g.threshold for g in rg._states][-1] == 0.5

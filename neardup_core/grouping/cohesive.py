@@ -150,7 +150,7 @@ def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray
                     threshold: float, floor: float, pair_scores: PairScores, rank: np.ndarray,
                     *, text_class: np.ndarray | None = None,
                     ignored: tuple[np.ndarray, np.ndarray] | None = None,
-                    unsettled: np.ndarray | None = None
+                    unsettled: np.ndarray | None = None, nodes: CohesiveNodes | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """COHESIVE groups as (members flat, offsets, score against the reference, weakest).
 
@@ -158,20 +158,15 @@ def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray
     lower ones only spare ``pair_scores`` calls. ``text_class`` (equal = same text) makes
     exact copies one node first; ``ignored`` pairs (documents the user said differ) never
     share a group. Groups come in :func:`build_groups` order; ``weakest`` is each group's
-    lowest member score against its reference. ``unsettled``: see :func:`groups_of_nodes`.
+    lowest member score against its reference. ``unsettled`` (bool, one per document), when
+    given, is set for the documents whose component was not whole as it is: their groups
+    depend on more than their links (the floor, scores not known, the budget), which a
+    regroup at another threshold must know (:mod:`~neardup_core.grouping.regroup`).
+    ``nodes``, when given, are :func:`cohesive_nodes` of the same arguments, prepared once.
     """
-    nodes = cohesive_nodes(n_docs, a, b, score, rank, text_class=text_class, ignored=ignored)
-    return groups_of_nodes(nodes, threshold, floor, pair_scores, unsettled)
-
-
-def groups_of_nodes(nodes: CohesiveNodes, threshold: float, floor: float,
-                    pair_scores: PairScores, unsettled: np.ndarray | None = None
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`cohesive_groups` of prepared :class:`CohesiveNodes`. ``unsettled`` (bool, one
-    per document), when given, is set for the documents whose component was not whole as it
-    is: their groups depend on more than their links (the floor, scores not known, the
-    budget), which a regroup at another threshold must know
-    (:mod:`~neardup_core.grouping.regroup`)."""
+    if nodes is None:
+        nodes = cohesive_nodes(n_docs, a, b, score, rank, text_class=text_class,
+                               ignored=ignored)
     n, lo, hi, s, lead = nodes.n, nodes.lo, nodes.hi, nodes.s, nodes.lead
     pos, conflict = nodes.pos, nodes.conflict
     link = s >= np.asarray(threshold).astype(s.dtype)

@@ -19,8 +19,8 @@ from neardup_core.grouping.cohesive import (
     COHESIVE_SAMPLES,
     CohesiveNodes,
     cohesion_floor,
+    cohesive_groups,
     cohesive_nodes,
-    groups_of_nodes,
 )
 from neardup_core.grouping.edges import PairScores, dense_rank, within_two_pairs
 from neardup_core.grouping.groups import build_groups
@@ -212,10 +212,9 @@ def groups_at(inputs: GroupingInputs, threshold: float,
         sizes = np.diff(offsets)
     elif mode == GroupMode.COHESIVE:
         floor = cohesion_floor(threshold, inputs.minhash_slots or COHESIVE_SAMPLES)
-        nodes = inputs.nodes or cohesive_nodes(n, a, b, s, rank, text_class=cls,
-                                               ignored=inputs.ignored)
-        flat, offsets, score, weakest = groups_of_nodes(nodes, threshold, floor, pair_scores,
-                                                        unsettled)
+        flat, offsets, score, weakest = cohesive_groups(
+            n, a, b, s, threshold, floor, pair_scores, rank, text_class=cls,
+            ignored=inputs.ignored, unsettled=unsettled, nodes=inputs.nodes)
         sizes = np.diff(offsets)
     else:
         members, weakest, score = build_groups(n, a, b, s, threshold, mode, pair_scores, rank,

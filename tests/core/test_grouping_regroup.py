@@ -276,3 +276,51 @@ def test_a_regrouper_keeps_the_last_few_thresholds() -> None:
         assert len(rg._states) == min(kept, 4)
         assert (rg.grouped(0.5) is first) == (kept >= 4)  # else it was dropped: grouped again
         assert [g.threshold for g in rg._states][-1] == 0.5
+
+
+def _families(n: int, seed: int) -> ScanResult:
+    """Families of 1-7 near copies (a pair for every two, 0.55-1.0) and chance pairs just
+    above the floor between families, as a scan of a big folder finds them."""
+    rng = np.random.default_rng(seed)
+    sizes = np.where(rng.random(n) < 0.5, 1, rng.integers(2, 8, n))
+    starts = np.cumsum(sizes) - sizes
+    keep = starts < n
+    a_l, b_l = [], []
+    for lo, k in zip(starts[keep].tolist(), sizes[keep].tolist(), strict=True):
+        fam = np.arange(lo, min(n, lo + k))
+        iu, ju = np.triu_indices(fam.size, 1)
+        a_l.append(fam[iu])
+        b_l.append(fam[ju])
+    a, b = np.concatenate(a_l), np.concatenate(b_l)
+    fam_pairs = a.size
+    ea, eb = rng.integers(0, n, n // 5), rng.integers(0, n, n // 5)
+    a = np.concatenate([a, np.minimum(ea, eb)])
+    b = np.concatenate([b, np.maximum(ea, eb)])
+    grid = np.round(np.concatenate([rng.uniform(0.55, 1.0, fam_pairs),
+                                    rng.uniform(0.25, 0.6, a.size - fam_pairs)]) * 64) / 64
+    code, first = np.unique(a * n + b, return_index=True)
+    first = first[(code // n) != (code % n)]
+    a, b, s = a[first].astype(np.int32), b[first].astype(np.int32), grid[first]
+    s = s.astype(np.float32)
+    pairs = PairTable(a=a, b=b, distance=np.zeros(a.size, np.uint8), jaccard=s.copy(), score=s,
+                      exact=np.zeros(a.size, bool))
+    texts = np.where(rng.random(n) < 0.05, np.arange(n) - 1, np.arange(n)).clip(0)
+    docs = tuple(Document(f"/d/f{i:05d}.txt", 100, 1.7e9, "txt", "utf-8", 1.0, 0, 90,
+                          f"{int(texts[i]):032x}") for i in range(n))
+    sig = rng.integers(0, 2, size=(n, NUM_PERM), dtype=np.uint32)
+    return ScanResult(options=ScanOptions(), roots=("/d",), documents=docs, problems=(),
+                      simhash=rng.integers(0, 2**64, size=n, dtype=np.uint64), minhash=sig,
+                      pairs=pairs, threshold=0.6, group_mode=GroupMode.CONNECTED,
+                      stats={"floor": FLOOR}, references=((7,), (30,)),
+                      ignored=frozenset({(docs[0].path, docs[1].path)}))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_big_folder_moved_up_and_down_groups_as_from_scratch(mode: GroupMode) -> None:
+    """Thousands of documents, chance pairs joining families when the threshold goes down:
+    moves of every size, up and down, each against the groups from scratch."""
+    r = _families(3000, 5).regroup(0.6, mode)
+    _ = r.group_table
+    for t in (0.61, 0.625, 0.7, 0.5, 0.45, 0.4375, 0.3, 0.9, 0.65, 0.25, 1.0, 0.6):
+        r = r.regroup(t)
+        assert _table_tuple(r.group_table) == _scratch(r, t), (mode, t)

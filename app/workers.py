@@ -93,8 +93,11 @@ class ScanWorker(Worker):
 
     def work(self) -> ScanResult:
         session = self._factory(self.options)
-        return session.run(self.paths, progress=Throttled(self._emit_progress, self._rate),
-                           cancel=self.token)
+        result = session.run(self.paths, progress=Throttled(self._emit_progress, self._rate),
+                             cancel=self.token)
+        if isinstance(result, ScanResult):
+            result.prepare_regroup()  # here, not on the main thread at the first slider move
+        return result
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,10 @@
 """Changing the grouping of the result on show: threshold, mode, references and ignored pairs.
 
 Each change asks the core for a new ScanResult (``ScanResult.regroup``) and hands it to the
-window, which shows it with one model reset; the result itself never changes.
+window, which shows it with one model reset; the result itself never changes. A slider move
+regroups only what it changes (milliseconds), but a long jump or a mode change on a result of
+many documents groups it all (a second at 10^6): such a result is grouped in a worker thread
+and shown when done, the newest request winning, so the window never stops answering.
 """
 
 from __future__ import annotations
@@ -15,6 +18,17 @@ from neardup_core.errors import OptionsError
 
 from .. import settings as S
 from ..choices import Choices
+from ..workers import CallWorker
+
+#: Results of at least this many documents are regrouped in a worker thread (smaller ones take
+#: milliseconds on the main thread, and show at once).
+BACKGROUND_DOCUMENTS = 200_000
+
+
+def _grouped_result(result: Any) -> Any:
+    """``result`` with its groups computed (in the worker's thread)."""
+    _ = result.group_table
+    return result
 
 
 class GroupingController(QObject):
@@ -24,24 +38,69 @@ class GroupingController(QObject):
     def __init__(self, window: Any) -> None:
         super().__init__(window)
         self.window = window
+        self.background_documents = BACKGROUND_DOCUMENTS
+        self._wanted: Any = None   # the newest result asked for, not shown yet
+        self._shown: Any = None    # the result on show when it was asked for
+        self._working = False      # a worker is grouping
+
+    def latest(self) -> Any:
+        """The result on show, or the newest one being grouped to replace it."""
+        w = self.window
+        if self._wanted is not None and w.result is self._shown:
+            return self._wanted
+        return w.result
 
     def regroup(self, **kwargs: Any) -> None:
-        """Show the result regrouped with ``kwargs`` (see ``ScanResult.regroup``)."""
+        """Show the result regrouped with ``kwargs`` (see ``ScanResult.regroup``), on top of
+        any regrouping still on its way."""
         w = self.window
-        if w.result is None:
+        base = self.latest()
+        if base is None:
             return
         try:
-            new = w.result.regroup(**kwargs)
+            new = base.regroup(**kwargs)
         except OptionsError as exc:
             w.statusBar().showMessage(str(exc), 6000)
             return
+        if len(new.documents) < self.background_documents \
+                or new.computed("group_table") is not None:
+            self._wanted = None
+            w.set_result(new)
+            return
+        self._wanted, self._shown = new, w.result
+        if not self._working:
+            self._group(new)
+
+    def _group(self, new: Any) -> None:
+        self._working = True
+        worker = CallWorker(_grouped_result, new)
+        worker.finished.connect(self._grouped)
+        worker.errored.connect(self._failed)
+        self.window.host.start(worker)
+
+    def _grouped(self, new: Any) -> None:
+        self._working = False
+        w = self.window
+        if self._wanted is None or w.result is not self._shown:
+            self._wanted = None  # another result was shown meanwhile (a scan, an action)
+            return
+        if self._wanted is not new:  # asked for again while grouping: group the newest
+            self._group(self._wanted)
+            return
+        self._wanted = None
         w.set_result(new)
+
+    def _failed(self, exc: BaseException) -> None:
+        self._working = False
+        self._wanted = None
+        self.window.statusBar().showMessage(str(exc), 6000)
 
     def on_threshold(self, t: float) -> None:
         w = self.window
         w.settings.threshold = t
-        if w.result is not None and abs(t - w.result.threshold) > 1e-9:
-            self.regroup(threshold=max(t, w.result.floor))
+        base = self.latest()
+        if base is not None and abs(t - base.threshold) > 1e-9:
+            self.regroup(threshold=max(t, base.floor))
 
     def on_mode(self, mode: str) -> None:
         w = self.window
@@ -51,7 +110,8 @@ class GroupingController(QObject):
         w.scan_panel.group_mode.setCurrentIndex(max(0, i))
         w.scan_panel.group_mode.blockSignals(False)
         w.settings.set(S.GROUP_MODE, mode)
-        if w.result is not None and str(w.result.group_mode) != mode:
+        base = self.latest()
+        if base is not None and str(base.group_mode) != mode:
             self.regroup(mode=mode)
 
     def make_reference(self) -> None:

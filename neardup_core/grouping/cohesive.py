@@ -31,6 +31,7 @@ floor.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -73,19 +74,45 @@ def cohesion_floor(threshold: float, samples: int = COHESIVE_SAMPLES) -> float:
     return t - COHESIVE_Z * math.sqrt(max(t * (1.0 - t), 0.0) / max(int(samples), 1))
 
 
-def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
-                    threshold: float, floor: float, pair_scores: PairScores, rank: np.ndarray,
-                    *, text_class: np.ndarray | None = None,
-                    ignored: tuple[np.ndarray, np.ndarray] | None = None
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """COHESIVE groups as (members flat, offsets, score against the reference, weakest).
+@dataclass(frozen=True)
+class CohesiveNodes:
+    """What COHESIVE reads that the threshold does not change: documents in rank order, the
+    node (best-ranked copy) of each, one pair per two texts with its strongest known score
+    (less the pairs of texts the user said differ, which are ``conflict``: ``lo * n + hi``).
+    Built once per result, it spares a regroup the sorts (:func:`cohesive_nodes`)."""
 
-    ``a``/``b``/``score`` are known pair scores: those at or above ``threshold`` are links,
-    lower ones only spare ``pair_scores`` calls. ``text_class`` (equal = same text) makes
-    exact copies one node first; ``ignored`` pairs (documents the user said differ) never
-    share a group. Groups come in :func:`build_groups` order; ``weakest`` is each group's
-    lowest member score against its reference.
-    """
+    n: int
+    cls: np.ndarray
+    lead: np.ndarray
+    order: np.ndarray
+    pos: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    s: np.ndarray
+    conflict: np.ndarray
+
+    def restrict(self, docs: np.ndarray, cls: np.ndarray) -> CohesiveNodes:
+        """The same for the documents ``docs`` (sorted, every copy of their texts among them),
+        renumbered 0..k-1 in their order, with text classes ``cls``."""
+        k = docs.shape[0]
+        new = np.full(self.n, -1, dtype=np.int64)
+        new[docs] = np.arange(k)
+        order = new[self.order]
+        order = order[order >= 0]
+        pos = np.empty(k, dtype=np.int64)
+        pos[order] = np.arange(k)
+        lo, hi = new[self.lo], new[self.hi]
+        keep = (lo >= 0) & (hi >= 0)
+        ca, cb = new[self.conflict // max(self.n, 1)], new[self.conflict % max(self.n, 1)]
+        both = (ca >= 0) & (cb >= 0)
+        return CohesiveNodes(k, cls, new[self.lead[docs]], order, pos, lo[keep], hi[keep],
+                             self.s[keep], ca[both] * k + cb[both])
+
+
+def cohesive_nodes(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
+                   rank: np.ndarray, *, text_class: np.ndarray | None = None,
+                   ignored: tuple[np.ndarray, np.ndarray] | None = None) -> CohesiveNodes:
+    """The :class:`CohesiveNodes` of the known pairs (see :func:`cohesive_groups`)."""
     a, b, s, rank = check_pairs(n_docs, a, b, score, rank)
     n = n_docs
     order = rank_order(rank)
@@ -116,12 +143,43 @@ def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray
         if conflict.size and lo.size:
             drop = np.isin(lo * n + hi, conflict)
             lo, hi, s = lo[~drop], hi[~drop], s[~drop]
+    return CohesiveNodes(n, cls, lead, order, pos, lo, hi, s, conflict)
+
+
+def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
+                    threshold: float, floor: float, pair_scores: PairScores, rank: np.ndarray,
+                    *, text_class: np.ndarray | None = None,
+                    ignored: tuple[np.ndarray, np.ndarray] | None = None,
+                    unsettled: np.ndarray | None = None, nodes: CohesiveNodes | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """COHESIVE groups as (members flat, offsets, score against the reference, weakest).
+
+    ``a``/``b``/``score`` are known pair scores: those at or above ``threshold`` are links,
+    lower ones only spare ``pair_scores`` calls. ``text_class`` (equal = same text) makes
+    exact copies one node first; ``ignored`` pairs (documents the user said differ) never
+    share a group. Groups come in :func:`build_groups` order; ``weakest`` is each group's
+    lowest member score against its reference. ``unsettled`` (bool, one per document), when
+    given, is set for the documents whose component was not whole as it is: their groups
+    depend on more than their links (the floor, scores not known, the budget), which a
+    regroup at another threshold must know (:mod:`~neardup_core.grouping.regroup`).
+    ``nodes``, when given, are :func:`cohesive_nodes` of the same arguments, prepared once.
+    """
+    if nodes is None:
+        nodes = cohesive_nodes(n_docs, a, b, score, rank, text_class=text_class,
+                               ignored=ignored)
+    n, lo, hi, s, lead = nodes.n, nodes.lo, nodes.hi, nodes.s, nodes.lead
+    pos, conflict = nodes.pos, nodes.conflict
     link = s >= np.asarray(threshold).astype(s.dtype)
     node_key = np.full(n, -1, dtype=np.int64)  # nodes with one key form one group; -1: none
     if link.any():
-        _cohesive_nodes(n, lo, hi, s, link, conflict, float(floor), pair_scores, pos,
-                        node_key)
-    return _cohesive_assemble(n, cls, lead, node_key, lo, hi, s, pair_scores, order, pos)
+        unsettled_node = _cohesive_nodes(n, lo, hi, s, link, conflict, float(floor),
+                                         pair_scores, pos, node_key)
+        if unsettled is not None:
+            unsettled[:] = unsettled_node[lead]
+    elif unsettled is not None:
+        unsettled[:] = False
+    return _cohesive_assemble(n, nodes.cls, lead, node_key, lo, hi, s, pair_scores,
+                              nodes.order, pos)
 
 
 def _class_leaders(cls: np.ndarray, order: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -139,8 +197,9 @@ def _class_leaders(cls: np.ndarray, order: np.ndarray, pos: np.ndarray) -> np.nd
 
 def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link: np.ndarray,
                     conflict: np.ndarray, floor: float, pair_scores: PairScores,
-                    pos: np.ndarray, node_key: np.ndarray) -> None:
-    """Give every grouped node its group's key, per connected component of the links.
+                    pos: np.ndarray, node_key: np.ndarray) -> np.ndarray:
+    """Give every grouped node its group's key, per connected component of the links; returns
+    which nodes are in a component that is not whole as it is.
 
     A component is one group as it is when no two of its texts are below the floor. When the
     known pairs already show that (each pair of its texts is known, at or above the floor:
@@ -167,6 +226,8 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     big[fit] = False
     keep = nodes[whole[label[nodes]]]
     node_key[keep] = label[keep]  # keys below ncomp
+    unsettled = np.zeros(n, dtype=bool)
+    unsettled[nodes[~whole[label[nodes]]]] = True
     if big.any():  # keys in [ncomp, ncomp + n)
         m = big[label[ka]]
         owner, member, _ = strict_claims(n, ka[m], kb[m], ks[m], pos)
@@ -176,6 +237,7 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     if work.size:  # keys from 2n on
         _dense_stars(n, work, label, lo, hi, s, link, conflict, floor, pair_scores, pos,
                      node_key, 2 * n)
+    return unsettled
 
 
 def _dense_stars(n: int, work: np.ndarray, label: np.ndarray, lo: np.ndarray, hi: np.ndarray,

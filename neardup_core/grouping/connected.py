@@ -81,6 +81,17 @@ def _drop_cycle_edges(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray
     return a[keep], b[keep], s[keep]  # still in input order: rows stay sorted
 
 
+def max_spanning_forest(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edges (a, b, score) of a maximum spanning forest of the edges (scores in [0, 1]):
+    at any threshold, the components of the edges at or above it are those of the forest's
+    edges at or above it."""
+    fa, fb, fs = _drop_cycle_edges(n, a, b, s)
+    forest = minimum_spanning_tree(graph(n, fa, fb, 2.0 - fs.astype(np.float64)),
+                                   overwrite=True).tocoo()
+    return forest.row.astype(np.int64), forest.col.astype(np.int64), 2.0 - forest.data
+
+
 def connected_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_scores: PairScores,
                      order: np.ndarray, pos: np.ndarray
                      ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:

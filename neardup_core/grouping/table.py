@@ -4,27 +4,35 @@ columns the views show (score, distance and Jaccard against the reference, weake
 :class:`~neardup_core.result.ScanResult` keeps the data and caches the table; the logic is
 here, on arrays, so that it can be read (and tested) without a result. Three things happen
 to the scan's pairs before a mode groups them: user-chosen references are linked to the
-documents two pairs away (:func:`with_reference_links`), pairs the user marked as not
+documents two pairs away (:func:`reference_candidates`), pairs the user marked as not
 duplicates are dropped (:func:`ignored_mask`), and STRICT groups texts, not files
 (:func:`strict_by_text`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from neardup_core.grouping.cohesive import COHESIVE_SAMPLES, cohesion_floor, cohesive_groups
-from neardup_core.grouping.edges import PairScores, within_two_pairs
+from neardup_core.grouping.cohesive import (
+    COHESIVE_SAMPLES,
+    CohesiveNodes,
+    cohesion_floor,
+    cohesive_groups,
+    cohesive_nodes,
+)
+from neardup_core.grouping.edges import PairScores, dense_rank, within_two_pairs
 from neardup_core.grouping.groups import build_groups
 from neardup_core.models import GroupMode, GroupTable, PairTable
 from neardup_core.pairs.scoring import hamming
 
 
-def with_reference_links(n: int, pairs: PairTable, references: tuple[tuple[int, ...], ...],
-                         pair_scores: PairScores, a: np.ndarray, b: np.ndarray, s: np.ndarray,
-                         at_least: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The edges plus each user-chosen reference scored against the documents two pairs
-    away from it (those at ``at_least`` or more, not already an edge).
+def reference_candidates(n: int, pairs: PairTable, references: tuple[tuple[int, ...], ...],
+                         pair_scores: PairScores, at_least: float
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lo, hi, score) of each user-chosen reference against the documents two pairs away
+    from it, those scoring ``at_least`` or more (repeats of the scan's pairs included).
 
     In a folder of near-copies of one template, crowded LSH buckets are linked around the
     reference the scan ranked first, not pair by pair; a reference the user picks instead
@@ -34,24 +42,27 @@ def with_reference_links(n: int, pairs: PairTable, references: tuple[tuple[int, 
     chosen = np.unique(np.fromiter((d for refs in references for d in refs), dtype=np.int64))
     left, right = within_two_pairs(n, pairs.a, pairs.b, chosen)
     if not left.size:
-        return a, b, s
+        return left, right, np.empty(0, dtype=np.float32)
     score = pair_scores(left, right)[0].astype(np.float32)
     keep = score >= np.float32(at_least)
-    lo = np.minimum(left[keep], right[keep])
-    hi = np.maximum(left[keep], right[keep])
-    is_chosen = np.zeros(n, dtype=bool)
-    is_chosen[chosen] = True
-    touch = is_chosen[a] | is_chosen[b]  # the edges that can repeat a new one
-    known = np.sort(np.minimum(a[touch], b[touch]).astype(np.int64) * n
-                    + np.maximum(a[touch], b[touch]))
-    codes = lo * n + hi
-    at = np.minimum(np.searchsorted(known, codes), max(known.size - 1, 0))
-    new = known[at] != codes if known.size else np.ones(codes.size, dtype=bool)
-    if not new.any():
-        return a, b, s
-    return (np.concatenate([a, lo[new].astype(a.dtype)]),
-            np.concatenate([b, hi[new].astype(b.dtype)]),
-            np.concatenate([s, score[keep][new].astype(s.dtype)]))
+    return (np.minimum(left[keep], right[keep]), np.maximum(left[keep], right[keep]),
+            score[keep])
+
+
+def _pair_score_of(n: int, pairs: PairTable, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The scan's score of each pair (lo, hi) (the strongest of repeats); -inf when the scan
+    has no such pair."""
+    a, b = pairs.a.astype(np.int64), pairs.b.astype(np.int64)
+    codes = np.minimum(a, b) * n + np.maximum(a, b)
+    order = np.lexsort((pairs.score, codes))  # by code, the strongest last
+    known, best = codes[order], pairs.score[order]
+    want = lo * n + hi
+    at = np.searchsorted(known, want, side="right") - 1
+    found = (at >= 0) & (known[np.maximum(at, 0)] == want) if known.size else \
+        np.zeros(want.size, dtype=bool)
+    out = np.full(want.size, -np.inf, dtype=np.float32)
+    out[found] = best[at[found]]
+    return out
 
 
 def ignored_mask(n: int, a: np.ndarray, b: np.ndarray,
@@ -64,6 +75,101 @@ def ignored_mask(n: int, a: np.ndarray, b: np.ndarray,
     lo = np.minimum(a, b).astype(np.int64)
     hi = np.maximum(a, b).astype(np.int64)
     return np.isin(lo * n + hi, keys)
+
+
+@dataclass(frozen=True)
+class GroupingInputs:
+    """What a grouping reads that the threshold does not change: computed once for a result's
+    mode, references and ignored pairs, then grouped at any threshold (:func:`groups_at`).
+
+    ``a``/``b``/``s`` are every edge a threshold may keep, the scan's pairs first, then the
+    chosen references' links (less the ignored pairs). CONNECTED and STRICT keep an edge at
+    ``t`` when ``s >= t`` and ``shadow < t``: a reference's link is new only where the scan's
+    own pair (its score is the shadow; -inf for the scan's pairs and links it does not have)
+    is below the threshold. COHESIVE reads them all (``shadow`` None): each known score
+    spares a ``pair_scores`` call.
+    """
+
+    n: int
+    mode: GroupMode
+    a: np.ndarray
+    b: np.ndarray
+    s: np.ndarray
+    shadow: np.ndarray | None
+    rank: np.ndarray
+    text_class: np.ndarray
+    simhash: np.ndarray
+    pair_scores: PairScores
+    minhash_slots: int
+    ignored: tuple[np.ndarray, np.ndarray] | None
+    #: COHESIVE: what it reads that the threshold does not change (sorted once)
+    nodes: CohesiveNodes | None = None
+
+    def restrict(self, docs: np.ndarray) -> GroupingInputs:
+        """The same inputs for the documents ``docs`` (sorted) alone, renumbered 0..k-1 in
+        their order: rank order and index order are kept, so whenever ``docs`` is a union of
+        the groups' components their groups come out as in the whole (mapped through
+        ``docs``)."""
+        k = docs.shape[0]
+        new = np.full(self.n, -1, dtype=np.int64)
+        new[docs] = np.arange(k)
+        na, nb = new[self.a], new[self.b]
+        sel = (na >= 0) & (nb >= 0)
+        ignored = None
+        if self.ignored is not None:
+            ia, ib = new[self.ignored[0]], new[self.ignored[1]]
+            both = (ia >= 0) & (ib >= 0)
+            ignored = (ia[both], ib[both])
+        outer = self.pair_scores
+
+        def pair_scores(ref: int | np.ndarray, others: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            return outer(docs[np.asarray(ref, dtype=np.int64)],
+                         docs[np.asarray(others, dtype=np.int64)])
+
+        cls = dense_rank(self.text_class[docs])[1]
+        return GroupingInputs(
+            k, self.mode, na[sel], nb[sel], self.s[sel],
+            None if self.shadow is None else self.shadow[sel], self.rank[docs], cls,
+            self.simhash[docs], pair_scores, self.minhash_slots, ignored,
+            None if self.nodes is None else self.nodes.restrict(docs, cls))
+
+
+def grouping_inputs(n: int, pairs: PairTable, mode: GroupMode, auto_rank: np.ndarray,
+                    text_class: np.ndarray, simhash: np.ndarray, pair_scores: PairScores, *,
+                    minhash_slots: int, link_floor: float,
+                    references: tuple[tuple[int, ...], ...] = (),
+                    ignored: tuple[np.ndarray, np.ndarray] | None = None) -> GroupingInputs:
+    """The :class:`GroupingInputs` of ``n`` documents (see :func:`group_table`); valid for
+    thresholds from ``link_floor`` up."""
+    mode = GroupMode(mode)
+    cohesive = mode == GroupMode.COHESIVE
+    a, b, s = pairs.a, pairs.b, pairs.score
+    shadow = None if cohesive else np.full(s.shape[0], -np.inf, dtype=np.float32)
+    if references:
+        lo, hi, sc = reference_candidates(n, pairs, references, pair_scores, link_floor)
+        known = _pair_score_of(n, pairs, lo, hi)
+        if cohesive:  # every known score is an edge already: only pairs the scan has not
+            new = known == -np.inf
+            lo, hi, sc = lo[new], hi[new], sc[new]
+        else:
+            shadow = np.concatenate([shadow, known])
+        a = np.concatenate([a, lo.astype(a.dtype)])
+        b = np.concatenate([b, hi.astype(b.dtype)])
+        s = np.concatenate([s, sc.astype(s.dtype)])
+    if ignored is not None:
+        drop = ignored_mask(n, a, b, ignored)
+        if drop.any():
+            a, b, s = a[~drop], b[~drop], s[~drop]
+            shadow = None if shadow is None else shadow[~drop]
+    rank = auto_rank.copy()
+    for pos, chosen in enumerate(references):
+        # user-chosen references outrank every automatic preference, newest choice first
+        rank[list(chosen)] = -1 - pos
+    nodes = cohesive_nodes(n, a, b, s, rank, text_class=text_class, ignored=ignored) \
+        if cohesive else None
+    return GroupingInputs(n, mode, a, b, s, shadow, rank, text_class, simhash, pair_scores,
+                          minhash_slots, ignored if cohesive else None, nodes)
 
 
 def group_table(n: int, pairs: PairTable, threshold: float, mode: GroupMode,
@@ -81,32 +187,34 @@ def group_table(n: int, pairs: PairTable, threshold: float, mode: GroupMode,
     ``link_floor`` is the loosest threshold the pairs were kept down to (COHESIVE links a
     chosen reference down to it). ``ignored`` pairs (index arrays) never count as edges.
     """
-    cohesive = mode == GroupMode.COHESIVE
-    if cohesive:
-        floor = cohesion_floor(threshold, minhash_slots or COHESIVE_SAMPLES)
-        # every known score, not only the links: each one spares a pair_scores call
-        a, b, s = pairs.a, pairs.b, pairs.score
-    else:
-        keep = pairs.score >= np.float32(threshold)
-        a, b, s = pairs.a[keep], pairs.b[keep], pairs.score[keep]
-    if references:
-        a, b, s = with_reference_links(n, pairs, references, pair_scores, a, b, s,
-                                       link_floor if cohesive else threshold)
-    if ignored is not None:
-        drop = ignored_mask(n, a, b, ignored)
-        a, b, s = a[~drop], b[~drop], s[~drop]
-    rank = auto_rank.copy()
-    for pos, chosen in enumerate(references):
-        # user-chosen references outrank every automatic preference, newest choice first
-        rank[list(chosen)] = -1 - pos
-    cls = text_class
+    inputs = grouping_inputs(n, pairs, mode, auto_rank, text_class, simhash, pair_scores,
+                             minhash_slots=minhash_slots,
+                             link_floor=(link_floor if mode == GroupMode.COHESIVE
+                                         else min(link_floor, threshold)),
+                             references=references, ignored=ignored)
+    return groups_at(inputs, threshold)
+
+
+def groups_at(inputs: GroupingInputs, threshold: float,
+              unsettled: np.ndarray | None = None) -> GroupTable:
+    """The groups of ``inputs`` at ``threshold`` (``unsettled``: see
+    :func:`~neardup_core.grouping.cohesive.cohesive_groups`; COHESIVE alone sets it)."""
+    n, mode, cls = inputs.n, inputs.mode, inputs.text_class
+    rank, pair_scores = inputs.rank, inputs.pair_scores
+    a, b, s = inputs.a, inputs.b, inputs.s
+    if inputs.shadow is not None:
+        t32 = np.float32(threshold)
+        keep = (s >= t32) & (inputs.shadow < t32)
+        a, b, s = a[keep], b[keep], s[keep]
     if mode == GroupMode.STRICT:
         flat, offsets, score, weakest = strict_by_text(n, a, b, s, rank, cls, threshold,
                                                        pair_scores)
         sizes = np.diff(offsets)
-    elif cohesive:
+    elif mode == GroupMode.COHESIVE:
+        floor = cohesion_floor(threshold, inputs.minhash_slots or COHESIVE_SAMPLES)
         flat, offsets, score, weakest = cohesive_groups(
-            n, a, b, s, threshold, floor, pair_scores, rank, text_class=cls, ignored=ignored)
+            n, a, b, s, threshold, floor, pair_scores, rank, text_class=cls,
+            ignored=inputs.ignored, unsettled=unsettled, nodes=inputs.nodes)
         sizes = np.diff(offsets)
     else:
         members, weakest, score = build_groups(n, a, b, s, threshold, mode, pair_scores, rank,
@@ -122,8 +230,9 @@ def group_table(n: int, pairs: PairTable, threshold: float, mode: GroupMode,
     score = np.asarray(score, dtype=np.float32)
     score[cls[flat] == cls[refs]] = 1.0
 
-    dist = hamming(simhash[flat], simhash[refs])
-    jac = score.copy() if minhash_slots else np.full(flat.shape[0], np.nan, dtype=np.float32)
+    dist = hamming(inputs.simhash[flat], inputs.simhash[refs])
+    jac = (score.copy() if inputs.minhash_slots
+           else np.full(flat.shape[0], np.nan, dtype=np.float32))
     same = cls[flat] == cls[refs]
     exact = np.logical_and.reduceat(same, offsets[:-1]) if flat.size else \
         np.zeros(0, dtype=bool)

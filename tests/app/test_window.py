@@ -102,6 +102,43 @@ def test_slider_regroups_and_updates_counts(loaded, qtbot):
     assert w.threshold.histogram.threshold() == pytest.approx(0.5)
 
 
+def test_a_big_result_regroups_in_the_background_and_the_newest_move_wins(loaded, qtbot):
+    """Above ``background_documents`` the groups are computed in a worker thread: the window
+    shows the result it had until they are ready; moves asked for meanwhile are grouped after
+    it, and only the newest is shown."""
+    w = loaded
+    w.grouping.background_documents = 0  # every result counts as big
+    shown: list[float] = []
+    w.resultChanged.connect(lambda: shown.append(w.result.threshold))
+    before = w.result
+    w.grouping.regroup(threshold=0.7)
+    assert w.result is before  # nothing shown until the groups are ready
+    assert w.grouping.latest().threshold == pytest.approx(0.7)
+    w.grouping.regroup(threshold=0.5)    # asked for while 0.7 is being grouped
+    w.grouping.on_mode("strict")         # on top of 0.5, not of the result on show
+    qtbot.waitUntil(lambda: w.result is not before and w.result.group_mode == "strict",
+                    timeout=5000)
+    qtbot.waitUntil(lambda: not w.host.busy(), timeout=5000)
+    assert w.result.threshold == pytest.approx(0.5)
+    assert shown == [pytest.approx(0.5)]  # 0.7 and 0.5 in connected mode were never shown
+    assert w.model.group_count() == 2
+    assert w.result.computed("group_table") is not None
+
+
+def test_a_background_regroup_is_dropped_when_another_result_is_shown(loaded, qtbot,
+                                                                        tmp_path):
+    w = loaded
+    w.grouping.background_documents = 0
+    w.grouping.regroup(threshold=0.7)
+    other = factory.on_disk(tmp_path / "more", FILES, NEAR)
+    w.set_result(other, new_scan=True)  # a new scan arrives while the regroup runs
+    qtbot.waitUntil(lambda: not w.host.busy(), timeout=5000)
+    QApplication.processEvents()
+    assert w.result.roots == w.model.result.roots
+    assert w.result.threshold == pytest.approx(other.threshold)
+    assert w.grouping.latest() is w.result
+
+
 def test_strict_and_connected_group_differently(window, tmp_path, qtbot):
     files = {"a.txt": "alpha", "b.txt": "alpha beta", "c.txt": "beta"}
     chain = [("a.txt", "b.txt", 0.7), ("b.txt", "c.txt", 0.7)]   # a and c share little

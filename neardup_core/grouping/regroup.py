@@ -1,0 +1,276 @@
+"""Moving the threshold: the groups at a new threshold from those at a nearby one, regrouping
+only the components the move can change.
+
+Why it is exact. Every mode reads a group off one connected component of the links (the
+edges at or above the threshold) joined with exact copies (STRICT and COHESIVE treat copies
+as one text), and a group's columns are read off its own members; so whatever is true of a
+component's edges is true of its groups. Call ``H(t)`` the graph of every edge scoring at
+least ``t`` (the reference links too, ignored pairs or not: a coarser graph only makes the
+components bigger) joined with copies. Between thresholds ``lo < hi`` the components of
+``H(lo)`` are unions of those of ``H(hi)``, joined by the edges scoring in ``[lo, hi)``; a
+component of either that holds no such edge is a component of both, with the same links,
+so its groups are the same. Only the components of ``H(old)`` that hold such an edge are
+grouped again, as a problem of their own (:meth:`GroupingInputs.restrict`: ranks and indices
+keep their order, so ties break as in the whole); the other groups are kept, and both lists
+merged in the table's order (largest first, then by reference).
+
+COHESIVE also compares scores with a floor that moves with the threshold, and splits
+components that are not whole under a budget shared by all of them. So for it the edges
+scoring between the two floors count too, and every component that was not whole at the old
+threshold is grouped again (with them all in the problem the budget picks as in the whole).
+
+Each :class:`Regrouper` keeps the last few thresholds' tables with the components' labels;
+a move starts from the nearest. A move that would regroup most documents anyway (a long
+jump) groups them all from scratch.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from neardup_core.arrays import run_positions
+from neardup_core.grouping.cohesive import COHESIVE_SAMPLES, cohesion_floor
+from neardup_core.grouping.connected import max_spanning_forest
+from neardup_core.grouping.edges import components
+from neardup_core.grouping.table import GroupingInputs, groups_at
+from neardup_core.models import GroupMode, GroupTable
+
+#: Regroup from scratch when more than this share of the documents would be grouped again.
+FULL_SHARE = 0.9
+#: Thresholds whose tables (and labels) a :class:`Regrouper` keeps to start a move from.
+KEPT_STATES = 6
+#: Scores this close to a band's ends count as inside it: comparisons with the threshold are
+#: made in float32 in some places and float64 in others, and a wider band is never wrong.
+BAND_SLACK = 1e-6
+
+
+@dataclass(frozen=True)
+class Grouped:
+    """The groups at one threshold and what a move from it needs."""
+
+    threshold: float
+    table: GroupTable
+    #: per document, the lowest document of its component of ``H(threshold)``
+    label: np.ndarray
+    #: COHESIVE: per document, whether its component was not whole (None for the others)
+    unsettled: np.ndarray | None
+
+
+def mode_graph(inputs: GroupingInputs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edges (a, b, weight) whose components at a threshold (weight at or above it) hold
+    the mode's groups whole: every edge a threshold may keep, at the highest threshold it
+    keeps it (a reference's link or the scan's pair of the same two documents); COHESIVE
+    without the pairs of texts the user said differ; STRICT and COHESIVE with each document
+    joined to the first copy of its text (weight 1: at every threshold)."""
+    n = inputs.n
+    a, b = inputs.a.astype(np.int64), inputs.b.astype(np.int64)
+    w = inputs.s if inputs.shadow is None else np.maximum(inputs.s, inputs.shadow)
+    cls = inputs.text_class
+    if inputs.ignored is not None and inputs.ignored[0].size:  # COHESIVE's conflicts
+        ncls = int(cls.max()) + 1
+        xa, xb = cls[inputs.ignored[0]], cls[inputs.ignored[1]]
+        conflict = np.minimum(xa, xb) * ncls + np.maximum(xa, xb)
+        ca, cb = cls[a], cls[b]
+        keep = ~np.isin(np.minimum(ca, cb) * ncls + np.maximum(ca, cb), conflict)
+        a, b, w = a[keep], b[keep], w[keep]
+    if inputs.mode != GroupMode.CONNECTED and n:
+        lowest = np.full(int(cls.max()) + 1, n, dtype=np.int64)
+        np.minimum.at(lowest, cls, np.arange(n))
+        first = lowest[cls]  # the lowest document with the same text
+        copy = np.flatnonzero(first != np.arange(n))
+        a = np.concatenate([a, copy])
+        b = np.concatenate([b, first[copy]])
+        w = np.concatenate([w, np.ones(copy.size, dtype=w.dtype)])
+    return a, b, w
+
+
+def component_labels(inputs: GroupingInputs, threshold: float) -> np.ndarray:
+    """Per document, the lowest document of its component of :func:`mode_graph` at
+    ``threshold``."""
+    n = inputs.n
+    if n == 0:
+        return np.empty(0, dtype=np.int64)
+    a, b, w = mode_graph(inputs)
+    link = w >= np.float32(threshold)
+    ncomp, label = components(n, a[link], b[link])
+    low = np.full(ncomp, n, dtype=np.int64)
+    np.minimum.at(low, label, np.arange(n))
+    return low[label]
+
+
+def _floor(inputs: GroupingInputs, threshold: float) -> float:
+    return cohesion_floor(threshold, inputs.minhash_slots or COHESIVE_SAMPLES)
+
+
+def _in_band(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    return (x >= np.float32(lo) - BAND_SLACK) & (x <= np.float32(hi) + BAND_SLACK)
+
+
+class Regrouper:
+    """The groups of fixed :class:`GroupingInputs` at any threshold, cheap to move: see the
+    module's docstring. Shared by the results :meth:`~neardup_core.result.ScanResult.regroup`
+    makes at other thresholds; safe to call from several threads."""
+
+    def __init__(self, inputs: GroupingInputs, *, valid_from: float = -math.inf,
+                 kept: int = KEPT_STATES) -> None:
+        self.inputs = inputs
+        #: the lowest threshold ``inputs`` hold every edge for (the reference links were
+        #: scored down to it)
+        self.valid_from = valid_from
+        self._kept = max(1, kept)
+        self._states: list[Grouped] = []  # oldest first
+        self._forest: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._lock = threading.Lock()
+
+    def table(self, threshold: float) -> GroupTable:
+        """The group table at ``threshold``."""
+        return self.grouped(threshold).table
+
+    def grouped(self, threshold: float) -> Grouped:
+        """The groups at ``threshold``: kept, moved to from the nearest kept threshold, or (at
+        the first call) computed from scratch; kept among the last few."""
+        t = float(threshold)
+        with self._lock:
+            near = min(self._states, key=lambda g: abs(g.threshold - t), default=None)
+        if near is not None and near.threshold == t:
+            state = near
+        elif near is None:
+            state = self.full(t)
+        else:
+            state = self.step(near, t)
+        with self._lock:
+            others = [g for g in self._states if g.threshold != t]
+            self._states = [*others[max(0, len(others) - self._kept + 1):], state]
+        return state
+
+    def full(self, threshold: float) -> Grouped:
+        """The groups at ``threshold`` computed from scratch."""
+        inp = self.inputs
+        cohesive = inp.mode == GroupMode.COHESIVE
+        unsettled = np.zeros(inp.n, dtype=bool) if cohesive else None
+        table = groups_at(inp, threshold, unsettled)
+        return Grouped(threshold, table, component_labels(inp, threshold), unsettled)
+
+    def prepare(self) -> None:
+        """Compute what a move reads besides the kept groups (the forest), ahead of it."""
+        if self.inputs.mode != GroupMode.STRICT:
+            self.forest()
+
+    def forest(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A maximum spanning forest of :func:`mode_graph` (computed at the first move)."""
+        with self._lock:
+            if self._forest is None:
+                self._forest = max_spanning_forest(self.inputs.n, *mode_graph(self.inputs))
+            return self._forest
+
+    def dirty(self, prev: Grouped, threshold: float) -> np.ndarray:
+        """Per document, whether a move from ``prev`` to ``threshold`` may change its group.
+
+        STRICT reads every link: a component with an edge between the two thresholds is
+        grouped again. CONNECTED's groups are components, each member scored against the
+        best-ranked by their edge, if they have one at the threshold: only components that
+        split or join (a forest edge between the thresholds) or whose reference gains or
+        loses an edge scoring otherwise than ``pair_scores`` (which scores it when it is not
+        a link). A COHESIVE component that is whole (no two texts below the floor)
+        is one group whatever its links: only those that split or join, those a rising
+        floor may split, and those that were not whole.
+        """
+        inp = self.inputs
+        lo, hi = sorted((prev.threshold, threshold))
+        label = prev.label
+        band = _in_band(inp.s, lo, hi)
+        if inp.shadow is not None:  # a reference link appears where the scan's pair goes
+            band |= _in_band(inp.shadow, lo, hi)
+        if inp.mode == GroupMode.STRICT:
+            starts = [inp.a[band], inp.b[band]]
+        else:
+            fa, fb, fw = self.forest()
+            split = _in_band(fw, lo, hi)
+            starts = [fa[split], fb[split]]
+            if inp.shadow is not None:  # the score of a link changes from the pair's to the
+                swap = _in_band(inp.shadow, lo, hi)  # reference's (a different edge)
+                starts += [inp.a[swap], inp.b[swap]]
+        if inp.mode == GroupMode.CONNECTED:
+            table = prev.table
+            is_ref = np.zeros(inp.n, dtype=bool)
+            is_ref[table.members[table.offsets[:-1]]] = True
+            near = np.flatnonzero(band & (is_ref[inp.a] | is_ref[inp.b]))
+            # an edge scoring as pair_scores does changes nothing when it comes or goes
+            got = inp.pair_scores(inp.a[near], inp.b[near])[0]
+            near = near[np.asarray(got, dtype=np.float64) != inp.s[near]]
+            starts += [inp.a[near], inp.b[near]]
+        if prev.unsettled is not None:
+            f_old, f_new = _floor(inp, prev.threshold), _floor(inp, threshold)
+            if f_new > f_old:
+                fine = _in_band(inp.s, f_old, f_new)
+                fine[fine] = label[inp.a[fine]] == label[inp.b[fine]]
+                starts += [inp.a[fine], inp.b[fine]]
+            starts.append(np.flatnonzero(prev.unsettled))
+        hit = np.zeros(inp.n, dtype=bool)
+        for x in starts:
+            hit[label[x]] = True
+        return hit[label]
+
+    def step(self, prev: Grouped, threshold: float) -> Grouped:
+        """The groups at ``threshold`` from those at ``prev``'s."""
+        inp = self.inputs
+        moved = self.dirty(prev, threshold)
+        docs = np.flatnonzero(moved)
+        if not docs.size:
+            return Grouped(threshold, prev.table, prev.label, prev.unsettled)
+        if docs.size > FULL_SHARE * inp.n:
+            return self.full(threshold)
+        sub = inp.restrict(docs)
+        part_unsettled = None if prev.unsettled is None else np.zeros(docs.size, dtype=bool)
+        part = groups_at(sub, threshold, part_unsettled)
+        label = prev.label.copy()
+        label[docs] = docs[component_labels(sub, threshold)]
+        unsettled = None
+        if prev.unsettled is not None:
+            unsettled = prev.unsettled.copy()
+            unsettled[docs] = part_unsettled
+        return Grouped(threshold, merge_tables(inp.n, prev.table, moved, part, docs), label,
+                       unsettled)
+
+
+def merge_tables(n: int, old: GroupTable, moved: np.ndarray, part: GroupTable,
+                 docs: np.ndarray) -> GroupTable:
+    """``old``'s groups whose documents did not move, with ``part``'s (grouped over ``docs``,
+    numbered 0..k-1), in the table's order: largest first, then by reference."""
+    o_start = old.offsets[:-1]
+    o_size = np.diff(old.offsets)
+    keep = ~moved[old.members[o_start]] if o_start.size else np.zeros(0, dtype=bool)
+    o_start, o_size = o_start[keep], o_size[keep]
+    p_members = docs[part.members]
+    p_start = part.offsets[:-1]
+    p_size = np.diff(part.offsets)
+    biggest = int(max(o_size.max(initial=0), p_size.max(initial=0)))
+    o_key = (biggest - o_size) * n + old.members[o_start]
+    p_key = (biggest - p_size) * n + p_members[p_start]
+    count = o_key.size + p_key.size
+    at_new = np.searchsorted(o_key, p_key) + np.arange(p_key.size)
+    new = np.zeros(count, dtype=bool)
+    new[at_new] = True
+    start = np.empty(count, dtype=np.int64)
+    size = np.empty(count, dtype=np.int64)
+    start[~new], size[~new] = o_start, o_size
+    start[new], size[new] = p_start + old.members.size, p_size
+    take = run_positions(start, size)
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(size, out=offsets[1:])
+
+    def joined(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.concatenate([x, y])[take]
+
+    weakest = np.empty(count, dtype=np.float32)
+    weakest[~new], weakest[new] = old.weakest[keep], part.weakest
+    exact = np.empty(count, dtype=bool)
+    exact[~new], exact[new] = old.exact[keep], part.exact
+    return GroupTable(offsets=offsets, members=joined(old.members, p_members),
+                      similarity=joined(old.similarity, part.similarity),
+                      distance=joined(old.distance, part.distance),
+                      jaccard=joined(old.jaccard, part.jaccard), weakest=weakest, exact=exact)

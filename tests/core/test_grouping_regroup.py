@@ -1,0 +1,326 @@
+"""Moving the threshold regroups from the nearest kept threshold (neardup_core.grouping.regroup):
+whatever the moves, the table is the one a result grouped from scratch at that threshold has.
+
+The results here are small random graphs built for ties and edge cases: scores on a 1/16 grid
+(thresholds on the same grid tie with edges), exact copies, pairs whose stored score differs
+from what ``pair_scores`` recomputes, user-chosen references and ignored pairs. The share of
+documents above which a move regroups from scratch is set so the incremental path always runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from neardup_core.grouping import regroup as regroup_module
+from neardup_core.grouping.regroup import Regrouper, merge_tables
+from neardup_core.grouping.table import group_table, grouping_inputs
+from neardup_core.models import Document, GroupMode, GroupTable, PairTable, ScanOptions
+from neardup_core.result import ScanResult
+
+FLOOR = 0.25
+GRID = [k / 16 for k in range(4, 17)]  # 0.25 .. 1.0: thresholds tie with scores
+MODES = [GroupMode.CONNECTED, GroupMode.STRICT, GroupMode.COHESIVE]
+NUM_PERM = 128  # COHESIVE's floor at 0.6 is then 0.47: random signatures fall either side
+
+
+def _table_tuple(t: GroupTable) -> tuple:
+    return (t.offsets.tolist(), t.members.tolist(), t.similarity.tolist(),
+            t.distance.tolist(), np.nan_to_num(t.jaccard, nan=-7).tolist(),
+            t.weakest.tolist(), t.exact.tolist())
+
+
+@st.composite
+def results(draw: st.DrawFn) -> ScanResult:
+    """A small result with random pairs, copies, references and ignored pairs."""
+    n = draw(st.integers(2, 20))
+    texts = draw(st.lists(st.integers(0, n + 3), min_size=n, max_size=n))  # equal: copies
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    # two-letter signatures: pair_scores near 0.5, either side of COHESIVE's floor
+    base = rng.integers(0, 2, size=(n, NUM_PERM), dtype=np.uint32)
+    for i, x in enumerate(texts):  # copies have one signature
+        base[i] = base[texts.index(x)]
+    density = draw(st.sampled_from([0.15, 0.5, 0.95]))  # dense: components survive a move
+    pairs = [(x, y) for x in range(n) for y in range(x + 1, n) if rng.random() < density]
+    a = np.array([p[0] for p in pairs], dtype=np.int32)
+    b = np.array([p[1] for p in pairs], dtype=np.int32)
+    agree = (base[a] == base[b]).mean(axis=1).astype(np.float32) if pairs else \
+        np.empty(0, np.float32)
+    # a pair's stored score is either what pair_scores gives or a grid score
+    stored = np.array([draw(st.sampled_from([None, *GRID])) for _ in pairs], dtype=object)
+    score = np.array([agree[i] if v is None else v for i, v in enumerate(stored)],
+                     dtype=np.float32)
+    keep = score >= FLOOR
+    a, b, score = a[keep], b[keep], score[keep]
+    m = a.size
+    table = PairTable(a=a, b=b, distance=np.zeros(m, np.uint8), jaccard=score.copy(),
+                      score=score, exact=np.zeros(m, bool))
+    docs = tuple(Document(f"/d/f{i:03d}.txt", 100 + i, 1.7e9, "txt", "utf-8", 1.0, 0, 90,
+                          f"{texts[i]:032x}") for i in range(n))
+    refs = draw(st.lists(st.integers(0, n - 1), max_size=2, unique=True))
+    ignored = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
+                            max_size=3))
+    return ScanResult(options=ScanOptions(), roots=("/d",), documents=docs, problems=(),
+                      simhash=rng.integers(0, 2**64, size=n, dtype=np.uint64),
+                      minhash=base, pairs=table, threshold=draw(st.sampled_from(GRID)),
+                      group_mode=draw(st.sampled_from(MODES)), stats={"floor": FLOOR},
+                      references=tuple((r,) for r in refs),
+                      ignored=frozenset((docs[x].path, docs[y].path)
+                                        for x, y in ignored if x != y))
+
+
+thresholds = st.one_of(st.sampled_from(GRID), st.floats(FLOOR, 1.0))
+
+
+@pytest.fixture(autouse=True)
+def _always_incremental(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(regroup_module, "FULL_SHARE", 1.0)
+
+
+def _scratch(r: ScanResult, t: float) -> tuple:
+    """The table of a result like ``r`` at ``t`` that has never been regrouped."""
+    fresh = ScanResult(options=r.options, roots=r.roots, documents=r.documents,
+                       problems=r.problems, simhash=r.simhash, minhash=r.minhash,
+                       pairs=r.pairs, threshold=t, group_mode=r.group_mode, stats=r.stats,
+                       references=r.references, ignored=r.ignored)
+    return _table_tuple(fresh.group_table)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(results(), st.lists(thresholds, min_size=1, max_size=8))
+def test_any_sequence_of_moves_groups_as_from_scratch(r: ScanResult, moves: list[float]
+                                                      ) -> None:
+    _ = r.group_table
+    for t in moves:
+        r = r.regroup(t)
+        assert _table_tuple(r.group_table) == _scratch(r, t), (r.group_mode, t)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(results(), st.sampled_from(MODES), st.lists(thresholds, min_size=1, max_size=6))
+def test_moves_after_a_mode_reference_or_ignore_change(r: ScanResult, mode: GroupMode,
+                                                       moves: list[float]) -> None:
+    """A change of mode, references or ignored pairs starts over; moves after it reuse."""
+    _ = r.group_table
+    r = r.regroup(mode=mode)
+    _ = r.group_table
+    for i, t in enumerate(moves):
+        r = r.regroup(t)
+        if i == 1 and len(r.documents) > 3:
+            r = r.regroup(references=(*r.references, (3,)))
+        if i == 2:
+            r = r.regroup(ignored=r.ignored | {(r.documents[0].path, r.documents[1].path)})
+        assert _table_tuple(r.group_table) == _scratch(r, t), (r.group_mode, t)
+
+
+def test_a_move_reuses_the_groups_it_cannot_change() -> None:
+    """Two families far apart: moving across a score inside one leaves the other's group (and
+    the regrouper regroups only the first family's documents)."""
+    n = 8
+    a = np.array([0, 0, 1, 4, 4, 5], dtype=np.int32)
+    b = np.array([1, 2, 2, 5, 6, 6], dtype=np.int32)
+    s = np.array([0.9, 0.9, 0.7, 0.95, 0.95, 0.95], dtype=np.float32)
+    pairs = PairTable(a=a, b=b, distance=np.zeros(6, np.uint8), jaccard=s.copy(), score=s,
+                      exact=np.zeros(6, bool))
+    def scores(ref: int | np.ndarray, others: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        o = np.asarray(others)
+        z = np.zeros(o.size, dtype=np.float32)
+        return z, np.zeros(o.size, np.uint8), z
+
+    for mode in MODES:
+        inputs = grouping_inputs(n, pairs, mode, np.arange(n), np.arange(n),
+                                 np.zeros(n, np.uint64), scores, minhash_slots=NUM_PERM,
+                                 link_floor=0.5)
+        rg = Regrouper(inputs)
+        before = rg.grouped(0.6)
+        moved = rg.dirty(before, 0.8)
+        assert not moved[[4, 5, 6]].any(), mode  # the other family is kept as it was
+        if mode == GroupMode.STRICT:
+            assert moved[[0, 1, 2]].all()
+        after = rg.table(0.8)
+        scratch = group_table(n, pairs, 0.8, mode, np.arange(n), np.arange(n),
+                              np.zeros(n, np.uint64), scores, minhash_slots=NUM_PERM,
+                              link_floor=0.5)
+        assert _table_tuple(after) == _table_tuple(scratch)
+
+
+def _nothing_alike(ref: int | np.ndarray, others: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    o = np.asarray(others)
+    z = np.zeros(o.size, dtype=np.float32)
+    return z, np.zeros(o.size, np.uint8), z
+
+
+def _move_and_compare(mode: GroupMode, a: list[int], b: list[int], s: list[float],
+                      old: float, new: float) -> tuple[list[int], list[int]]:
+    """(members at ``old``, members at ``new`` moved to from ``old``), checked against the
+    groups from scratch at ``new``."""
+    n = max(a + b) + 2
+    score = np.array(s, dtype=np.float32)
+    pairs = PairTable(a=np.array(a, np.int32), b=np.array(b, np.int32),
+                      distance=np.zeros(len(a), np.uint8), jaccard=score.copy(), score=score,
+                      exact=np.zeros(len(a), bool))
+    args = (np.arange(n), np.arange(n), np.zeros(n, np.uint64), _nothing_alike)
+    rg = Regrouper(grouping_inputs(n, pairs, mode, *args, minhash_slots=NUM_PERM,
+                                   link_floor=FLOOR))
+    before = rg.table(old).members.tolist()
+    after = rg.table(new)
+    scratch = group_table(n, pairs, new, mode, *args, minhash_slots=NUM_PERM,
+                          link_floor=FLOOR)
+    assert _table_tuple(after) == _table_tuple(scratch)
+    return before, after.members.tolist()
+
+
+def test_cohesive_a_rising_floor_splits_a_component_whose_links_stay() -> None:
+    """0-1 and 0-2 are links at 0.5 and 0.6; 1-2 (0.4) is above the floor at 0.5 (0.37), below
+    it at 0.6 (0.47): the group splits though no link changed."""
+    before, after = _move_and_compare(GroupMode.COHESIVE, [0, 0, 1], [1, 2, 2],
+                                      [0.9, 0.9, 0.4], 0.5, 0.6)
+    assert (before, after) == ([0, 1, 2], [0, 1])
+
+
+def test_connected_a_member_scored_again_when_its_link_to_the_reference_goes() -> None:
+    """0-2 (0.7) leaves the links at 0.8 but 0, 1, 2 stay one group; 2's score against the
+    reference 0 is then pair_scores' (0), not the edge's, so it moves after 1."""
+    for mode in (GroupMode.CONNECTED, GroupMode.STRICT):
+        _move_and_compare(mode, [0, 1, 0], [1, 2, 2], [0.9, 0.9, 0.7], 0.6, 0.8)
+    before, after = _move_and_compare(GroupMode.CONNECTED, [0, 1, 0], [1, 2, 2],
+                                      [0.9, 0.8, 0.7], 0.6, 0.8)
+    assert (before, after) == ([0, 1, 2], [0, 1, 2])
+
+
+def test_connected_a_reference_link_replaces_a_pair_below_the_threshold() -> None:
+    """Four documents alike (pair_scores 1.0) whose stored pairs with 2 are weak; 2 and then 1
+    chosen as references (1 leads). At 0.25 the pairs hold 2 by its best, 0.375; at 0.3125
+    the pairs 0-2 and 2-3 are below it and 2's links to 0 and 3 (1.0) replace them: the group
+    is the same, its weakest link is not."""
+    n = 4
+    a = np.array([0, 0, 0, 1, 1, 2], dtype=np.int32)
+    b = np.array([1, 2, 3, 2, 3, 3], dtype=np.int32)
+    s = np.array([1.0, 0.25, 1.0, 0.375, 1.0, 0.25], dtype=np.float32)
+    pairs = PairTable(a=a, b=b, distance=np.zeros(6, np.uint8), jaccard=s.copy(), score=s,
+                      exact=np.zeros(6, bool))
+    docs = tuple(Document(f"/d/f{i}.txt", 100, 1.7e9, "txt", "utf-8", 1.0, 0, 90, f"{i:032x}")
+                 for i in range(n))
+    r = ScanResult(options=ScanOptions(), roots=("/d",), documents=docs, problems=(),
+                   simhash=np.zeros(n, np.uint64), minhash=np.ones((n, NUM_PERM), np.uint32),
+                   pairs=pairs, threshold=0.25, group_mode=GroupMode.CONNECTED,
+                   stats={"floor": FLOOR}, references=((2,), (1,)))
+    assert r.group_table.weakest.tolist() == [0.375]
+    moved = r.regroup(0.3125)
+    assert moved.group_table.weakest.tolist() == [1.0]
+    assert _table_tuple(moved.group_table) == _scratch(moved, 0.3125)
+
+
+def test_merge_orders_groups_largest_first_then_by_reference() -> None:
+    def table(groups: list[list[int]]) -> GroupTable:
+        members = np.array([d for g in groups for d in g], dtype=np.int64)
+        offsets = np.r_[0, np.cumsum([len(g) for g in groups])].astype(np.int64)
+        k = members.size
+        return GroupTable(offsets=offsets, members=members,
+                          similarity=np.arange(k, dtype=np.float32),
+                          distance=np.zeros(k, np.uint8), jaccard=np.zeros(k, np.float32),
+                          weakest=np.arange(len(groups), dtype=np.float32),
+                          exact=np.zeros(len(groups), bool))
+
+    old = table([[5, 6, 7], [0, 1], [2, 3]])
+    moved = np.zeros(10, dtype=bool)
+    moved[[2, 3, 8, 9]] = True
+    docs = np.array([2, 3, 8, 9])
+    part = table([[0, 1, 2], [3, 1]])  # documents 2, 3, 8 and 9, numbered 0..3
+    merged = merge_tables(10, old, moved, part, docs)
+    assert merged.members.tolist() == [2, 3, 8, 5, 6, 7, 0, 1, 9, 3]
+    assert merged.offsets.tolist() == [0, 3, 6, 8, 10]
+    assert merged.weakest.tolist() == [0.0, 0.0, 1.0, 1.0]
+    assert merged.similarity.tolist() == [0, 1, 2, 0, 1, 2, 3, 4, 3, 4]
+
+
+def test_prepare_regroup_computes_the_groups_and_the_forest_ahead() -> None:
+    n = 6
+    s = np.array([0.9, 0.7, 0.8], dtype=np.float32)
+    pairs = PairTable(a=np.array([0, 1, 3], np.int32), b=np.array([1, 2, 4], np.int32),
+                      distance=np.zeros(3, np.uint8), jaccard=s.copy(), score=s,
+                      exact=np.zeros(3, bool))
+    docs = tuple(Document(f"/d/f{i}.txt", 100, 1.7e9, "txt", "utf-8", 1.0, 0, 90, f"{i:032x}")
+                 for i in range(n))
+    for mode in MODES:
+        r = ScanResult(options=ScanOptions(), roots=("/d",), documents=docs, problems=(),
+                       simhash=np.zeros(n, np.uint64),
+                       minhash=np.zeros((n, NUM_PERM), np.uint32), pairs=pairs,
+                       threshold=0.6, group_mode=mode, stats={"floor": FLOOR})
+        r.prepare_regroup()
+        assert r.computed("group_table") is not None
+        assert (r._regrouper._forest is not None) == (mode != GroupMode.STRICT)
+        moved = r.regroup(0.75)
+        assert moved._regrouper is r._regrouper  # the move starts from what was prepared
+        assert _table_tuple(moved.group_table) == _scratch(moved, 0.75)
+
+
+def test_a_regrouper_keeps_the_last_few_thresholds() -> None:
+    n = 4
+    s = np.array([0.9, 0.7], dtype=np.float32)
+    pairs = PairTable(a=np.array([0, 1], np.int32), b=np.array([1, 2], np.int32),
+                      distance=np.zeros(2, np.uint8), jaccard=s.copy(), score=s,
+                      exact=np.zeros(2, bool))
+    inputs = grouping_inputs(n, pairs, GroupMode.CONNECTED, np.arange(n), np.arange(n),
+                             np.zeros(n, np.uint64), _nothing_alike, minhash_slots=NUM_PERM,
+                             link_floor=FLOOR)
+    for kept in (1, 2, 3, 4, 6):
+        rg = Regrouper(inputs, kept=kept)
+        first = rg.grouped(0.5)
+        for t in (0.6, 0.8, 0.95):
+            rg.grouped(t)
+        assert len(rg._states) == min(kept, 4)
+        assert (rg.grouped(0.5) is first) == (kept >= 4)  # else it was dropped: grouped again
+        assert [g.threshold for g in rg._states][-1] == 0.5
+
+
+def _families(n: int, seed: int) -> ScanResult:
+    """Families of 1-7 near copies (a pair for every two, 0.55-1.0) and chance pairs just
+    above the floor between families, as a scan of a big folder finds them."""
+    rng = np.random.default_rng(seed)
+    sizes = np.where(rng.random(n) < 0.5, 1, rng.integers(2, 8, n))
+    starts = np.cumsum(sizes) - sizes
+    keep = starts < n
+    a_l, b_l = [], []
+    for lo, k in zip(starts[keep].tolist(), sizes[keep].tolist(), strict=True):
+        fam = np.arange(lo, min(n, lo + k))
+        iu, ju = np.triu_indices(fam.size, 1)
+        a_l.append(fam[iu])
+        b_l.append(fam[ju])
+    a, b = np.concatenate(a_l), np.concatenate(b_l)
+    fam_pairs = a.size
+    ea, eb = rng.integers(0, n, n // 5), rng.integers(0, n, n // 5)
+    a = np.concatenate([a, np.minimum(ea, eb)])
+    b = np.concatenate([b, np.maximum(ea, eb)])
+    grid = np.round(np.concatenate([rng.uniform(0.55, 1.0, fam_pairs),
+                                    rng.uniform(0.25, 0.6, a.size - fam_pairs)]) * 64) / 64
+    code, first = np.unique(a * n + b, return_index=True)
+    first = first[(code // n) != (code % n)]
+    a, b, s = a[first].astype(np.int32), b[first].astype(np.int32), grid[first]
+    s = s.astype(np.float32)
+    pairs = PairTable(a=a, b=b, distance=np.zeros(a.size, np.uint8), jaccard=s.copy(), score=s,
+                      exact=np.zeros(a.size, bool))
+    texts = np.where(rng.random(n) < 0.05, np.arange(n) - 1, np.arange(n)).clip(0)
+    docs = tuple(Document(f"/d/f{i:05d}.txt", 100, 1.7e9, "txt", "utf-8", 1.0, 0, 90,
+                          f"{int(texts[i]):032x}") for i in range(n))
+    sig = rng.integers(0, 2, size=(n, NUM_PERM), dtype=np.uint32)
+    return ScanResult(options=ScanOptions(), roots=("/d",), documents=docs, problems=(),
+                      simhash=rng.integers(0, 2**64, size=n, dtype=np.uint64), minhash=sig,
+                      pairs=pairs, threshold=0.6, group_mode=GroupMode.CONNECTED,
+                      stats={"floor": FLOOR}, references=((7,), (30,)),
+                      ignored=frozenset({(docs[0].path, docs[1].path)}))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_big_folder_moved_up_and_down_groups_as_from_scratch(mode: GroupMode) -> None:
+    """Thousands of documents, chance pairs joining families when the threshold goes down:
+    moves of every size, up and down, each against the groups from scratch."""
+    r = _families(3000, 5).regroup(0.6, mode)
+    _ = r.group_table
+    for t in (0.61, 0.625, 0.7, 0.5, 0.45, 0.4375, 0.3, 0.9, 0.65, 0.25, 1.0, 0.6):
+        r = r.regroup(t)
+        assert _table_tuple(r.group_table) == _scratch(r, t), (mode, t)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from neardup_core.fingerprint.fingerprinter import DocFingerprint
+from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.models import EXCERPT_FLOOR, Document, ExcerptTable, PairTable, ScanOptions
 from neardup_core.pairs.containment import candidates, verify
 from neardup_core.progress import Stage
@@ -35,7 +36,7 @@ _SETS_BATCH = 32
 __all__ = ["ExcerptsPass", "find_excerpts"]
 
 
-def find_excerpts(docs: Sequence[Document], winnows: Sequence[np.ndarray], units: Sequence[int],
+def find_excerpts(docs: Sequence[Document], winnows: WinnowSets, units: Sequence[int],
                   opt: ScanOptions, drop_lines: np.ndarray | None, stats: dict,
                   pairs: PairTable | None = None, threshold: float = 2.0,
                   sets_of: SetsOf | None = None) -> ExcerptTable:
@@ -116,7 +117,8 @@ class ExcerptsPass(RunStages):
         if self.opt.excerpt_containment is None or self.partial or len(docs) < 2:
             return ExcerptTable.empty()
         self.emit(Stage.PAIRS, 0, 1, "Looking for excerpts")
-        table = find_excerpts(docs, [fp.winnow for fp in fps], [fp.units for fp in fps],
+        table = find_excerpts(docs, WinnowSets.of(fp.winnow for fp in fps),
+                              [fp.units for fp in fps],
                               self.opt, self.boiler_lines, self.stats, pairs, threshold,
                               lambda need: self._sets_of(docs, need))
         self.emit(Stage.PAIRS, 1, 1, "")

@@ -334,3 +334,33 @@ def test_winnow_sets_hold_each_document_in_turn():
         WinnowSets(np.arange(3, dtype=np.uint32), np.array([0, 2], np.int64))
     with pytest.raises(ValueError):
         WinnowSets(np.arange(3, dtype=np.uint32), np.array([1, 3], np.int64))
+
+
+def test_a_scan_holds_the_winnowed_sets_once_and_takes_those_read_again():
+    """The scan takes the winnowed sets out of the fingerprints it collects into one array,
+    and at the excerpt stage uses them, but a document's own set where it was read again
+    (without the boilerplate lines); once taken, the scan holds them no more."""
+    from neardup_core.scan.excerpts_pass import ExcerptsPass
+
+    class Run(ExcerptsPass):
+        def __init__(self, opt: ScanOptions) -> None:
+            self.opt, self.partial, self.winnows = opt, False, None
+
+    rng = random.Random(5)
+    texts = ["\n".join(_lines(rng, 8)) for _ in range(3)]
+    fps = Fingerprinter().fingerprint_many(texts)
+    run = Run(ScanOptions())
+    held = run._hold_winnows(list(fps))
+    assert held == list(fps)  # the same fingerprints, less their winnowed sets
+    assert all(fp.winnow.shape[0] == 0 for fp in held)
+    assert run.winnows is not None and len(run.winnows) == 3
+    again = Fingerprinter().fingerprint("\n".join(texts[1].split("\n")[2:]))
+    assert not np.array_equal(again.winnow, fps[1].winnow)
+    sets = run._take_winnows([held[0], again, held[2]])
+    assert run.winnows is None
+    for i, want in enumerate((fps[0].winnow, again.winnow, fps[2].winnow)):
+        np.testing.assert_array_equal(sets[i], want)
+    # excerpts off: nothing is held, the fingerprints still lose their sets
+    off = Run(ScanOptions(excerpt_containment=None))
+    assert all(fp.winnow.shape[0] == 0 for fp in off._hold_winnows(list(fps)))
+    assert off.winnows is None

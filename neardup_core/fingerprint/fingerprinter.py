@@ -120,12 +120,6 @@ class DocFingerprint:
 
     __hash__ = None  # type: ignore[assignment]  # holds arrays
 
-    def without_winnow(self) -> DocFingerprint:
-        """This fingerprint with no winnowed set: what a scan keeps once it holds every
-        document's set in one array (:class:`~neardup_core.fingerprint.winnowing.WinnowSets`)."""
-        return DocFingerprint(self.simhash, self.minhash, self.text_hash, self.chars, self.units,
-                              self.line_hashes)
-
     def __reduce__(self) -> tuple:
         # Workers send every fingerprint back to the scan. Arrays pickled as bytes cost far
         # less than numpy's own array pickling, both ways, and come back read-only.

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -61,21 +61,24 @@ _SORT_ROWS = 1 << 22
 _HI, _LO = (1, 0) if sys.byteorder == "little" else (0, 1)
 
 
-def candidates(winnows: WinnowSets, shingles: np.ndarray, keep: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def candidates(winnows: WinnowSets | Sequence[np.ndarray], shingles: np.ndarray,
+               keep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(part, whole, winnowed containment) of the candidate excerpts among the documents.
 
-    ``winnows``: each document's sorted winnowed set; ``shingles``: its count of shingles
+    ``winnows``: each document's sorted winnowed set, end to end in one array or one array
+    each (as fingerprints hold them: they are read a block of documents at a time, never
+    copied whole); ``shingles``: its count of shingles
     (the part is the one with fewer, ties to the lower index); ``keep``: the documents indexed
     (one per distinct text). Only parts with MIN_SHINGLES shingles and estimates of at least
     CANDIDATE_MIN are returned, sorted by (part, whole).
     """
     n = len(winnows)
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float32))
-    sizes = np.where(keep, winnows.sizes(), 0)
+    sets = winnows if isinstance(winnows, WinnowSets) else _Listed(winnows)
+    sizes = np.where(keep, sets.sizes(), 0)
     if n < 2 or sizes.sum() == 0:
         return empty
-    doc, by_size = _postings(winnows, sizes)
+    doc, by_size = _postings(sets, sizes)
     # Pairs are counted in passes, each over the pairs whose first document falls in one slice
     # of the documents (every occurrence of a pair lands in the same pass), so the pair keys of
     # one pass, not of the whole collection, are held at once: a folder whose documents share
@@ -99,7 +102,28 @@ def candidates(winnows: WinnowSets, shingles: np.ndarray, keep: np.ndarray
     return part[order], whole[order], est[order]
 
 
-def _postings(winnows: WinnowSets, sizes: np.ndarray
+class _Listed:
+    """One array per document, read as :class:`WinnowSets` is by the index: a block of
+    documents' values at a time."""
+
+    def __init__(self, sets: Sequence[np.ndarray]) -> None:
+        self.sets = sets
+        self._sizes = np.fromiter((w.shape[0] for w in sets), np.int64, count=len(sets))
+        self.offsets = np.r_[np.int64(0), np.cumsum(self._sizes)]
+
+    def sizes(self) -> np.ndarray:
+        return self._sizes
+
+    def block(self, d0: int, d1: int) -> np.ndarray:
+        parts = [np.asarray(w, np.uint32) for w in self.sets[d0:d1]]
+        return np.concatenate(parts) if parts else np.empty(0, np.uint32)
+
+    def sample(self, every: int) -> np.ndarray:
+        return np.concatenate([np.empty(0, np.uint32), *(
+            np.asarray(w, np.uint32) for w in self.sets[::max(1, every // 100)])])
+
+
+def _postings(winnows: WinnowSets | _Listed, sizes: np.ndarray
               ) -> tuple[np.ndarray, list[tuple[int, np.ndarray]]]:
     """The inverted index: the documents of every posting list that can pair documents (2 to
     MAX_POSTINGS of them), one list after another (int32, ascending within a list), and where
@@ -114,8 +138,9 @@ def _postings(winnows: WinnowSets, sizes: np.ndarray
     total = int(sizes.sum())
     ranges = max(1, -(-total // _SORT_ROWS))
     # ranges of equal counts, from a sample: winnowed hashes are minima, so crowd low values
-    values = winnows.values
-    sample = np.sort(values[::max(1, values.shape[0] // (ranges << 10))])
+    every = max(1, total // (ranges << 10))
+    sample = np.sort(winnows.values[::every] if isinstance(winnows, WinnowSets)
+                     else winnows.sample(every))
     cuts = sample[(np.arange(1, ranges) * sample.shape[0]) // ranges].astype(np.int64)
     bounds = np.unique(np.r_[np.int64(0), cuts, np.int64(1 << 32)]).tolist()
     docs: list[np.ndarray] = []
@@ -133,20 +158,21 @@ def _postings(winnows: WinnowSets, sizes: np.ndarray
     return doc, [(sz, at) for sz, at in by_size if at.shape[0]]
 
 
-def _range_postings(winnows: WinnowSets, sizes: np.ndarray, lo: int, hi: int
+def _range_postings(winnows: WinnowSets | _Listed, sizes: np.ndarray, lo: int, hi: int
                     ) -> tuple[np.ndarray, np.ndarray]:
     """The useful posting lists of the hashes in [lo, hi) (hi at most 2**32): their documents
     one list after another (int32), and each list's length. ``sizes`` is 0 for a document
     left out."""
     n = sizes.shape[0]
-    offsets, values = winnows.offsets, winnows.values
+    offsets = winnows.offsets
     blocks = range(0, n, _FILL_DOCS)
 
     def rows_of(d0: int) -> tuple[np.ndarray, np.ndarray] | None:
         """The block of documents from ``d0``: which of its hashes fall in the range (and
         are of a document kept), and the document of each of its hashes."""
         d1 = min(n, d0 + _FILL_DOCS)
-        vals = values[offsets[d0]:offsets[d1]]
+        vals = (winnows.values[offsets[d0]:offsets[d1]] if isinstance(winnows, WinnowSets)
+                else winnows.block(d0, d1))
         if vals.shape[0] == 0:
             return None
         sel = (vals >= lo) & (vals < hi) if hi < (1 << 32) else vals >= lo

@@ -36,7 +36,8 @@ _SETS_BATCH = 32
 __all__ = ["ExcerptsPass", "find_excerpts"]
 
 
-def find_excerpts(docs: Sequence[Document], winnows: WinnowSets, units: Sequence[int],
+def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.ndarray],
+                  units: Sequence[int],
                   opt: ScanOptions, drop_lines: np.ndarray | None, stats: dict,
                   pairs: PairTable | None = None, threshold: float = 2.0,
                   sets_of: SetsOf | None = None) -> ExcerptTable:
@@ -63,7 +64,6 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets, units: Sequence
             keep[i] = True
     shingles = np.fromiter((max(u - opt.shingle + 1, 1) for u in units), np.int64, count=n)
     part, whole, _ = candidates(winnows, shingles, keep)
-    del winnows  # the caller hands them over (see ExcerptsPass): no longer needed
     known = ExcerptTable.empty()
     if pairs is not None and len(pairs) and part.shape[0]:
         part, whole, known = _split_grouped(part, whole, shingles, pairs, threshold, n)
@@ -108,49 +108,20 @@ def _split_grouped(part: np.ndarray, whole: np.ndarray, shingles: np.ndarray, pa
 
 
 class ExcerptsPass(RunStages):
-    """The excerpt stage of a local run (a mixin: the run sets ``boiler_lines`` and
-    ``winnows``, which :meth:`_hold_winnows` fills)."""
+    """The excerpt stage of a local run (a mixin: the run sets ``boiler_lines``)."""
 
     boiler_lines: np.ndarray | None
     workers: WorkerPool
-    #: the documents' winnowed sets, from the time they are collected to the excerpt stage
-    winnows: WinnowSets | None
-
-    def _hold_winnows(self, fps: list[DocFingerprint]) -> list[DocFingerprint]:
-        """Take the winnowed sets out of the collected fingerprints into one array, and give the
-        fingerprints back without them. Held one array per fingerprint, 100,000 documents' sets
-        cost a third more than their hashes, until the scan's end; held as one, they are
-        dropped as soon as the candidate index has been built from them."""
-        self.winnows = None
-        if self.opt.excerpt_containment is not None and not self.partial:
-            self.winnows = WinnowSets.of(fp.winnow for fp in fps)
-        return [fp.without_winnow() if fp.winnow.shape[0] else fp for fp in fps]
-
-    def _take_winnows(self, fps: list[DocFingerprint]) -> WinnowSets:
-        """The documents' winnowed sets, let go of here: those :meth:`_hold_winnows` holds,
-        but a fingerprint that has one again (read again without the boilerplate lines) gives
-        its own. Every document read has one: a text with no unit is a problem, not a
-        document."""
-        held, self.winnows = self.winnows, None
-        if held is None or len(held) != len(fps):
-            return WinnowSets.of(fp.winnow for fp in fps)
-        again = [i for i, fp in enumerate(fps) if fp.winnow.shape[0]]
-        if not again:
-            return held
-        sets = [held[i] for i in range(len(fps))]
-        for i in again:
-            sets[i] = fps[i].winnow
-        del held
-        return WinnowSets.of(sets)
 
     def _excerpts(self, docs: list[Document], fps: list[DocFingerprint], pairs: PairTable,
                   threshold: float) -> ExcerptTable:
         if self.opt.excerpt_containment is None or self.partial or len(docs) < 2:
-            self.winnows = None
             return ExcerptTable.empty()
         self.emit(Stage.PAIRS, 0, 1, "Looking for excerpts")
-        # handed over, not kept: find_excerpts lets go of the sets once its index is built
-        table = find_excerpts(docs, self._take_winnows(fps), [fp.units for fp in fps],
+        # the fingerprints' own arrays, not a copy of them all: the index reads a block of
+        # documents at a time (concatenated, the sets of 100,000 files are 40 MB more at the
+        # stage's peak; workers that send them as one array per batch can hand a WinnowSets)
+        table = find_excerpts(docs, [fp.winnow for fp in fps], [fp.units for fp in fps],
                               self.opt, self.boiler_lines, self.stats, pairs, threshold,
                               lambda need: self._sets_of(docs, need))
         self.emit(Stage.PAIRS, 1, 1, "")

@@ -32,7 +32,6 @@ import numpy as np
 from neardup_core.errors import CacheError
 from neardup_core.extract import FileEntry, check_roots
 from neardup_core.fingerprint.fingerprinter import DocFingerprint, FingerprintSettings
-from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.models import Document, Method, PairTable, Problem, ScanOptions
 from neardup_core.pairs.find import find_pairs
 from neardup_core.progress import CancelToken, ProgressSink, Stage, null_progress
@@ -111,7 +110,6 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         self._kept: CacheOpening | None = None     # ... and the kept result it found
         self._walked_paths: list[str] = []          # every file the walk found, for the ranks
         self.boiler_lines: np.ndarray | None = None  # set aside by the boilerplate pass
-        self.winnows: WinnowSets | None = None  # every document's, until the excerpt stage
 
     def execute(self) -> ScanResult:
         self._cpu_mark = time.process_time()
@@ -135,7 +133,6 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
                                                - self.stats["seconds_walk"], 4)
             docs, fps, entries_by_path = self._collect(entries, outcomes)
             del outcomes  # what the scan keeps of them is in docs and fps now
-            fps = self._hold_winnows(fps)
             self._cpu("collect")
             result, notes_from = self._finish(docs, fps, entries_by_path)
             self.workers.close()  # before packing the result: less memory held at once

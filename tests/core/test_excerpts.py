@@ -290,8 +290,8 @@ def _families(seed: int = 3, docs: int = 120) -> tuple[list[np.ndarray], np.ndar
 def test_candidates_are_the_same_whatever_the_pass_chunk_and_slice_sizes(monkeypatch, all_kept):
     """The pair counts are taken in passes over slices of the documents, made a chunk of rows
     at a time, from an index sorted a range of hashes at a time and filled a block of
-    documents at a time (memory): any of these sizes gives the same candidates, and they are
-    those a pair-by-pair count finds."""
+    documents at a time (memory): any of these sizes gives the same candidates, from the sets
+    in one array or one array each, and they are those a pair-by-pair count finds."""
     from neardup_core.pairs import containment
 
     winnows, shingles = _families()
@@ -315,9 +315,10 @@ def test_candidates_are_the_same_whatever_the_pass_chunk_and_slice_sizes(monkeyp
         monkeypatch.setattr(containment, "_SLICES", slices)
         monkeypatch.setattr(containment, "_FILL_DOCS", fill)
         monkeypatch.setattr(containment, "_SORT_ROWS", sort)
-        many = containment.candidates(sets, shingles, keep)
-        for x, y in zip(one, many, strict=True):
-            np.testing.assert_array_equal(x, y)
+        for given in (sets, winnows):  # one array, or one per document (fingerprints')
+            many = containment.candidates(given, shingles, keep)
+            for x, y in zip(one, many, strict=True):
+                np.testing.assert_array_equal(x, y)
 
 
 def test_winnow_sets_hold_each_document_in_turn():
@@ -335,32 +336,3 @@ def test_winnow_sets_hold_each_document_in_turn():
     with pytest.raises(ValueError):
         WinnowSets(np.arange(3, dtype=np.uint32), np.array([1, 3], np.int64))
 
-
-def test_a_scan_holds_the_winnowed_sets_once_and_takes_those_read_again():
-    """The scan takes the winnowed sets out of the fingerprints it collects into one array,
-    and at the excerpt stage uses them, but a document's own set where it was read again
-    (without the boilerplate lines); once taken, the scan holds them no more."""
-    from neardup_core.scan.excerpts_pass import ExcerptsPass
-
-    class Run(ExcerptsPass):
-        def __init__(self, opt: ScanOptions) -> None:
-            self.opt, self.partial, self.winnows = opt, False, None
-
-    rng = random.Random(5)
-    texts = ["\n".join(_lines(rng, 8)) for _ in range(3)]
-    fps = Fingerprinter().fingerprint_many(texts)
-    run = Run(ScanOptions())
-    held = run._hold_winnows(list(fps))
-    assert held == list(fps)  # the same fingerprints, less their winnowed sets
-    assert all(fp.winnow.shape[0] == 0 for fp in held)
-    assert run.winnows is not None and len(run.winnows) == 3
-    again = Fingerprinter().fingerprint("\n".join(texts[1].split("\n")[2:]))
-    assert not np.array_equal(again.winnow, fps[1].winnow)
-    sets = run._take_winnows([held[0], again, held[2]])
-    assert run.winnows is None
-    for i, want in enumerate((fps[0].winnow, again.winnow, fps[2].winnow)):
-        np.testing.assert_array_equal(sets[i], want)
-    # excerpts off: nothing is held, the fingerprints still lose their sets
-    off = Run(ScanOptions(excerpt_containment=None))
-    assert all(fp.winnow.shape[0] == 0 for fp in off._hold_winnows(list(fps)))
-    assert off.winnows is None

@@ -262,12 +262,18 @@ def run_reports(args: argparse.Namespace) -> dict:
     return report_speed.measure(args.report_docs)
 
 
-def run_excerpts(args: argparse.Namespace) -> dict:
+def run_excerpts(args: argparse.Namespace, corpus: C.Corpus | None) -> dict:
+    """Precision and recall on the excerpts corpus; the cost on the e2e corpus when there is
+    one (the issue's target is "on the benchmark corpus"), else on the excerpts corpus."""
     from . import excerpts
 
     _log(f"excerpts: corpus of {args.excerpt_bases} sources, their parts and others")
-    return excerpts.measure(Path(args.work), args.excerpt_bases, args.excerpt_seed,
-                            args.excerpt_rounds, peers=not args.skip_peers, log=_log)
+    res = excerpts.measure(Path(args.work), args.excerpt_bases, args.excerpt_seed,
+                           args.excerpt_rounds, corpus.docs if corpus is not None else None,
+                           peers=not args.skip_peers, log=_log)
+    if "cost" in res:
+        res["cost"]["benchmark_corpus"] = corpus is not None
+    return res
 
 
 def run_gui(corpus: C.Corpus, work: Path) -> dict:
@@ -352,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     res: dict = {"started": datetime.now(UTC).isoformat(timespec="seconds"),
                  "machine": machine(), "args": {k: v for k, v in vars(args).items()}}
     corpus = None
-    if {"e2e", "gui"} & set(args.only):
+    if {"e2e", "gui", "excerpts"} & set(args.only):
         if args.corpus:
             _log(f"corpus: reading {args.corpus} for the truth")
             corpus = C.from_folder(args.corpus, work, log=_log)
@@ -376,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     if "gui" in args.only and corpus is not None:
         steps.append(("gui", lambda: run_gui(corpus, scratch)))
     if "excerpts" in args.only:
-        steps.append(("excerpts", lambda: run_excerpts(args)))
+        steps.append(("excerpts", lambda: run_excerpts(args, corpus)))
     if "share" in args.only:
         steps.append(("share", lambda: run_share(args, scratch)))
     if "reports" in args.only:

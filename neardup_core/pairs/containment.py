@@ -12,7 +12,10 @@ share that hash; the shared counts of each pair, over the part's winnowed set, e
 containment. A hash in more than MAX_POSTINGS documents says little about any two of them (a
 phrase every file carries) and is left out, which bounds the work by the number of documents,
 not its square. Identical texts are indexed once (the first document of each text stands for
-its copies, which are one group anyway).
+its copies, which are one group anyway). The index is built a range of hash values at a time
+and the pairs are counted a pass and a slice at a time, so that at 100,000 documents (ten
+million winnowed hashes, 32 million pair rows) the stage holds about 80 MB at its peak, not the
+rows of the whole collection at once.
 
 Every candidate whose estimate reaches CANDIDATE_MIN is then verified on the exact shingle sets
 of both texts (:func:`verify`): only exact containment decides, so no pair whose containment is

@@ -21,6 +21,7 @@ import numpy as np
 
 from neardup_core.fingerprint.fingerprinter import DocFingerprint
 from neardup_core.fingerprint.winnowing import WinnowSets
+from neardup_core.heap import give_back
 from neardup_core.models import EXCERPT_FLOOR, Document, ExcerptTable, PairTable, ScanOptions
 from neardup_core.pairs.containment import candidates, verify
 from neardup_core.progress import Stage
@@ -64,6 +65,7 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
             keep[i] = True
     shingles = np.fromiter((max(u - opt.shingle + 1, 1) for u in units), np.int64, count=n)
     part, whole, _ = candidates(winnows, shingles, keep)
+    give_back()  # the index's temporaries, before the sets are read (see neardup_core.heap)
     known = ExcerptTable.empty()
     if pairs is not None and len(pairs) and part.shape[0]:
         part, whole, known = _split_grouped(part, whole, shingles, pairs, threshold, n)
@@ -75,6 +77,8 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
         got = shingle_sets([docs[i].path for i in need], opt, drop_lines)
     sets = dict(zip(need, got, strict=True))
     table = verify(part, whole, sets.__getitem__)
+    del sets, got
+    give_back()
     stats["excerpts"] = {"candidates": int(part.shape[0]) + len(known), "verified": len(table),
                          "grouped_estimated": len(known),
                          "seconds": round(time.monotonic() - t, 4)}

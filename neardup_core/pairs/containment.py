@@ -14,7 +14,7 @@ phrase every file carries) and is left out, which bounds the work by the number 
 not its square. Identical texts are indexed once (the first document of each text stands for
 its copies, which are one group anyway). The index is built a range of hash values at a time
 and the pairs are counted a pass and a slice at a time, so that at 100,000 documents (ten
-million winnowed hashes, 32 million pair rows) the stage holds about 80 MB at its peak, not the
+million winnowed hashes, 32 million pair rows) the stage holds about 50 MB at its peak, not the
 rows of the whole collection at once.
 
 Every candidate whose estimate reaches CANDIDATE_MIN is then verified on the exact shingle sets
@@ -48,10 +48,10 @@ MAX_POSTINGS = 64
 MIN_SHINGLES = 50
 #: Pair rows made at once before they are spread over the slices (bounds the temporaries of
 #: one step: about 40 bytes a row).
-_CHUNK_ROWS = 1 << 19
+_CHUNK_ROWS = 1 << 18
 #: Pair rows (before counting) one pass over the posting lists may hold (4 bytes each, 8 past
 #: a few hundred thousand documents); more take more passes, each making the rows again.
-_PASS_ROWS = 1 << 23
+_PASS_ROWS = 1 << 22
 #: Slices the keys of a pass are counted in, by the second document.
 _SLICES = 16
 #: Documents whose (hash, document) rows are written at once while the index is built.
@@ -245,7 +245,7 @@ def _pair_counts(doc: np.ndarray, by_size: list[tuple[int, np.ndarray]], n: int,
             if passes > 1:
                 mine = first % passes == p
                 first, second = first[mine], second[mine]
-            where = second % _SLICES
+            where = (second % _SLICES).astype(np.uint8)
             if narrow:
                 first //= passes
                 first *= span

@@ -49,26 +49,29 @@ class _TreeRss:
             with contextlib.suppress(psutil.NoSuchProcess):
                 self.procs = [self.root, *self.root.children(recursive=True)]
         self.calls += 1
-        total = 0
-        pss: int | None = 0
+        total = pss = 0
         for q in self.procs:
             with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
                 total += q.memory_info().rss
-                p = _pss(q.pid)
-                pss = None if p is None or pss is None else pss + p
-        return total, pss
+                pss += _pss(q.pid)
+        return total, (pss if _HAS_PSS else None)
 
 
-def _pss(pid: int) -> int | None:
-    """The process's proportional set size in bytes (Linux's smaps_rollup; a cheap read)."""
+#: Whether this system tells proportional set sizes (Linux 4.14 and later).
+_HAS_PSS = os.path.exists(f"/proc/{os.getpid()}/smaps_rollup")
+
+
+def _pss(pid: int) -> int:
+    """The process's proportional set size in bytes (Linux's smaps_rollup; a cheap read), 0
+    when it cannot be read (the process has just ended, or the system does not say)."""
     try:
         with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
             for line in f:
                 if line.startswith(b"Pss:"):
                     return int(line.split()[1]) * 1024
     except OSError:
-        return None
-    return None
+        pass
+    return 0
 
 
 def measure(tool: str, folder: str, out: str | Path, *, threshold: float, jobs: int,

@@ -10,8 +10,8 @@ see :mod:`benchmarks.scale_share`), ``reports`` (each report format written for 
 documents; :mod:`benchmarks.report_speed`), ``excerpts`` (precision and recall of the excerpts
 by containment, against datasketch's LSH Ensemble, and what they add to a cold scan, on
 ``--excerpt-bases`` generated sources; :mod:`benchmarks.excerpts`). The default sizes, with
-three interleaved end-to-end rounds, finish in about seven minutes on two cores; ``--quick`` is
-a smoke run of about two.
+three interleaved end-to-end rounds, finish in about six minutes on two cores, plus the
+excerpts section; ``--quick`` is a smoke run of about two.
 """
 
 from __future__ import annotations

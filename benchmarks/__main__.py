@@ -7,8 +7,11 @@ regroup), ``scale`` (neardup on ``--scale-size`` documents: time and peak memory
 (event-loop heartbeat during a scan), ``share`` (``--scale``: the main process's share of a cold
 scan of 40,000 generated files, by stage, and the speed-up it allows at 4, 8 and 16 workers;
 see :mod:`benchmarks.scale_share`), ``reports`` (each report format written for 200,000
-documents; :mod:`benchmarks.report_speed`). The default sizes, with three interleaved end-to-end
-rounds, finish in about six minutes on two cores; ``--quick`` is a smoke run of about two.
+documents; :mod:`benchmarks.report_speed`), ``excerpts`` (precision and recall of the excerpts
+by containment, against datasketch's LSH Ensemble, and what they add to a cold scan, on
+``--excerpt-bases`` generated sources; :mod:`benchmarks.excerpts`). The default sizes, with
+three interleaved end-to-end rounds, finish in about six minutes on two cores, plus the
+excerpts section; ``--quick`` is a smoke run of about two.
 """
 
 from __future__ import annotations
@@ -32,9 +35,9 @@ from . import corpus as C
 from . import endtoend, micro, report
 from .truth import MUST, MUST_NOT, score_groups, together
 
-SECTIONS = ("e2e", "micro", "scale", "gui", "share", "reports")
+SECTIONS = ("e2e", "micro", "scale", "gui", "excerpts", "share", "reports")
 #: Sections a plain ``make bench`` runs; ``--scale`` runs ``share`` and ``reports``.
-DEFAULT_SECTIONS = ("e2e", "micro", "scale", "gui")
+DEFAULT_SECTIONS = ("e2e", "micro", "scale", "gui", "excerpts")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -259,6 +262,20 @@ def run_reports(args: argparse.Namespace) -> dict:
     return report_speed.measure(args.report_docs)
 
 
+def run_excerpts(args: argparse.Namespace, corpus: C.Corpus | None) -> dict:
+    """Precision and recall on the excerpts corpus; the cost on the e2e corpus when there is
+    one (the issue's target is "on the benchmark corpus"), else on the excerpts corpus."""
+    from . import excerpts
+
+    _log(f"excerpts: corpus of {args.excerpt_bases} sources, their parts and others")
+    res = excerpts.measure(Path(args.work), args.excerpt_bases, args.excerpt_seed,
+                           args.excerpt_rounds, corpus.docs if corpus is not None else None,
+                           peers=not args.skip_peers, log=_log)
+    if "cost" in res:
+        res["cost"]["benchmark_corpus"] = corpus is not None
+    return res
+
+
 def run_gui(corpus: C.Corpus, work: Path) -> dict:
     import subprocess
 
@@ -298,6 +315,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--share-seed", type=int, default=11)
     ap.add_argument("--report-docs", type=int, default=200_000,
                     help="documents in the synthetic result the reports are written for")
+    ap.add_argument("--excerpt-bases", type=int, default=300,
+                    help="sources in the excerpts corpus (each may give a part and an "
+                         "unrelated file; 600 is the figure in benchmarks/README.md)")
+    ap.add_argument("--excerpt-seed", type=int, default=19)
+    ap.add_argument("--excerpt-rounds", type=int, default=2,
+                    help="interleaved cold scans with excerpts off and on, for their cost")
     ap.add_argument("--fp-mb", type=float, default=8.0, help="MB per language, fingerprinting")
     ap.add_argument("--pairs-sizes", type=int, nargs="+", default=[100_000, 1_000_000])
     ap.add_argument("--query-n", type=int, default=1_000_000)
@@ -312,6 +335,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     if args.quick:
         args.size, args.scale_size, args.fp_mb = 2_000, 10_000, 2.0
         args.pairs_sizes, args.query_n, args.regroup_n = [100_000], 100_000, 20_000
+        args.excerpt_bases, args.excerpt_rounds = 100, 1
     if args.repeat is None:
         args.repeat = 1 if args.quick else 3
     if args.repeat < 1:
@@ -334,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     res: dict = {"started": datetime.now(UTC).isoformat(timespec="seconds"),
                  "machine": machine(), "args": {k: v for k, v in vars(args).items()}}
     corpus = None
-    if {"e2e", "gui"} & set(args.only):
+    if {"e2e", "gui", "excerpts"} & set(args.only):
         if args.corpus:
             _log(f"corpus: reading {args.corpus} for the truth")
             corpus = C.from_folder(args.corpus, work, log=_log)
@@ -357,6 +381,8 @@ def main(argv: list[str] | None = None) -> int:
         steps.append(("scale", lambda: run_scale(args, scratch)))
     if "gui" in args.only and corpus is not None:
         steps.append(("gui", lambda: run_gui(corpus, scratch)))
+    if "excerpts" in args.only:
+        steps.append(("excerpts", lambda: run_excerpts(args, corpus)))
     if "share" in args.only:
         steps.append(("share", lambda: run_share(args, scratch)))
     if "reports" in args.only:

@@ -1,7 +1,10 @@
 """Excerpts benchmark: precision and recall by containment band, neardup against datasketch's
 LSH Ensemble on the same files, and what looking for excerpts costs a cold scan.
 
-    python -m benchmarks.excerpts [--bases 600] [--rounds 3] [--out DIR]
+    python -m benchmarks.excerpts [--bases 600] [--rounds 3] [--skip-peers] [--out DIR]
+
+``make bench`` runs it as its ``excerpts`` section (``--excerpt-bases``, ``--excerpt-rounds``;
+see :mod:`benchmarks.__main__`).
 
 The corpus is made here (``benchmarks/results/excerpts-corpus-SEED``, reused): English,
 simplified and traditional Chinese documents (textmaker), and from some of them *parts*: one to
@@ -29,6 +32,7 @@ import argparse
 import json
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -190,30 +194,34 @@ def _same_group(result: object, a: int, b: int) -> bool:
     return bool(gid[a] >= 0 and gid[a] == gid[b])
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bases", type=int, default=600)
-    ap.add_argument("--seed", type=int, default=19)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--cost-corpus", help="a folder to time the cold scans on instead")
-    ap.add_argument("--out", default="benchmarks/results")
-    args = ap.parse_args(argv)
-    root = Path(args.out) / f"excerpts-corpus-{args.seed}-{args.bases}"
-    folder = build(root, args.bases, args.seed)
+def measure(root: Path, bases: int = 600, seed: int = 19, rounds: int = 3,
+            cost_corpus: Path | None = None, peers: bool = True,
+            log: Callable[[str], None] = print) -> dict:
+    """The whole benchmark on a corpus of ``bases`` sources written under ``root`` (reused):
+    precision and recall by cut and band, the planted parts, and the cost of ``rounds``
+    interleaved cold scans with excerpts on and off (on ``cost_corpus`` if given). ``peers``:
+    also datasketch's LSH Ensemble (a minute at 600 sources, four cuts)."""
+    folder = build(root / f"excerpts-corpus-{seed}-{bases}", bases, seed)
+    log(f"excerpts: scan of {folder}")
     got, _, paths, result = neardup_pairs(folder, True)
     true = truth(paths, result.threshold)
     # neardup leaves out pairs already in one group; so does the truth (by Jaccard)
-    ens, ens_secs = ensemble_pairs(paths)
-    report: dict = {"files": len(paths), "true_pairs": {str(c): int(sum(v >= c for v in
-                                                                        true.values()))
-                                                         for c in CUTS}}
+    ens: dict[float, set[tuple[int, int]]] = {c: set() for c in CUTS}
+    ens_secs = 0.0
+    if peers:
+        log("excerpts: datasketch LSH Ensemble at each cut")
+        ens, ens_secs = ensemble_pairs(paths)
+    report: dict = {"files": len(paths), "bases": bases, "true_pairs": {
+        str(c): int(sum(v >= c for v in true.values())) for c in CUTS}}
     rows = []
     for cut in CUTS:
         mine = {k for k, c in got.items() if c >= cut - 1e-6}
         p1, r1 = score(mine, true, cut)
-        p2, r2 = score(ens[cut], true, cut)
-        rows.append({"cut": cut, "neardup": [round(p1, 4), round(r1, 4), len(mine)],
-                     "lsh_ensemble": [round(p2, 4), round(r2, 4), len(ens[cut])]})
+        row = {"cut": cut, "neardup": [round(p1, 4), round(r1, 4), len(mine)]}
+        if peers:
+            p2, r2 = score(ens[cut], true, cut)
+            row["lsh_ensemble"] = [round(p2, 4), round(r2, 4), len(ens[cut])]
+        rows.append(row)
     bands = []
     for lo, hi in BANDS:
         want = {k for k, c in true.items() if lo <= c < hi}
@@ -221,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
         found_e = sum(1 for k in want if k in ens[lo])
         bands.append({"band": [lo, min(hi, 1.0)], "true": len(want),
                       "neardup_recall": round(found_n / len(want), 4) if want else None,
-                      "lsh_ensemble_recall": round(found_e / len(want), 4) if want else None})
+                      "lsh_ensemble_recall": round(found_e / len(want), 4)
+                      if want and peers else None})
     # the estimate neardup reports is exact: every reported pair's containment is the truth's
     worst = float(max((abs(got[k] - true.get(k, 0.0)) for k in got), default=0.0))
     # the parts this corpus planted (part i cut from base i): unrelated generated documents
@@ -238,28 +247,47 @@ def main(argv: list[str] | None = None) -> int:
                        "neardup_recall": round(sum(k in got for k in want) / len(want), 4)
                        if want else None,
                        "lsh_ensemble_recall": round(sum(k in ens[lo] for k in want) / len(want),
-                                                    4) if want else None})
+                                                    4) if want and peers else None})
     missed = [k for k in planted if k not in got and planted[k] >= 0.5]
     grouped = sum(1 for k in missed if _same_group(result, *k))
     report.update({"by_cut": rows, "by_band": bands, "planted_by_band": pbands,
                    "planted_missed_at_0.5": len(missed),
                    "planted_missed_because_grouped": grouped,
                    "max_containment_error": round(worst, 6),
-                   "lsh_ensemble_seconds_all_cuts": round(ens_secs, 2)})
-    cost_folder = Path(args.cost_corpus) if args.cost_corpus else folder
+                   "lsh_ensemble_seconds_all_cuts": round(ens_secs, 2) if peers else None})
+    cost_folder = cost_corpus or folder
     on, off = [], []
     same_groups = True
-    for _ in range(args.rounds):
+    r_on = result
+    for rnd in range(rounds):
+        log(f"excerpts: cold scans with excerpts off and on (round {rnd + 1})")
         _, t_off, _, r_off = neardup_pairs(cost_folder, False)
         _, t_on, _, r_on = neardup_pairs(cost_folder, True)
         off.append(t_off)
         on.append(t_on)
         same_groups &= [g.members for g in r_on.groups] == [g.members for g in r_off.groups]
-    report["cost"] = {"corpus": str(cost_folder), "excerpts_on": [round(x, 3) for x in on],
-                      "excerpts_off": [round(x, 3) for x in off],
-                      "ratio_of_best": round(min(on) / min(off), 3),
-                      "groups_identical_on_and_off": same_groups,
-                      "excerpts_found": len(r_on.excerpts())}
+    if rounds:
+        report["cost"] = {"corpus": str(cost_folder), "excerpts_on": [round(x, 3) for x in on],
+                          "excerpts_off": [round(x, 3) for x in off],
+                          "ratio_of_best": round(min(on) / min(off), 3),
+                          "groups_identical_on_and_off": same_groups,
+                          "excerpts_found": len(r_on.excerpts()),
+                          "stage": r_on.stats.get("excerpts")}
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bases", type=int, default=600)
+    ap.add_argument("--seed", type=int, default=19)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--cost-corpus", help="a folder to time the cold scans on instead")
+    ap.add_argument("--skip-peers", action="store_true", help="no LSH Ensemble")
+    ap.add_argument("--out", default="benchmarks/results")
+    args = ap.parse_args(argv)
+    report = measure(Path(args.out), args.bases, args.seed, args.rounds,
+                     Path(args.cost_corpus) if args.cost_corpus else None,
+                     peers=not args.skip_peers)
     print(json.dumps(report, indent=1))
     out = Path(args.out) / f"excerpts-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.write_text(json.dumps(report, indent=1))

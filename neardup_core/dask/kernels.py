@@ -28,6 +28,7 @@ from scipy.sparse.csgraph import connected_components
 from neardup_core.extract import FileEntry
 from neardup_core.fingerprint import boilerplate as bp
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
+from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.models import Problem
 from neardup_core.pairs.hamming_index import PairLimitExceeded, run_pairs
 from neardup_core.pairs.lsh import band_hashes, crowded_run_pairs, pairs_in_runs
@@ -150,9 +151,9 @@ def read_batch(entries: Sequence[FileEntry], settings: FingerprintSettings,
     )
 
 
-def excerpt_input(out: BatchOut) -> tuple[tuple[np.ndarray, ...], tuple[int, ...]]:
+def excerpt_input(out: BatchOut) -> tuple[WinnowSets, tuple[int, ...]]:
     """What the client looks for excerpts with: each document's winnowed set and unit count."""
-    return out.winnows, out.units
+    return WinnowSets.of(out.winnows), out.units
 
 
 def batch_meta(out: BatchOut) -> tuple[tuple[str, Problem | DocMeta], ...]:

@@ -62,6 +62,7 @@ from neardup_core.errors import OptionsError, ScanCancelled
 from neardup_core.extract import FileEntry, check_roots
 from neardup_core.fingerprint import boilerplate as bp
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
+from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.models import (
     Document,
     ExcerptTable,
@@ -444,11 +445,13 @@ class _DaskRun(RunStages):
         futs = [self.client.submit(K.excerpt_input, b.fut, pure=False)
                 for b in self._final if b.docs]
         self._await(futs)
-        winnows: list[np.ndarray] = []
+        parts: list[WinnowSets] = []
         units: list[int] = []
         for w, u in self.client.gather(futs):
-            winnows.extend(w)
+            parts.append(w)
             units.extend(u)
+        winnows = WinnowSets.concat(parts)
+        del parts
         table = find_excerpts(docs, winnows, units, self.opt, self.boiler_lines, self.stats,
                               pairs, threshold)
         self.emit(Stage.PAIRS, 1, 1, "")

@@ -17,6 +17,8 @@ before it is reported.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from itertools import compress
 
 import numpy as np
@@ -26,7 +28,7 @@ from neardup_core.hashing import hash64_lines
 from neardup_core.text.normalise import lines, normalize
 from neardup_core.text.shingles import analyse, shingle_hashes
 
-__all__ = ["WINDOW", "exact_shingles", "winnow", "winnow_many"]
+__all__ = ["WINDOW", "WinnowSets", "exact_shingles", "winnow", "winnow_many"]
 
 #: Shingle hashes per winnowing window. Larger windows keep fewer hashes (less memory, fewer
 #: candidates) and guarantee only longer shared runs; 8 keeps about 22 % of the shingles.
@@ -34,6 +36,57 @@ WINDOW = 8
 
 _EMPTY = np.empty(0, np.uint32)
 _EMPTY.flags.writeable = False
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class WinnowSets:
+    """The winnowed sets of a scan's documents end to end: document ``i``'s set is
+    ``values[offsets[i]:offsets[i + 1]]``.
+
+    One array for the collection, not one per document: 100,000 documents hold about ten
+    million winnowed hashes, and as 100,000 arrays each one's object and buffer cost a third as
+    much again as the hashes; one array is also what the candidate index is built from
+    (:func:`neardup_core.pairs.containment.candidates`) and can be dropped whole once it has
+    been. Batches of documents (as workers send them) join with :meth:`concat`.
+    """
+
+    values: np.ndarray   # uint32, every set in document order, each sorted
+    offsets: np.ndarray  # int64, len + 1 ascending positions into ``values``
+
+    def __post_init__(self) -> None:
+        if self.offsets.ndim != 1 or self.offsets.shape[0] < 1:
+            raise ValueError("offsets must be a 1-d array of at least one position")
+        if int(self.offsets[0]) != 0 or int(self.offsets[-1]) != self.values.shape[0]:
+            raise ValueError("offsets must run from 0 to the number of values")
+
+    @classmethod
+    def of(cls, sets: Iterable[np.ndarray]) -> WinnowSets:
+        """From one array per document (e.g. each fingerprint's ``winnow``)."""
+        parts = [np.asarray(w, np.uint32) for w in sets]
+        sizes = np.fromiter((w.shape[0] for w in parts), np.int64, count=len(parts))
+        values = np.concatenate(parts) if parts else np.empty(0, np.uint32)
+        return cls(values.astype(np.uint32, copy=False), np.r_[np.int64(0), np.cumsum(sizes)])
+
+    @classmethod
+    def concat(cls, parts: Sequence[WinnowSets]) -> WinnowSets:
+        """The documents of ``parts``, one after another."""
+        if not parts:
+            return cls(np.empty(0, np.uint32), np.zeros(1, np.int64))
+        values = np.concatenate([p.values for p in parts])
+        shift = np.cumsum([0] + [p.values.shape[0] for p in parts[:-1]])
+        offsets = np.concatenate([np.zeros(1, np.int64)] + [
+            p.offsets[1:] + s for p, s in zip(parts, shift.tolist(), strict=True)])
+        return cls(values, offsets)
+
+    def __len__(self) -> int:
+        return self.offsets.shape[0] - 1
+
+    def __getitem__(self, i: int) -> np.ndarray:
+        return self.values[self.offsets[i]:self.offsets[i + 1]]
+
+    def sizes(self) -> np.ndarray:
+        """Each document's number of winnowed hashes (int64)."""
+        return np.diff(self.offsets)
 
 
 def winnow(hashes: np.ndarray, window: int = WINDOW) -> np.ndarray:

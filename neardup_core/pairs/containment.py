@@ -12,7 +12,10 @@ share that hash; the shared counts of each pair, over the part's winnowed set, e
 containment. A hash in more than MAX_POSTINGS documents says little about any two of them (a
 phrase every file carries) and is left out, which bounds the work by the number of documents,
 not its square. Identical texts are indexed once (the first document of each text stands for
-its copies, which are one group anyway).
+its copies, which are one group anyway). The index is built a range of hash values at a time
+and the pairs are counted a pass and a slice at a time, so that at 100,000 documents (ten
+million winnowed hashes, 32 million pair rows) the stage holds about 50 MB at its peak, not the
+rows of the whole collection at once.
 
 Every candidate whose estimate reaches CANDIDATE_MIN is then verified on the exact shingle sets
 of both texts (:func:`verify`): only exact containment decides, so no pair whose containment is
@@ -25,10 +28,12 @@ Parts need MIN_SHINGLES distinct shingles, so a one-line note does not turn up i
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
+from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.models import EXCERPT_FLOOR, ExcerptTable
 
 __all__ = ["CANDIDATE_MIN", "MAX_POSTINGS", "MIN_SHINGLES", "candidates", "shared_passages",
@@ -41,54 +46,52 @@ CANDIDATE_MIN = 0.2
 MAX_POSTINGS = 64
 #: Distinct shingles a part needs (about 50 words or CJK characters: a few lines).
 MIN_SHINGLES = 50
-#: Pair keys gathered at once before they are counted (bounds the memory of one step).
-_CHUNK_ROWS = 1 << 22
-#: Pair rows (before counting) one pass over the posting lists may hold (8 bytes each); more
-#: take more passes, each making the rows again.
-_PASS_ROWS = 1 << 23
+#: Pair rows made at once before they are spread over the slices (bounds the temporaries of
+#: one step: about 40 bytes a row).
+_CHUNK_ROWS = 1 << 18
+#: Pair rows (before counting) one pass over the posting lists may hold (4 bytes each, 8 past
+#: a few hundred thousand documents); more take more passes, each making the rows again.
+_PASS_ROWS = 1 << 22
 #: Slices the keys of a pass are counted in, by the second document.
 _SLICES = 16
+#: Documents whose (hash, document) rows are written at once while the index is built.
+_FILL_DOCS = 1 << 13
+#: (hash, document) rows sorted at once while the index is built (8 bytes each): the hashes
+#: are taken a range of values at a time.
+_SORT_ROWS = 1 << 22
+#: Where the hash and the document sit in the two 32-bit halves of a packed 64-bit row (the
+#: hash is the high half, so that rows sort by hash, then document).
+_HI, _LO = (1, 0) if sys.byteorder == "little" else (0, 1)
 
 
-def candidates(winnows: Sequence[np.ndarray], shingles: np.ndarray, keep: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def candidates(winnows: WinnowSets | Sequence[np.ndarray], shingles: np.ndarray,
+               keep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(part, whole, winnowed containment) of the candidate excerpts among the documents.
 
-    ``winnows``: each document's sorted winnowed set; ``shingles``: its count of shingles
+    ``winnows``: each document's sorted winnowed set, end to end in one array or one array
+    each (as fingerprints hold them: they are read a block of documents at a time, never
+    copied whole); ``shingles``: its count of shingles
     (the part is the one with fewer, ties to the lower index); ``keep``: the documents indexed
     (one per distinct text). Only parts with MIN_SHINGLES shingles and estimates of at least
     CANDIDATE_MIN are returned, sorted by (part, whole).
     """
     n = len(winnows)
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float32))
-    sizes = np.fromiter((w.shape[0] if keep[i] else 0 for i, w in enumerate(winnows)),
-                        dtype=np.int64, count=n)
+    sets = winnows if isinstance(winnows, WinnowSets) else _Listed(winnows)
+    sizes = np.where(keep, sets.sizes(), 0)
     if n < 2 or sizes.sum() == 0:
         return empty
-    # one sort of (hash, document) packed in a word: documents ascend within each hash; built
-    # and taken apart in place (these arrays hold every winnowed hash of the collection)
-    packed = np.concatenate([w for i, w in enumerate(winnows) if keep[i]]).astype(np.uint64)
-    packed <<= np.uint64(32)
-    packed |= np.repeat(np.arange(n, dtype=np.uint64), sizes)
-    packed.sort()
-    doc = (packed & np.uint64(0xFFFFFFFF)).astype(np.int32)  # document numbers fit 31 bits
-    packed >>= np.uint64(32)
-    starts = np.flatnonzero(np.r_[True, packed[1:] != packed[:-1]]).astype(np.int32)
-    del packed
-    lens = np.diff(starts, append=np.int32(doc.shape[0]))
+    doc, by_size = _postings(sets, sizes)
     # Pairs are counted in passes, each over the pairs whose first document falls in one slice
     # of the documents (every occurrence of a pair lands in the same pass), so the pair keys of
     # one pass, not of the whole collection, are held at once: a folder whose documents share
     # many phrases has hundreds of millions of such keys, and only a few pairs reach the
     # estimate a candidate needs.
-    by_size = [(sz, starts[lens == sz]) for sz in range(2, MAX_POSTINGS + 1)]
-    by_size = [(sz, at) for sz, at in by_size if at.shape[0]]
     total = sum(at.shape[0] * sz * (sz - 1) // 2 for sz, at in by_size)
     passes = max(1, -(-total // _PASS_ROWS))
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for p in range(passes):
-        for key, shared in _pair_counts(doc, by_size, n, passes, p):
-            a, b = key // n, key % n
+        for a, b, shared in _pair_counts(doc, by_size, n, passes, p):
             a_part = shingles[a] <= shingles[b]
             part = np.where(a_part, a, b)
             whole = np.where(a_part, b, a)
@@ -102,37 +105,172 @@ def candidates(winnows: Sequence[np.ndarray], shingles: np.ndarray, keep: np.nda
     return part[order], whole[order], est[order]
 
 
+class _Listed:
+    """One array per document, read as :class:`WinnowSets` is by the index: a block of
+    documents' values at a time."""
+
+    def __init__(self, sets: Sequence[np.ndarray]) -> None:
+        self.sets = sets
+        self._sizes = np.fromiter((w.shape[0] for w in sets), np.int64, count=len(sets))
+        self.offsets = np.r_[np.int64(0), np.cumsum(self._sizes)]
+
+    def sizes(self) -> np.ndarray:
+        return self._sizes
+
+    def block(self, d0: int, d1: int) -> np.ndarray:
+        parts = [np.asarray(w, np.uint32) for w in self.sets[d0:d1]]
+        return np.concatenate(parts) if parts else np.empty(0, np.uint32)
+
+    def sample(self, every: int) -> np.ndarray:
+        return np.concatenate([np.empty(0, np.uint32), *(
+            np.asarray(w, np.uint32) for w in self.sets[::max(1, every // 100)])])
+
+
+def _postings(winnows: WinnowSets | _Listed, sizes: np.ndarray
+              ) -> tuple[np.ndarray, list[tuple[int, np.ndarray]]]:
+    """The inverted index: the documents of every posting list that can pair documents (2 to
+    MAX_POSTINGS of them), one list after another (int32, ascending within a list), and where
+    the lists of each length start in it.
+
+    Posting lists come from sorts of (hash, document) rows packed in 64-bit words, one range of
+    hash values at a time, each range holding about _SORT_ROWS rows: at 100,000 documents the
+    collection has ten million winnowed hashes, and sorting them all at once held 80 MB of
+    rows and as much again in temporaries. Lists of one document (most hashes) and crowded
+    ones are dropped from each range before the next is sorted.
+    """
+    total = int(sizes.sum())
+    ranges = max(1, -(-total // _SORT_ROWS))
+    # ranges of equal counts, from a sample: winnowed hashes are minima, so crowd low values
+    every = max(1, total // (ranges << 10))
+    sample = np.sort(winnows.values[::every] if isinstance(winnows, WinnowSets)
+                     else winnows.sample(every))
+    cuts = sample[(np.arange(1, ranges) * sample.shape[0]) // ranges].astype(np.int64)
+    bounds = np.unique(np.r_[np.int64(0), cuts, np.int64(1 << 32)]).tolist()
+    docs: list[np.ndarray] = []
+    lens: list[np.ndarray] = []
+    for k in range(len(bounds) - 1):
+        d, ln = _range_postings(winnows, sizes, bounds[k], bounds[k + 1])
+        docs.append(d)
+        lens.append(ln)
+    doc = np.concatenate(docs)
+    del docs
+    lengths = np.concatenate(lens)
+    starts = np.zeros(lengths.shape[0], np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    by_size = [(sz, starts[lengths == sz]) for sz in range(2, MAX_POSTINGS + 1)]
+    return doc, [(sz, at) for sz, at in by_size if at.shape[0]]
+
+
+def _range_postings(winnows: WinnowSets | _Listed, sizes: np.ndarray, lo: int, hi: int
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The useful posting lists of the hashes in [lo, hi) (hi at most 2**32): their documents
+    one list after another (int32), and each list's length. ``sizes`` is 0 for a document
+    left out."""
+    n = sizes.shape[0]
+    offsets = winnows.offsets
+    blocks = range(0, n, _FILL_DOCS)
+
+    def rows_of(d0: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The block of documents from ``d0``: which of its hashes fall in the range (and
+        are of a document kept), and the document of each of its hashes."""
+        d1 = min(n, d0 + _FILL_DOCS)
+        vals = (winnows.values[offsets[d0]:offsets[d1]] if isinstance(winnows, WinnowSets)
+                else winnows.block(d0, d1))
+        if vals.shape[0] == 0:
+            return None
+        sel = (vals >= lo) & (vals < hi) if hi < (1 << 32) else vals >= lo
+        kept = sizes[d0:d1] > 0
+        if not kept.all():
+            sel &= np.repeat(kept, np.diff(offsets[d0:d1 + 1]))
+        return sel, vals
+
+    count = 0
+    for d0 in blocks:  # count first, so that the rows are written once, in place
+        got = rows_of(d0)
+        if got is not None:
+            count += int(np.count_nonzero(got[0]))
+    if count == 0:
+        return np.empty(0, np.int32), np.empty(0, np.int64)
+    packed = np.empty(count, np.uint64)
+    halves = packed.view(np.uint32).reshape(count, 2)
+    at = 0
+    for d0 in blocks:
+        got = rows_of(d0)
+        if got is None:
+            continue
+        sel, vals = got
+        c = int(np.count_nonzero(sel))
+        d1 = min(n, d0 + _FILL_DOCS)
+        doc_of = np.repeat(np.arange(d0, d1, dtype=np.uint32), np.diff(offsets[d0:d1 + 1]))
+        halves[at:at + c, _LO] = doc_of[sel]
+        halves[at:at + c, _HI] = vals[sel]
+        at += c
+    packed.sort()  # by hash, then document
+    hashes = halves[:, _HI]
+    new = np.empty(count, bool)
+    new[0] = True
+    np.not_equal(hashes[1:], hashes[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    del new
+    lens = np.diff(starts, append=np.int64(count))
+    del starts
+    useful = (lens >= 2) & (lens <= MAX_POSTINGS)
+    doc = halves[:, _LO][np.repeat(useful, lens)].view(np.int32)  # documents fit 31 bits
+    return doc, lens[useful]
+
+
 def _pair_counts(doc: np.ndarray, by_size: list[tuple[int, np.ndarray]], n: int, passes: int,
-                 p: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+                 p: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The pairs that share a posting list, among those whose first document is ``p`` modulo
-    ``passes``: their keys (first * n + second document) and how many lists each shares, a
-    slice of the keys at a time. The keys of the pass are spread over _SLICES slices as they
-    are made, so that each is counted by a small sort, not the whole pass by one."""
+    ``passes``: (first document, second document, how many lists they share), a slice of the
+    pairs at a time. The pairs of the pass are spread over _SLICES slices (by the second
+    document) as they are made, so that each is counted by a small sort, not the whole pass
+    by one.
+
+    Within a slice of a pass a pair is known by (first // passes, second // _SLICES), which
+    fits 32 bits unless the folder has hundreds of thousands of documents: its key then takes
+    half the memory of a 64-bit one (first * n + second, used past that size)."""
     slices: list[list[np.ndarray]] = [[] for _ in range(_SLICES)]
+    span = -(-n // _SLICES)  # values of second // _SLICES
+    narrow = -(-n // passes) * span <= 1 << 32
     for s, at in by_size:
-        members = doc[at[:, None] + np.arange(s)]  # ascending documents in each row
         i, j = np.triu_indices(s, 1)
         step = max(1, _CHUNK_ROWS // len(i))
-        for c0 in range(0, members.shape[0], step):
-            m = members[c0:c0 + step]
+        cols = np.arange(s)
+        for c0 in range(0, at.shape[0], step):
+            m = doc[at[c0:c0 + step, None] + cols]  # ascending documents in each row
             first = m[:, i].ravel().astype(np.int64)
             second = m[:, j].ravel().astype(np.int64)
+            del m
             if passes > 1:
                 mine = first % passes == p
                 first, second = first[mine], second[mine]
-            key = first * n + second
             where = (second % _SLICES).astype(np.uint8)
-            order = np.argsort(where, kind="stable")
-            bounds = np.searchsorted(where[order], np.arange(_SLICES + 1))
-            key = key[order]
+            if narrow:
+                first //= passes
+                first *= span
+                first += second // _SLICES
+                key = first.astype(np.uint32)
+            else:
+                first *= n
+                first += second
+                key = first
+            del first, second
             for q in range(_SLICES):
-                if bounds[q + 1] > bounds[q]:
-                    slices[q].append(key[bounds[q]:bounds[q + 1]])
+                got = key[where == q]
+                if got.shape[0]:
+                    slices[q].append(got)
     for q in range(_SLICES):
-        if slices[q]:
-            keys = np.concatenate(slices[q])
-            slices[q] = []
-            yield _run_counts(keys)
+        if not slices[q]:
+            continue
+        keys = np.concatenate(slices[q])
+        slices[q] = []
+        keys, shared = _run_counts(keys)
+        keys = keys.astype(np.int64)
+        if narrow:
+            yield (keys // span) * passes + p, (keys % span) * _SLICES + q, shared
+        else:
+            yield keys // n, keys % n, shared
 
 
 def _run_counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

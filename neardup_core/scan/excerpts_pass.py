@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from neardup_core.fingerprint.fingerprinter import DocFingerprint
+from neardup_core.fingerprint.winnowing import WinnowSets
+from neardup_core.heap import give_back
 from neardup_core.models import EXCERPT_FLOOR, Document, ExcerptTable, PairTable, ScanOptions
 from neardup_core.pairs.containment import candidates, verify
 from neardup_core.progress import Stage
@@ -35,7 +37,8 @@ _SETS_BATCH = 32
 __all__ = ["ExcerptsPass", "find_excerpts"]
 
 
-def find_excerpts(docs: Sequence[Document], winnows: Sequence[np.ndarray], units: Sequence[int],
+def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.ndarray],
+                  units: Sequence[int],
                   opt: ScanOptions, drop_lines: np.ndarray | None, stats: dict,
                   pairs: PairTable | None = None, threshold: float = 2.0,
                   sets_of: SetsOf | None = None) -> ExcerptTable:
@@ -62,6 +65,7 @@ def find_excerpts(docs: Sequence[Document], winnows: Sequence[np.ndarray], units
             keep[i] = True
     shingles = np.fromiter((max(u - opt.shingle + 1, 1) for u in units), np.int64, count=n)
     part, whole, _ = candidates(winnows, shingles, keep)
+    give_back()  # the index's temporaries, before the sets are read (see neardup_core.heap)
     known = ExcerptTable.empty()
     if pairs is not None and len(pairs) and part.shape[0]:
         part, whole, known = _split_grouped(part, whole, shingles, pairs, threshold, n)
@@ -73,6 +77,8 @@ def find_excerpts(docs: Sequence[Document], winnows: Sequence[np.ndarray], units
         got = shingle_sets([docs[i].path for i in need], opt, drop_lines)
     sets = dict(zip(need, got, strict=True))
     table = verify(part, whole, sets.__getitem__)
+    del sets, got
+    give_back()
     stats["excerpts"] = {"candidates": int(part.shape[0]) + len(known), "verified": len(table),
                          "grouped_estimated": len(known),
                          "seconds": round(time.monotonic() - t, 4)}
@@ -116,6 +122,9 @@ class ExcerptsPass(RunStages):
         if self.opt.excerpt_containment is None or self.partial or len(docs) < 2:
             return ExcerptTable.empty()
         self.emit(Stage.PAIRS, 0, 1, "Looking for excerpts")
+        # the fingerprints' own arrays, not a copy of them all: the index reads a block of
+        # documents at a time (concatenated, the sets of 100,000 files are 40 MB more at the
+        # stage's peak; workers that send them as one array per batch can hand a WinnowSets)
         table = find_excerpts(docs, [fp.winnow for fp in fps], [fp.units for fp in fps],
                               self.opt, self.boiler_lines, self.stats, pairs, threshold,
                               lambda need: self._sets_of(docs, need))

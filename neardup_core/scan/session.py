@@ -131,6 +131,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
             self.stats["seconds_read"] = round(time.monotonic() - self.t0
                                                - self.stats["seconds_walk"], 4)
             docs, fps, entries_by_path = self._collect(entries, outcomes)
+            del outcomes  # what the scan keeps of them is in docs and fps now
             self._cpu("collect")
             result, notes_from = self._finish(docs, fps, entries_by_path)
             self.workers.close()  # before packing the result: less memory held at once

@@ -11,7 +11,13 @@ import pytest
 from neardup_core import ScanOptions, ScanSession
 from neardup_core.errors import OptionsError
 from neardup_core.fingerprint.fingerprinter import Fingerprinter
-from neardup_core.fingerprint.winnowing import WINDOW, exact_shingles, winnow, winnow_many
+from neardup_core.fingerprint.winnowing import (
+    WINDOW,
+    WinnowSets,
+    exact_shingles,
+    winnow,
+    winnow_many,
+)
 from neardup_core.models import EXCERPT_FLOOR
 from neardup_core.pairs.containment import MIN_SHINGLES, candidates, shared_passages, verify
 from neardup_core.text.normalise import normalize
@@ -80,7 +86,8 @@ def test_candidates_find_the_part_and_verify_is_exact() -> None:
     fper = Fingerprinter()
     fps = fper.fingerprint_many(texts)
     shingles = np.array([fp.units - 2 for fp in fps])
-    p, w, _est = candidates([fp.winnow for fp in fps], shingles, np.ones(len(texts), bool))
+    p, w, _est = candidates(WinnowSets.of(fp.winnow for fp in fps), shingles,
+                            np.ones(len(texts), bool))
     found = set(zip(p.tolist(), w.tolist(), strict=True))
     assert (1, 0) in found and (2, 0) in found
     table = verify(p, w, lambda i: exact_shingles(texts[i]))
@@ -111,7 +118,7 @@ def test_short_notes_are_never_parts() -> None:
     fps = Fingerprinter().fingerprint_many(texts)
     shingles = np.array([fp.units - 2 for fp in fps])
     assert shingles[1] < MIN_SHINGLES
-    p, _, _ = candidates([fp.winnow for fp in fps], shingles, np.ones(2, bool))
+    p, _, _ = candidates(WinnowSets.of(fp.winnow for fp in fps), shingles, np.ones(2, bool))
     assert p.shape[0] == 0
 
 
@@ -237,26 +244,95 @@ def test_near_copies_are_kept_estimated_and_shown_only_when_ungrouped(tmp_path: 
     assert len(r.regroup(0.95).excerpts()) == 1         # no longer grouped: an excerpt
 
 
-def test_candidates_counted_in_several_passes_are_the_same(monkeypatch):
-    """The pair counts are taken in passes over slices of the documents when there are many
-    (memory); any number of passes gives the same candidates."""
-    import numpy as np
+def _brute_candidates(winnows: list[np.ndarray], shingles: np.ndarray, keep: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`candidates` must find, pair by pair: the hashes two kept documents share,
+    among those in 2 to MAX_POSTINGS kept documents, over the part's winnowed set."""
+    from neardup_core.pairs.containment import CANDIDATE_MIN, MAX_POSTINGS
 
-    from neardup_core.pairs import containment
+    kept = [i for i in range(len(winnows)) if keep[i]]
+    df: dict[int, int] = {}
+    for i in kept:
+        for h in winnows[i].tolist():
+            df[h] = df.get(h, 0) + 1
+    rows = []
+    for x in kept:
+        for y in kept:
+            if y <= x:
+                continue
+            part, whole = (x, y) if shingles[x] <= shingles[y] else (y, x)
+            shared = sum(1 for h in np.intersect1d(winnows[x], winnows[y]).tolist()
+                         if 2 <= df[h] <= MAX_POSTINGS)
+            if not shared:
+                continue
+            est = np.float32(shared / max(winnows[part].shape[0], 1))
+            if est >= CANDIDATE_MIN and shingles[part] >= MIN_SHINGLES:
+                rows.append((part, whole, est))
+    rows.sort()
+    return (np.array([r[0] for r in rows], np.int64), np.array([r[1] for r in rows], np.int64),
+            np.array([r[2] for r in rows], np.float32))
 
-    rng = np.random.default_rng(3)
+
+def _families(seed: int = 3, docs: int = 120) -> tuple[list[np.ndarray], np.ndarray]:
+    rng = np.random.default_rng(seed)
     pool = rng.choice(1 << 30, 4000, replace=False).astype(np.uint32)
     winnows = []
-    for d in range(120):
+    for d in range(docs):
         base = pool[(d % 7) * 400:(d % 7) * 400 + 600]  # families that share much
         extra = rng.choice(pool, 60 + d % 50, replace=False)
         winnows.append(np.unique(np.concatenate((base[: 200 + 3 * d], extra))))
+    winnows[5] = np.empty(0, np.uint32)  # a document with no winnowed hash
     shingles = np.array([w.shape[0] * 8 for w in winnows], np.int64)
+    return winnows, shingles
+
+
+@pytest.mark.parametrize("all_kept", [True, False])
+def test_candidates_are_the_same_whatever_the_pass_chunk_and_slice_sizes(monkeypatch, all_kept):
+    """The pair counts are taken in passes over slices of the documents, made a chunk of rows
+    at a time, from an index sorted a range of hashes at a time and filled a block of
+    documents at a time (memory): any of these sizes gives the same candidates, from the sets
+    in one array or one array each, and they are those a pair-by-pair count finds."""
+    from neardup_core.pairs import containment
+
+    winnows, shingles = _families()
     keep = np.ones(len(winnows), bool)
-    one = containment.candidates(winnows, shingles, keep)
+    if not all_kept:
+        keep[::9] = False  # copies of another text: not indexed, never a candidate
+    sets = WinnowSets.of(winnows)
+    one = containment.candidates(sets, shingles, keep)
     assert one[0].shape[0] > 100
-    for rows in (1 << 12, 1 << 9):
+    want = _brute_candidates(winnows, shingles, keep)
+    for x, y in zip(one, want, strict=True):
+        np.testing.assert_array_equal(x, y)
+    if not all_kept:
+        dropped = np.flatnonzero(~keep)
+        assert not np.isin(one[0], dropped).any() and not np.isin(one[1], dropped).any()
+    for rows, chunk, slices, fill, sort in ((1 << 16, 1 << 8, 3, 7, 1 << 9),
+                                            (1 << 15, 50, 1, 1, 1 << 30),
+                                            (1 << 30, 7, 16, 1 << 20, 100)):  # 8, 15, 1 passes
         monkeypatch.setattr(containment, "_PASS_ROWS", rows)
-        many = containment.candidates(winnows, shingles, keep)
-        for x, y in zip(one, many, strict=True):
-            np.testing.assert_array_equal(x, y)
+        monkeypatch.setattr(containment, "_CHUNK_ROWS", chunk)
+        monkeypatch.setattr(containment, "_SLICES", slices)
+        monkeypatch.setattr(containment, "_FILL_DOCS", fill)
+        monkeypatch.setattr(containment, "_SORT_ROWS", sort)
+        for given in (sets, winnows):  # one array, or one per document (fingerprints')
+            many = containment.candidates(given, shingles, keep)
+            for x, y in zip(one, many, strict=True):
+                np.testing.assert_array_equal(x, y)
+
+
+def test_winnow_sets_hold_each_document_in_turn():
+    parts = [np.array([3, 9], np.uint32), np.empty(0, np.uint32), np.array([1], np.uint32)]
+    sets = WinnowSets.of(parts)
+    assert len(sets) == 3
+    assert [sets[i].tolist() for i in range(3)] == [[3, 9], [], [1]]
+    assert sets.sizes().tolist() == [2, 0, 1]
+    assert sets.values.dtype == np.uint32 and sets.offsets.dtype == np.int64
+    both = WinnowSets.concat([sets, WinnowSets.of([]), WinnowSets.of(parts[:1])])
+    assert [both[i].tolist() for i in range(len(both))] == [[3, 9], [], [1], [3, 9]]
+    assert len(WinnowSets.concat([])) == 0 and len(WinnowSets.of([])) == 0
+    with pytest.raises(ValueError):
+        WinnowSets(np.arange(3, dtype=np.uint32), np.array([0, 2], np.int64))
+    with pytest.raises(ValueError):
+        WinnowSets(np.arange(3, dtype=np.uint32), np.array([1, 3], np.int64))
+

@@ -19,10 +19,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from neardup_core.fingerprint.fingerprinter import DocFingerprint
 from neardup_core.models import EXCERPT_FLOOR, Document, ExcerptTable, PairTable, ScanOptions
 from neardup_core.pairs.containment import candidates, verify
 from neardup_core.progress import Stage
+from neardup_core.scan.packed import FingerprintTable
 from neardup_core.scan.pool import WorkerPool
 from neardup_core.scan.stages import RunStages
 from neardup_core.scan.worker import shingle_sets
@@ -111,12 +111,12 @@ class ExcerptsPass(RunStages):
     boiler_lines: np.ndarray | None
     workers: WorkerPool
 
-    def _excerpts(self, docs: list[Document], fps: list[DocFingerprint], pairs: PairTable,
+    def _excerpts(self, docs: list[Document], fps: FingerprintTable, pairs: PairTable,
                   threshold: float) -> ExcerptTable:
         if self.opt.excerpt_containment is None or self.partial or len(docs) < 2:
             return ExcerptTable.empty()
         self.emit(Stage.PAIRS, 0, 1, "Looking for excerpts")
-        table = find_excerpts(docs, [fp.winnow for fp in fps], [fp.units for fp in fps],
+        table = find_excerpts(docs, fps.winnows(), fps.units.tolist(),
                               self.opt, self.boiler_lines, self.stats, pairs, threshold,
                               lambda need: self._sets_of(docs, need))
         self.emit(Stage.PAIRS, 1, 1, "")

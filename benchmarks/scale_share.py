@@ -33,8 +33,8 @@ Main-process CPU per stage comes from ``time.process_time`` marks in the scan
 unpickles the workers' results is in ``results``); the others' from polling the process tree
 with psutil (the workers are forks of the fork server, not children of this process, so
 ``RUSAGE_CHILDREN`` does not see them): each process's last-seen CPU time, sampled every
-100 ms. The sampling thread's own CPU time is taken out of the main process's. The fork server
-(and multiprocessing's resource tracker), this process's direct children, are counted with the
+100 ms by a sampling process of its own, left out of both. The fork server (and
+multiprocessing's resource tracker), this process's direct children, are counted with the
 workers and also shown apart: their CPU is start-up work, done while the main process walks.
 Run in a fresh process so the imports count.
 """
@@ -44,9 +44,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 T_START = time.process_time()
@@ -56,45 +56,53 @@ WORKERS = (4, 8, 16)
 OVERLAPPED = ("walk", "read_ahead", "results")
 
 
+#: The sampler: run in a process of its own, so that none of its CPU time is the scan's.
+_SAMPLER = """
+import json, sys, psutil
+me = psutil.Process(int(sys.argv[1])); mine = psutil.Process().pid; every = float(sys.argv[2])
+seen, direct = {}, set()
+import select
+while True:
+    try:
+        kids = [k for k in me.children(recursive=True) if k.pid != mine]
+        direct.update(k.pid for k in me.children() if k.pid != mine)
+    except psutil.Error:
+        kids = []
+    for k in kids:
+        try:
+            t = k.cpu_times()
+            seen[k.pid] = t.user + t.system
+        except psutil.Error:
+            pass
+    if select.select([sys.stdin], [], [], every)[0]:
+        break
+print(json.dumps({"seen": seen, "direct": sorted(direct)}))
+"""
+
+
 class TreeCpu:
-    """The CPU time of every descendant process, polled in a thread."""
+    """The CPU time of every descendant process, polled by a sampling process of its own (in
+    a thread of this one, polling the tree every 100 ms cost about 1 s of the scan's CPU time,
+    counted as the scan's)."""
 
     def __init__(self, every: float = 0.1) -> None:
-        import psutil
-
-        self.me = psutil.Process()
         self.every = every
         self.seen: dict[int, float] = {}
         self.direct: set[int] = set()  # this process's own children (the fork server...)
-        self.own = 0.0  # this thread's CPU time, not the scan's
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        import psutil
-
-        while not self._stop.is_set():
-            try:
-                kids = self.me.children(recursive=True)
-                self.direct.update(k.pid for k in self.me.children())
-            except psutil.Error:
-                kids = []
-            for k in kids:
-                try:
-                    t = k.cpu_times()
-                    self.seen[k.pid] = t.user + t.system
-                except psutil.Error:
-                    pass
-            self.own = time.thread_time()
-            self._stop.wait(self.every)
+        self._proc: subprocess.Popen | None = None
 
     def __enter__(self) -> TreeCpu:
-        self._thread.start()
+        self._proc = subprocess.Popen([sys.executable, "-c", _SAMPLER, str(os.getpid()),
+                                       str(self.every)], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, text=True)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
+        assert self._proc is not None
+        out, _ = self._proc.communicate("stop\n", timeout=60)
+        got = json.loads(out)
+        self.seen = {int(k): v for k, v in got["seen"].items()}
+        self.direct = set(got["direct"])
 
     @property
     def total(self) -> float:
@@ -149,7 +157,6 @@ def measure(folder: str, jobs: int = 0, fmt: str = "json") -> dict:
     stages = {"imports": round(imports, 3)}
     stages.update({k: round(v, 3) for k, v in res.stats.get("cpu", {}).items()})
     stages["report"] = round(report_cpu, 3)
-    stages["results"] = round(stages.get("results", 0.0) - tree.own, 3)  # when it polled
     main = sum(stages.values())
     workers = tree.total
     raw = main / (main + workers) if main + workers else 1.0
@@ -160,7 +167,7 @@ def measure(folder: str, jobs: int = 0, fmt: str = "json") -> dict:
             "workers_cpu_s": round(workers, 3), "worker_processes": len(tree.seen),
             "fork_server_cpu_s": round(tree.helpers, 3),
             "raw_share": round(raw, 4), "serial_share": cp["critical_path_share"],
-            "sampler_cpu_s": round(tree.own, 3), "critical_path": cp,
+            "critical_path": cp,
             "amdahl_speedup": cp["amdahl_speedup"], "raw_amdahl_speedup":
             {str(n): round(amdahl(raw, n), 2) for n in WORKERS}}
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 
@@ -28,6 +29,7 @@ __all__ = ["Assembled", "Collected", "FingerprintTable", "Packed", "assemble", "
            "pack", "read_packed"]
 
 _I64, _U64, _U32 = np.dtype("<i8"), np.dtype("<u8"), np.dtype("<u4")
+_path = attrgetter("path")
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -118,7 +120,8 @@ def _unpack(size: bytes, mtime_ns: bytes, changed: bytes, content_hash: list, pr
                   np.frombuffer(changed, np.bool_), content_hash, problems, fmt, encoding,
                   confidence, skipped, text_hash, np.frombuffer(replaced, _I64),
                   np.frombuffer(chars, _I64), np.frombuffer(units, _I64),
-                  np.frombuffer(simhash, _U64), np.frombuffer(minhash, _U32).reshape(len(text_hash), k),
+                  np.frombuffer(simhash, _U64),
+                  np.frombuffer(minhash, _U32).reshape(len(text_hash), k),
                   np.frombuffer(line_counts, _I64), np.frombuffer(line_hashes, _U64),
                   np.frombuffer(winnow_counts, _I64), np.frombuffer(winnow, _U32))
 
@@ -251,57 +254,75 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
              k: int) -> Assembled:
     """Documents, fingerprints and problems of ``parts`` (each a batch's walk positions in
     ``entries`` and its :class:`Packed`), in walk order; where a file came back twice, the
-    later part's answer counts. ``k``: MinHash permutations (0: none)."""
+    later part's answer counts. ``k``: MinHash permutations (0: none).
+
+    Batches are runs of consecutive files that come back in any order: put back in the order
+    of their first files they are usually in walk order already, and their columns are then
+    only joined; otherwise every column is gathered row by row."""
     if not parts:
         return Assembled([], FingerprintTable.empty(k), [], False)
+    # stable: of two parts that start at the same file, the later stays later
+    parts = sorted(parts, key=lambda part: int(part[0][0]) if part[0].shape[0] else -1)
     pos = np.concatenate([p for p, _ in parts]).astype(np.int64, copy=False)
-    seq = np.arange(pos.shape[0], dtype=np.int64)
-    # walk order, and the last answer for a position (stable sort on position, then keep the
-    # last of each run)
-    order = np.lexsort((seq, pos))
-    sp = pos[order]
-    last = np.ones(sp.shape[0], bool)
-    last[:-1] = sp[1:] != sp[:-1]
-    rows = order[last]  # rows of the concatenated files, in walk order
     problems_all: list[Problem | None] = [q for _, p in parts for q in p.problems]
     is_doc = np.fromiter((q is None for q in problems_all), bool, count=len(problems_all))
-    # each file's row among the fingerprinted ones (-1 for a problem)
-    doc_row = np.cumsum(is_doc) - 1
     changed = np.concatenate([p.changed for _, p in parts])
-    problems = [q for q in map(problems_all.__getitem__, rows[~is_doc[rows]].tolist())
-                if q is not None]
-    keep = rows[is_doc[rows]]      # fingerprinted files, walk order: rows of all files
-    d = doc_row[keep]              # ... and their rows among the fingerprinted ones
-    n = d.shape[0]
+    in_order = bool((pos[1:] > pos[:-1]).all())
+    if in_order:
+        rows = None
+        problems = [q for q in problems_all if q is not None]
+        keep = np.flatnonzero(is_doc)   # fingerprinted files, walk order: rows of all files
+        d = None                        # ... their rows among the fingerprinted ones: all
+        any_changed = bool(changed.any())
+    else:
+        # walk order, and the last answer for a position (stable sort on position, then keep
+        # the last of each run)
+        seq = np.arange(pos.shape[0], dtype=np.int64)
+        order = np.lexsort((seq, pos))
+        sp = pos[order]
+        last = np.ones(sp.shape[0], bool)
+        last[:-1] = sp[1:] != sp[:-1]
+        rows = order[last]  # rows of the concatenated files, in walk order
+        doc_row = np.cumsum(is_doc) - 1  # each file's row among the fingerprinted ones
+        problems = [q for q in map(problems_all.__getitem__, rows[~is_doc[rows]].tolist())
+                    if q is not None]
+        keep = rows[is_doc[rows]]
+        d = doc_row[keep]
+        any_changed = bool(changed[rows].any())
 
     def col(name: str) -> list:
         flat = [v for _, p in parts for v in getattr(p, name)]
-        return list(map(flat.__getitem__, d.tolist()))
+        return flat if d is None else list(map(flat.__getitem__, d.tolist()))
 
     def arr(name: str) -> np.ndarray:
-        return np.concatenate([getattr(p, name) for _, p in parts])[d]
+        joined = np.concatenate([getattr(p, name) for _, p in parts])
+        return joined if d is None else joined[d]
 
-    minhash = np.zeros((n, k), np.uint32)
+    def segments(name: str, counts: str, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+        values = np.concatenate([getattr(p, name) for _, p in parts]).astype(dtype, copy=False)
+        n_each = np.concatenate([getattr(p, counts) for _, p in parts])
+        if d is not None:
+            return _gather(values, n_each, d)
+        offsets = np.zeros(n_each.shape[0] + 1, np.int64)
+        np.cumsum(n_each, out=offsets[1:])
+        return _frozen(values), offsets
+
+    n_docs = int(is_doc.sum())
+    minhash = np.zeros((n_docs if d is None else d.shape[0], k), np.uint32)
     if k:
-        full = np.concatenate([p.minhash for _, p in parts if p.minhash.shape[1] == k] or
-                              [np.zeros((0, k), np.uint32)])
-        if full.shape[0] == int(is_doc.sum()):
-            minhash = full[d]
-        else:  # some batch without MinHash (cannot happen with one settings): row by row
+        if all(p.minhash.shape[1] == k for _, p in parts):
+            minhash = arr("minhash")
+        else:  # a batch without MinHash (cannot happen with one settings): row by row
+            mh_rows = np.zeros((n_docs, k), np.uint32)
             j = 0
-            mh_rows = np.zeros((int(is_doc.sum()), k), np.uint32)
             for _, p in parts:
                 for r in p.minhash:
                     if r.shape[0] == k:
                         mh_rows[j] = r
                     j += 1
-            minhash = mh_rows[d]
-    line_hashes, line_offsets = _gather(
-        np.concatenate([p.line_hashes for _, p in parts]).astype(np.uint64, copy=False),
-        np.concatenate([p.line_counts for _, p in parts]), d)
-    winnow, winnow_offsets = _gather(
-        np.concatenate([p.winnow for _, p in parts]).astype(np.uint32, copy=False),
-        np.concatenate([p.winnow_counts for _, p in parts]), d)
+            minhash = mh_rows if d is None else mh_rows[d]
+    line_hashes, line_offsets = segments("line_hashes", "line_counts", np.dtype(np.uint64))
+    winnow, winnow_offsets = segments("winnow", "winnow_counts", np.dtype(np.uint32))
     text_hash = col("text_hash")
     chars = arr("chars")
     table = FingerprintTable(arr("simhash").astype(np.uint64, copy=False), minhash, text_hash,
@@ -310,8 +331,7 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
     # the documents: the identity is the walk's (a cache hit's row says nothing about which
     # file now holds the path); a file changed while read keeps it too, and if it was replaced
     # outright its new inode no longer matches, so no action will touch it unseen
-    walk_pos = pos[keep].tolist()
-    picked = [entries[i] for i in walk_pos]
+    picked = list(map(entries.__getitem__, pos[keep].tolist()))
     sizes = np.concatenate([p.size for _, p in parts])[keep]
     mtimes = np.concatenate([p.mtime_ns for _, p in parts])[keep]
     content = [v for _, p in parts for v in p.content_hash]
@@ -320,7 +340,7 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
         col("encoding"), col("confidence"), arr("replaced").tolist(), chars.tolist(),
         text_hash, mtimes.tolist(), [e.dev for e in picked], [e.ino for e in picked],
         list(map(content.__getitem__, keep.tolist())), col("skipped")))
-    return Assembled(docs, table, problems, bool(changed[rows].any()))
+    return Assembled(docs, table, problems, any_changed)
 
 
 class Collected:
@@ -370,13 +390,13 @@ class Collected:
 
     def assemble(self, entries: Sequence[FileEntry], k: int) -> Assembled:
         """See :func:`assemble`; ``entries``: the walk's, in its order."""
-        where = {e.path: i for i, e in enumerate(entries)}
+        where = dict(zip(map(_path, entries), range(len(entries)), strict=True))
         parts: list[tuple[np.ndarray, Packed]] = []
         for batch, p in self.parts:
-            parts.append((np.fromiter((where[e.path] for e in batch), np.int64,
+            parts.append((np.fromiter(map(where.__getitem__, map(_path, batch)), np.int64,
                                       count=len(batch)), p))
         if self.single:
             batch = [e for e, _ in self.single]
-            parts.append((np.fromiter((where[e.path] for e in batch), np.int64,
+            parts.append((np.fromiter(map(where.__getitem__, map(_path, batch)), np.int64,
                                       count=len(batch)), pack([o for _, o in self.single])))
         return assemble(entries, parts, k)

@@ -81,16 +81,74 @@ class Reading(RunStages):
     _todo_worker_only: bool
     #: bytes done and to do in the current run of batches (see _run_batches)
     _read_bytes: list[int]
+    #: Batches handed to the workers while the walk goes on (see _send_early): in flight, and
+    #: what came back, and how many of _todo's files they hold; _early_open until reading.
+    _early: dict[Future, list[FileEntry]]
+    _early_out: Collected
+    _early_sent: int
+    _early_done: int
+    _early_open: bool
+
+    def _init_reading(self) -> None:
+        self._early = {}
+        self._early_out = Collected()
+        self._early_sent = 0
+        self._early_done = 0
+        self._early_open = True
+
+    def _send_early(self) -> None:
+        """While the walk goes on, once the workers are up: hand them the full batches of the
+        files found so far (the cache lookup has already taken out what it answers), and take
+        back what they finished, so that a long walk and the reading overlap (issue 22).
+        Nothing is said about progress here: the reading stage counts these files when it
+        starts. A pool that breaks is left to the reading stage, which knows what to do."""
+        if not self._early_open or self.partial or self.cancel.cancelled:
+            return
+        pool = self.workers.pool
+        if pool is None or self.workers.warming:
+            return
+        for fut in [f for f in self._early if f.done()]:
+            if fut.cancelled() or fut.exception() is not None:
+                self._early_open = False  # broken: _run_batches meets it
+                return
+            batch = self._early.pop(fut)
+            self._early_out.add(batch, fut.result())
+            self._early_done += len(batch)
+        limit = 2 * self.opt.workers
+        if len(self._early) >= limit:
+            return
+        rest = self._todo[self._early_sent:]
+        for batch in batches(rest):
+            if len(self._early) >= limit or (len(batch) < BATCH_FILES and
+                                             sum(e.size for e in batch) < BATCH_BYTES):
+                break  # the last, unfinished batch waits for more files
+            try:
+                fut = pool.submit(read_packed, batch, self.settings, self.opt.max_size, None,
+                                  self._chosen(batch))
+            except Exception:  # a broken pool: _run_batches meets it
+                self._early_open = False
+                return
+            self._early[fut] = batch
+            self._early_sent += len(batch)
+
+    def _drop_early(self) -> None:
+        """A walk cancelled with batches in flight: they are not wanted."""
+        if self._early:
+            self._early.clear()
+            self.workers.discard()
 
     def _read(self, entries: list[FileEntry]) -> Collected:
         """Every file's outcome: the cache's answers and what the workers read."""
         self._walked_paths = [e.path for e in entries]
         total = len(entries)
+        self._early_open = False
         self._walked(entries)  # the walk looked up all but a cancelled remainder
-        todo = self._todo
+        todo = self._todo[self._early_sent:]  # the others were sent during the walk
         hits = [e for e in entries if e.path in self._rows] if self._rows else []
         self.stats["cache_hits"] = len(hits)
-        self.stats["read"] = len(todo)
+        self.stats["read"] = len(self._todo)
+        if self._early_sent:
+            self.stats["read_during_walk"] = self._early_sent
         hit_bytes = sum(e.size for e in hits)
         all_bytes = sum(e.size for e in entries)
         self.emit(Stage.READ, len(hits), total, "", bytes_done=hit_bytes,
@@ -123,10 +181,15 @@ class Reading(RunStages):
         0 of ``todo``'s size): the time left is estimated from bytes, so that a few large files
         at the end are not taken for a second's work."""
         out = Collected()
-        if not todo:
+        early, self._early = self._early, {}  # batches sent during the walk (first run only)
+        if not todo and not early:
             return out
         nbytes = sum(e.size for e in todo)
         self._read_bytes = [bytes_done, nbytes if bytes_total is None else bytes_total]
+        done0 += self._early_done  # what the workers finished during the walk
+        out.extend(self._early_out)
+        self._early_out, self._early_done = Collected(), 0
+        self._read_bytes[0] += sum(e.size for b, _ in out.parts for e in b)
         if not self.workers.started and self.workers.unavailable is None and \
                 self._inprocess(len(todo), nbytes):
             self._run_here(todo, drop_lines, stage, done0, total, verb, out)
@@ -152,8 +215,9 @@ class Reading(RunStages):
         suspects: deque[FileEntry] = deque()
         limit = 2 * self.opt.workers
         dead_pools = 0  # pools in a row that broke before returning anything
-        while (queue or ready or suspects) and not self.cancel.cancelled:
-            inflight: dict[Future, list[FileEntry]] = {}
+        while (queue or ready or suspects or early) and not self.cancel.cancelled:
+            inflight: dict[Future, list[FileEntry]] = early
+            early = {}
             returned = 0
             if dead_pools >= DEAD_POOLS_LIMIT:
                 left = [e for b in queue for e in b] + list(suspects)
@@ -252,6 +316,8 @@ class Reading(RunStages):
                 self.notes.append("A worker process stopped unexpectedly; the files it held "
                                   "were read again one by one.")
         if self.cancel.cancelled:
+            if early:  # cancelled before the reading began: what the walk sent is not wanted
+                self.workers.discard()
             self._mark_cancelled(f"while {verb.lower()} files")
         return out
 

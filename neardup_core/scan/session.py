@@ -109,12 +109,15 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         self._kept: CacheOpening | None = None     # ... and the kept result it found
         self._walked_paths: list[str] = []          # every file the walk found, for the ranks
         self.boiler_lines: np.ndarray | None = None  # set aside by the boilerplate pass
+        self._init_reading()
 
     def execute(self) -> ScanResult:
         self._cpu_mark = time.process_time()
         self._open_cache()
         try:
             entries = self._walk()
+            if self.partial:
+                self._drop_early()
             self._take_cache()
             self._cpu("walk")
             self.stats["seconds_walk"] = round(time.monotonic() - self.t0, 4)
@@ -161,6 +164,12 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         return got.documents, got.fingerprints, {e.path: e for e in entries}
 
     # -- pairs and groups ----------------------------------------------------------------------
+    def _walked(self, entries: list[FileEntry]) -> None:
+        """The cache lookup of the files found so far (:class:`CacheLookup`), then the full
+        batches of those left to read go to the workers, if they are up (:class:`Reading`)."""
+        super()._walked(entries)
+        self._send_early()
+
     def _finish(self, docs: list[Document], fps: FingerprintTable,
                 entries: dict[str, FileEntry]) -> tuple[ScanResult, int]:
         """The result, and where the notes of its pairing stages start (see ``_keep``)."""

@@ -8,6 +8,7 @@ import os
 import pickle
 import random
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -126,7 +127,20 @@ def test_assembled_in_walk_order_whatever_order_the_batches_came_in(tmp_path: Pa
     for b in batches[:-1]:
         got.add(b, pickle.loads(pickle.dumps(read_packed(b, settings, MiB))))
     got.put_all(batches[-1], process_batch(batches[-1], settings, MiB))  # read here
-    out = got.assemble(entries, settings.num_perm)
+    _same_table(got.assemble(entries, settings.num_perm), docs, fps, problems)
+    # files here and there answered in this process, the others in batches of every third
+    # file: no batch is a run of the walk, and every column is gathered
+    mixed = Collected()
+    for i in range(3):
+        b = entries[i::3]
+        if i == 1:
+            mixed.put_all(b, process_batch(b, settings, MiB))
+        else:
+            mixed.add(b, pickle.loads(pickle.dumps(read_packed(b, settings, MiB))))
+    _same_table(mixed.assemble(entries, settings.num_perm), docs, fps, problems)
+
+
+def _same_table(out, docs: list, fps: list, problems: list) -> None:  # type: ignore[no-untyped-def]
     assert out.documents == docs and out.problems == problems and not out.changed
     table = out.fingerprints
     assert len(table) == len(fps)
@@ -265,3 +279,60 @@ def test_the_cache_answers_a_rescan_with_the_same_result(
     assert warm.stats["cache_hits"] == len(cold.documents) + len(cold.problems)
     fresh = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
     _same_scan(warm, fresh)
+
+
+def _slow_walk(monkeypatch: pytest.MonkeyPatch, cancel: CancelToken | None = None) -> list:
+    """A walk that, after its first 20 files, waits for the run's workers to be up (as a long
+    walk would), so that the rest of it overlaps their reading; with ``cancel``, cancels once
+    batches were sent."""
+    import neardup_core.scan.pool as pool_mod
+    import neardup_core.scan.stages as stages_mod
+
+    pools: list = []
+    start = pool_mod.WorkerPool._start
+
+    def recording(self) -> None:  # type: ignore[no-untyped-def]
+        pools.append(self)
+        start(self)
+
+    monkeypatch.setattr(pool_mod.WorkerPool, "_start", recording)
+    real = stages_mod.walk
+
+    def walk(*args, **kwargs):  # type: ignore[no-untyped-def]
+        for i, e in enumerate(real(*args, **kwargs)):
+            if i == 20:
+                deadline = time.monotonic() + 120
+                while time.monotonic() < deadline and not (
+                        pools and pools[-1].pool is not None and not pools[-1].warming):
+                    time.sleep(0.02)
+            if cancel is not None and i == 45:
+                cancel.cancel()
+            yield e
+
+    monkeypatch.setattr(stages_mod, "walk", walk)
+    monkeypatch.setattr(stages_mod, "WALK_CHUNK", 5)
+    return pools
+
+
+def test_files_found_early_are_read_while_the_walk_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _folder(tmp_path / "docs", 60)
+    _small_batches(monkeypatch)
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    _slow_walk(monkeypatch)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
+    assert result.stats.get("read_during_walk", 0) >= 10
+    assert result.stats["read"] == len(here.documents) + len(here.problems)
+    _same_scan(result, here)
+
+
+def test_a_cancel_during_the_walk_drops_what_was_sent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _folder(tmp_path / "docs", 60)
+    _small_batches(monkeypatch)
+    cancel = CancelToken()
+    pools = _slow_walk(monkeypatch, cancel)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)], cancel=cancel)
+    assert result.partial and not result.documents
+    assert any("looking for files" in n for n in result.notes)
+    assert pools and pools[-1].pool is None

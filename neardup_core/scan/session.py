@@ -196,6 +196,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
                 pairs = self._pairs(docs, simh, minh, floor, rank)
             fps = new_fps
         excerpts = self._excerpts(docs, fps, pairs, threshold)
+        self._cpu("excerpts")
         result = ScanResult(options=opt, roots=self.roots, documents=tuple(docs),
                             problems=tuple(self.problems), simhash=simh, minhash=minh,
                             pairs=pairs, threshold=threshold, group_mode=opt.group_mode,

@@ -1,6 +1,9 @@
 """The reading stage of a local scan: files extracted and fingerprinted in worker processes
 (or in the scan's own process when there are few, or when workers cannot start), with the
-first batches read here while the workers start.
+first batches read here while the workers start, and, once they are up, batches handed to them
+while the walk still goes on (a long walk and the reading overlap). Each batch comes back
+packed in columns (:mod:`neardup_core.scan.packed`), not as an object per file: unpickling
+those was most of what this process did while the workers read.
 
 A dead worker costs only the files it held: its batch is read again one file at a time to find
 the file that killed it, which becomes a problem. A worker its watchdog ended (a PDF over the

@@ -246,8 +246,20 @@ def _share_and_reports(res: dict) -> list[str]:
         else:
             rows = [[k, f"{v:.2f}"] for k, v in sh["main_cpu_s"].items()]
             rows += [["main process, total", f"{sh['main_cpu_total_s']:.2f}"],
-                     ["workers, total", f"{sh['workers_cpu_s']:.2f}"],
-                     ["serial share", f"{sh['serial_share']:.1%}"]]
+                     ["workers, total", f"{sh['workers_cpu_s']:.2f}"]]
+            cp = sh.get("critical_path")
+            if cp:  # results from before the critical-path model have only the raw share
+                rows += [["main process alongside the other processes",
+                          f"{cp['overlapped_s']:.2f}"],
+                         ["fork server and resource tracker (in the workers' total)",
+                          f"{sh['fork_server_cpu_s']:.2f}"],
+                         ["raw main share", f"{sh['raw_share']:.1%}"],
+                         ["critical-path serial share (16 workers)",
+                          f"{sh['serial_share']:.1%}"]]
+                rows += [[f"projected speed-up at {n} workers", f"{x:.1f}x"]
+                         for n, x in cp["speedup"].items()]
+            else:
+                rows += [["serial share", f"{sh['serial_share']:.1%}"]]
             rows += [[f"Amdahl speed-up at {n} workers", f"{x:.1f}x"]
                      for n, x in sh["amdahl_speedup"].items()]
             parts.append(f"## Serial share (cold scan of {sh['files']:,} files, "

@@ -2,18 +2,41 @@
 of a cold scan the main process does, and so how far more workers can speed it up.
 
 A machine here has 2 cores; users have 8-16. What decides scaling can be measured on two all
-the same: the CPU time of the main process (imports, the walk, collecting the workers'
-results, pairs, groups, closing the pool, the report) against the workers' total CPU time.
-The main process's share ``s`` is serial work; Amdahl's law gives the speed-up at ``N``
-workers as ``1 / (s + (1 - s) / N)`` (an upper bound: it assumes the workers' work divides
-evenly). Run in a fresh process so the imports count.
+the same: the CPU time of the main process, stage by stage, against the CPU time of the other
+processes (the workers, and the fork server they are forked from).
+
+Two shares are printed:
+
+- the **raw share**: all of the main process's CPU time over all CPU time, ``M / (M + W)``
+  (what this benchmark printed before, and an upper bound on the serial part);
+- the **critical-path share** ``s``, the serial part proper. The main process's stages are of
+  two kinds. Some run while the other processes work: the walk and the texts read ahead (while
+  the fork server loads and the workers start) and collecting the workers' results (while they
+  read); call their total ``R``. The rest run when every worker is done or not yet started
+  (imports, assembling the documents, pairs, the boilerplate pass, excerpts and groups, closing
+  the pool, the report): ``S``. With ``N`` workers the workers need ``W / N``; the main process
+  keeps up with them while ``R <= W / N``, and beyond that the excess is on the critical path
+  too. So at ``N`` workers the scan takes ``T(N) = S + max(R, W / N)`` CPU-seconds of wall
+  time at best, against ``T1 = S + R + W`` for one core, and
+
+  ``s = (S + max(0, R - W / 16)) / (S + R + W)``
+
+  is the serial share at 16 workers (at 4 and 8 the excess is counted at that ``N``). The
+  speed-ups printed are ``T1 / T(N)`` for N = 4, 8, 16 (at most Amdahl's ``1 / (s + (1 - s) /
+  N)`` with that share; both are printed). The model assumes the workers' work divides evenly
+  and the machine has a core for the main process besides the ``N`` workers; it leaves out
+  wall-clock waits (disk, the fork server's start-up latency beyond the walk), which CPU time
+  does not show.
 
 Main-process CPU per stage comes from ``time.process_time`` marks in the scan
-(``result.stats["cpu"]``); the workers' from polling the process tree with psutil (the workers
-are forks of the fork server, not children of this process, so ``RUSAGE_CHILDREN`` does not
-see them): each worker's last-seen CPU time, sampled every 100 ms (a pool's workers live until
-it is closed, after their last sample). The sampling thread's own CPU time is taken out of the
-main process's: polling the process tree every 20 ms cost more than collecting the results.
+(``result.stats["cpu"]``; it counts every thread of the process, so the executor's thread that
+unpickles the workers' results is in ``results``); the others' from polling the process tree
+with psutil (the workers are forks of the fork server, not children of this process, so
+``RUSAGE_CHILDREN`` does not see them): each process's last-seen CPU time, sampled every
+100 ms by a sampling process of its own, left out of both. The fork server (and
+multiprocessing's resource tracker), this process's direct children, are counted with the
+workers and also shown apart: their CPU is start-up work, done while the main process walks.
+Run in a fresh process so the imports count.
 """
 
 from __future__ import annotations
@@ -21,61 +44,96 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 T_START = time.process_time()
 
 WORKERS = (4, 8, 16)
+#: Main-process stages that run while the other processes work (see the module's docstring).
+OVERLAPPED = ("walk", "read_ahead", "results")
+
+
+#: The sampler: run in a process of its own, so that none of its CPU time is the scan's.
+_SAMPLER = """
+import json, sys, psutil
+me = psutil.Process(int(sys.argv[1])); mine = psutil.Process().pid; every = float(sys.argv[2])
+seen, direct = {}, set()
+import select
+while True:
+    try:
+        kids = [k for k in me.children(recursive=True) if k.pid != mine]
+        direct.update(k.pid for k in me.children() if k.pid != mine)
+    except psutil.Error:
+        kids = []
+    for k in kids:
+        try:
+            t = k.cpu_times()
+            seen[k.pid] = t.user + t.system
+        except psutil.Error:
+            pass
+    if select.select([sys.stdin], [], [], every)[0]:
+        break
+print(json.dumps({"seen": seen, "direct": sorted(direct)}))
+"""
 
 
 class TreeCpu:
-    """The CPU time of every descendant process, polled in a thread."""
+    """The CPU time of every descendant process, polled by a sampling process of its own (in
+    a thread of this one, polling the tree every 100 ms cost about 1 s of the scan's CPU time,
+    counted as the scan's)."""
 
     def __init__(self, every: float = 0.1) -> None:
-        import psutil
-
-        self.me = psutil.Process()
         self.every = every
         self.seen: dict[int, float] = {}
-        self.own = 0.0  # this thread's CPU time, not the scan's
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        import psutil
-
-        while not self._stop.is_set():
-            try:
-                kids = self.me.children(recursive=True)
-            except psutil.Error:
-                kids = []
-            for k in kids:
-                try:
-                    t = k.cpu_times()
-                    self.seen[k.pid] = t.user + t.system
-                except psutil.Error:
-                    pass
-            self.own = time.thread_time()
-            self._stop.wait(self.every)
+        self.direct: set[int] = set()  # this process's own children (the fork server...)
+        self._proc: subprocess.Popen | None = None
 
     def __enter__(self) -> TreeCpu:
-        self._thread.start()
+        self._proc = subprocess.Popen([sys.executable, "-c", _SAMPLER, str(os.getpid()),
+                                       str(self.every)], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, text=True)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
+        assert self._proc is not None
+        out, _ = self._proc.communicate("stop\n", timeout=60)
+        got = json.loads(out)
+        self.seen = {int(k): v for k, v in got["seen"].items()}
+        self.direct = set(got["direct"])
 
     @property
     def total(self) -> float:
         return sum(self.seen.values())
 
+    @property
+    def helpers(self) -> float:
+        """The CPU time of this process's own children: the fork server, the resource tracker."""
+        return sum(t for pid, t in self.seen.items() if pid in self.direct)
+
 
 def amdahl(serial: float, n: int) -> float:
     return 1.0 / (serial + (1.0 - serial) / n)
+
+
+def critical_path(stages: dict[str, float], workers: float) -> dict:
+    """The model of the module's docstring: overlapped and serial main-process CPU, the
+    critical-path share at 16 workers and the speed-up at each of WORKERS."""
+    overlapped = sum(v for k, v in stages.items() if k in OVERLAPPED)
+    serial = sum(v for k, v in stages.items() if k not in OVERLAPPED)
+    one = serial + overlapped + workers
+    share = {n: (serial + max(0.0, overlapped - workers / n)) / one if one else 1.0
+             for n in WORKERS}
+    speedup = {n: one / (serial + max(overlapped, workers / n)) if one else 1.0
+               for n in WORKERS}
+    return {"overlapped_s": round(overlapped, 3), "serial_s": round(serial, 3),
+            "share_at": {str(n): round(x, 4) for n, x in share.items()},
+            "critical_path_share": round(share[WORKERS[-1]], 4),
+            "speedup": {str(n): round(x, 2) for n, x in speedup.items()},
+            "amdahl_speedup": {str(n): round(amdahl(share[WORKERS[-1]], n), 2)
+                               for n in WORKERS}}
 
 
 def measure(folder: str, jobs: int = 0, fmt: str = "json") -> dict:
@@ -99,26 +157,39 @@ def measure(folder: str, jobs: int = 0, fmt: str = "json") -> dict:
     stages = {"imports": round(imports, 3)}
     stages.update({k: round(v, 3) for k, v in res.stats.get("cpu", {}).items()})
     stages["report"] = round(report_cpu, 3)
-    stages["results"] = round(stages.get("results", 0.0) - tree.own, 3)  # when it polled
     main = sum(stages.values())
     workers = tree.total
-    serial = main / (main + workers) if main + workers else 1.0
+    raw = main / (main + workers) if main + workers else 1.0
+    cp = critical_path(stages, workers)
     return {"files": len(res.documents), "problems": len(res.problems), "groups":
             len(res.group_table), "jobs": jobs or os.cpu_count(), "wall_s": round(wall, 2),
             "main_cpu_s": stages, "main_cpu_total_s": round(main, 3),
             "workers_cpu_s": round(workers, 3), "worker_processes": len(tree.seen),
-            "serial_share": round(serial, 4), "sampler_cpu_s": round(tree.own, 3),
-            "amdahl_speedup": {str(n): round(amdahl(serial, n), 2) for n in WORKERS}}
+            "fork_server_cpu_s": round(tree.helpers, 3),
+            "raw_share": round(raw, 4), "serial_share": cp["critical_path_share"],
+            "critical_path": cp,
+            "amdahl_speedup": cp["amdahl_speedup"], "raw_amdahl_speedup":
+            {str(n): round(amdahl(raw, n), 2) for n in WORKERS}}
 
 
 def text(r: dict) -> str:
     lines = [f"{r['files']:,} files, {r['jobs']} workers, {r['wall_s']} s wall",
              "main-process CPU by stage (s): " + ", ".join(
                  f"{k} {v:.2f}" for k, v in r["main_cpu_s"].items()),
-             f"main process {r['main_cpu_total_s']:.2f} s, workers {r['workers_cpu_s']:.2f} s "
-             f"({r['worker_processes']} processes): serial share {r['serial_share']:.1%}",
-             "Amdahl speed-up: " + ", ".join(f"{n} workers {x:.1f}x"
-                                              for n, x in r["amdahl_speedup"].items())]
+             f"main process {r['main_cpu_total_s']:.2f} s (overlapped with the others "
+             f"{r['critical_path']['overlapped_s']:.2f} s, serial "
+             f"{r['critical_path']['serial_s']:.2f} s), other processes "
+             f"{r['workers_cpu_s']:.2f} s ({r['worker_processes']} processes, of which the "
+             f"fork server and resource tracker {r['fork_server_cpu_s']:.2f} s)",
+             f"raw main share {r['raw_share']:.1%}; critical-path serial share at 16 workers "
+             f"{r['serial_share']:.1%} (at " + ", ".join(
+                 f"{n}: {x:.1%}" for n, x in r["critical_path"]["share_at"].items()) + ")",
+             "projected speed-up: " + ", ".join(f"{n} workers {x:.1f}x" for n, x in
+                                                r["critical_path"]["speedup"].items()),
+             "Amdahl with the critical-path share: " + ", ".join(
+                 f"{n} workers {x:.1f}x" for n, x in r["amdahl_speedup"].items())
+             + "; with the raw share: " + ", ".join(
+                 f"{n} workers {x:.1f}x" for n, x in r["raw_amdahl_speedup"].items())]
     return "\n".join(lines)
 
 

@@ -19,10 +19,10 @@ import numpy as np
 from neardup_core.errors import CacheError
 from neardup_core.extract import FileEntry
 from neardup_core.fingerprint import boilerplate as bp
-from neardup_core.fingerprint.fingerprinter import DocFingerprint
 from neardup_core.hashing import hash128_hex
 from neardup_core.models import Document, PairTable
 from neardup_core.progress import Stage
+from neardup_core.scan.packed import FingerprintTable
 from neardup_core.scan.stages import RunStages
 from neardup_core.store.cache import CacheEntry, FingerprintCache
 
@@ -45,8 +45,8 @@ class BoilerplatePass(RunStages):
     _replayable: bool
     boiler_lines: np.ndarray | None
 
-    def _boilerplate(self, docs: list[Document], fps: list[DocFingerprint],
-                     entries: dict[str, FileEntry], pairs: PairTable) -> list[DocFingerprint]:
+    def _boilerplate(self, docs: list[Document], fps: FingerprintTable,
+                     entries: dict[str, FileEntry], pairs: PairTable) -> FingerprintTable:
         """Drop lines that a large share of documents contain, then re-fingerprint those docs.
 
         Lines are the unit because boilerplate (letterheads, licence and disclaimer paragraphs,
@@ -69,9 +69,9 @@ class BoilerplatePass(RunStages):
             return fps
         need = max(BOILERPLATE_MIN_DOCS, math.ceil(share * n_clusters))
         # a line repeated within a document, or within a cluster, is one vote (made distinct below)
-        sizes = np.fromiter((fp.line_hashes.size for fp in fps), dtype=np.int64, count=n_docs)
+        sizes = fps.line_counts
         cl = np.repeat(label.astype(np.int64), sizes)
-        allv = np.concatenate([fp.line_hashes for fp in fps])
+        allv = fps.line_hashes
         if allv.size == 0:
             return fps
         # one vote per (cluster, line): sort by line then cluster, keep distinct rows, count
@@ -91,7 +91,7 @@ class BoilerplatePass(RunStages):
         line_doc = np.repeat(np.arange(n_docs, dtype=np.int64), sizes)
         held = np.isin(allv, boiler)   # the boilerplate lines' places, found once
         held_lines, held_doc = allv[held], line_doc[held]
-        chars = np.fromiter((fp.chars for fp in fps), dtype=np.int64, count=n_docs)
+        chars = fps.chars
         paths = [d.path for d in docs]
         learn = bp.candidates(held_lines, held_doc, boiler, chars, paths)
         lengths = bp.line_lengths(boiler, (bp.read_text(path, self.opt) for _, _, path in learn
@@ -101,28 +101,35 @@ class BoilerplatePass(RunStages):
         kept = int(np.count_nonzero(dropped)) - len(affected)
         self.notes.append(bp.note(boiler.size, need, n_clusters, len(affected), kept))
         key = f"{self.settings_key}:{hash128_hex(np.sort(boiler).tobytes().hex())}"
-        out = list(fps)
+        # the rows that get a new SimHash and MinHash, and those
+        rows: list[int] = []
+        simh: list[int] = []
+        minh: list[np.ndarray] = []
         todo: list[FileEntry] = []
         for i in affected:
             row = self._rows.get(docs[i].path)
-            if row is not None and row.boiler_key == key and row.text_hash == fps[i].text_hash \
+            if row is not None and row.boiler_key == key and row.text_hash == fps.text_hash[i] \
                     and row.boiler_minhash is not None and row.boiler_simhash is not None:
-                out[i] = dataclasses.replace(fps[i], simhash=row.boiler_simhash,
-                                             minhash=row.boiler_minhash)
+                rows.append(i)
+                simh.append(row.boiler_simhash)
+                minh.append(row.boiler_minhash)
             else:
                 todo.append(entries[docs[i].path])
         self.stats["boilerplate_reread"] = len(todo)
         if not todo:
-            return out
+            return fps.with_rows(rows, simh, minh)
         self.emit(Stage.READ, 0, len(todo), "Setting boilerplate aside")
-        redo = self._run_batches(todo, boiler, Stage.READ, 0, len(todo), "Re-reading")
+        redo = self._run_batches(todo, boiler, Stage.READ, 0, len(todo), "Re-reading"
+                                 ).by_path()
         redo_paths = {e.path for e in todo}
         updated: list[CacheEntry] = []
         for i in affected:
             o = redo.get(docs[i].path)
             if o is not None and o.fingerprint is not None and \
-                    o.fingerprint.text_hash == fps[i].text_hash:
-                out[i] = o.fingerprint
+                    o.fingerprint.text_hash == fps.text_hash[i]:
+                rows.append(i)
+                simh.append(o.fingerprint.simhash)
+                minh.append(o.fingerprint.minhash)
                 row = self._rows.get(docs[i].path)
                 if row is not None:
                     updated.append(dataclasses.replace(
@@ -136,4 +143,4 @@ class BoilerplatePass(RunStages):
                 self.cache.put_many(updated)
             except CacheError as exc:
                 self._cache_failed(exc)
-        return out
+        return fps.with_rows(rows, simh, minh)

@@ -19,12 +19,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from neardup_core.fingerprint.fingerprinter import DocFingerprint
 from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.heap import give_back
 from neardup_core.models import EXCERPT_FLOOR, Document, ExcerptTable, PairTable, ScanOptions
 from neardup_core.pairs.containment import candidates, verify
 from neardup_core.progress import Stage
+from neardup_core.scan.packed import FingerprintTable
 from neardup_core.scan.pool import WorkerPool
 from neardup_core.scan.stages import RunStages
 from neardup_core.scan.worker import shingle_sets
@@ -117,15 +117,14 @@ class ExcerptsPass(RunStages):
     boiler_lines: np.ndarray | None
     workers: WorkerPool
 
-    def _excerpts(self, docs: list[Document], fps: list[DocFingerprint], pairs: PairTable,
+    def _excerpts(self, docs: list[Document], fps: FingerprintTable, pairs: PairTable,
                   threshold: float) -> ExcerptTable:
         if self.opt.excerpt_containment is None or self.partial or len(docs) < 2:
             return ExcerptTable.empty()
         self.emit(Stage.PAIRS, 0, 1, "Looking for excerpts")
-        # the fingerprints' own arrays, not a copy of them all: the index reads a block of
-        # documents at a time (concatenated, the sets of 100,000 files are 40 MB more at the
-        # stage's peak; workers that send them as one array per batch can hand a WinnowSets)
-        table = find_excerpts(docs, [fp.winnow for fp in fps], [fp.units for fp in fps],
+        # the table's one array of winnowed sets, as the workers packed it: no copy
+        table = find_excerpts(docs, WinnowSets(fps.winnow, fps.winnow_offsets),
+                              fps.units.tolist(),
                               self.opt, self.boiler_lines, self.stats, pairs, threshold,
                               lambda need: self._sets_of(docs, need))
         self.emit(Stage.PAIRS, 1, 1, "")

@@ -191,9 +191,15 @@ class WorkerPool:
             _kill(pool, shutdown=False)
 
     def close(self) -> None:
+        """Let the workers go, without waiting for them to leave: an idle worker exits on
+        the pool's sentinel, which its manager thread sends and then waits on, in the
+        background (a scan waited a good part of a second here for processes that had nothing
+        left to do). None is left behind: each still dies with this program (see
+        :func:`neardup_core.scan.worker.init_worker`), and Python joins the manager thread at
+        exit."""
         self._started()
         if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool.shutdown(wait=False, cancel_futures=True)
         self.pool = None
 
 

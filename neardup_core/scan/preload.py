@@ -8,6 +8,7 @@ the workers simply load what they need themselves.
 import contextlib
 
 with contextlib.suppress(Exception):
+    import neardup_core.scan.packed  # noqa: F401 - the workers' task functions
     from neardup_core.scan.worker import warm_up
 
     warm_up()

@@ -1,6 +1,9 @@
 """The reading stage of a local scan: files extracted and fingerprinted in worker processes
 (or in the scan's own process when there are few, or when workers cannot start), with the
-first batches read here while the workers start.
+first batches read here while the workers start, and, once they are up, batches handed to them
+while the walk still goes on (a long walk and the reading overlap). Each batch comes back
+packed in columns (:mod:`neardup_core.scan.packed`), not as an object per file: unpickling
+those was most of what this process did while the workers read.
 
 A dead worker costs only the files it held: its batch is read again one file at a time to find
 the file that killed it, which becomes a problem. A worker its watchdog ended (a PDF over the
@@ -29,6 +32,7 @@ from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 from neardup_core.models import LEGACY_SUFFIXES, NATIVE_SUFFIXES, ProblemKind
 from neardup_core.progress import Stage
 from neardup_core.scan.cache_lookup import cache_entry, outcome_from_cache
+from neardup_core.scan.packed import Collected, fingerprint_packed, read_packed
 from neardup_core.scan.pool import WorkerPool
 from neardup_core.scan.stages import RunStages
 from neardup_core.scan.worker import (
@@ -80,31 +84,85 @@ class Reading(RunStages):
     _todo_worker_only: bool
     #: bytes done and to do in the current run of batches (see _run_batches)
     _read_bytes: list[int]
+    #: Batches handed to the workers while the walk goes on (see _send_early): in flight, and
+    #: what came back, and how many of _todo's files they hold; _early_open until reading.
+    _early: dict[Future, list[FileEntry]]
+    _early_out: Collected
+    _early_sent: int
+    _early_done: int
+    _early_open: bool
 
-    def _read(self, entries: list[FileEntry]) -> dict[str, Outcome]:
+    def _init_reading(self) -> None:
+        self._early = {}
+        self._early_out = Collected()
+        self._early_sent = 0
+        self._early_done = 0
+        self._early_open = True
+
+    def _send_early(self) -> None:
+        """While the walk goes on, once the workers are up: hand them the full batches of the
+        files found so far (the cache lookup has already taken out what it answers), and take
+        back what they finished, so that a long walk and the reading overlap (issue 22).
+        Nothing is said about progress here: the reading stage counts these files when it
+        starts. A pool that breaks is left to the reading stage, which knows what to do."""
+        if not self._early_open or self.partial or self.cancel.cancelled:
+            return
+        pool = self.workers.pool
+        if pool is None or self.workers.warming:
+            return
+        for fut in [f for f in self._early if f.done()]:
+            if fut.cancelled() or fut.exception() is not None:
+                self._early_open = False  # broken: _run_batches meets it
+                return
+            batch = self._early.pop(fut)
+            self._early_out.add(batch, fut.result())
+            self._early_done += len(batch)
+        limit = 2 * self.opt.workers
+        if len(self._early) >= limit:
+            return
+        rest = self._todo[self._early_sent:]
+        for batch in batches(rest):
+            if len(self._early) >= limit or (len(batch) < BATCH_FILES and
+                                             sum(e.size for e in batch) < BATCH_BYTES):
+                break  # the last, unfinished batch waits for more files
+            try:
+                fut = pool.submit(read_packed, batch, self.settings, self.opt.max_size, None,
+                                  self._chosen(batch))
+            except Exception:  # a broken pool: _run_batches meets it
+                self._early_open = False
+                return
+            self._early[fut] = batch
+            self._early_sent += len(batch)
+
+    def _drop_early(self) -> None:
+        """A walk cancelled with batches in flight: they are not wanted."""
+        if self._early:
+            self._early.clear()
+            self.workers.discard()
+
+    def _read(self, entries: list[FileEntry]) -> Collected:
+        """Every file's outcome: the cache's answers and what the workers read."""
         self._walked_paths = [e.path for e in entries]
-        outcomes: dict[str, Outcome] = {}
         total = len(entries)
+        self._early_open = False
         self._walked(entries)  # the walk looked up all but a cancelled remainder
-        todo = self._todo
-        if self._rows:
-            for e in entries:
-                hit = self._rows.get(e.path)
-                if hit is not None:
-                    outcomes[e.path] = outcome_from_cache(hit)
-        self.stats["cache_hits"] = len(outcomes)
-        self.stats["read"] = len(todo)
-        hit_bytes = sum(e.size for e in entries if e.path in outcomes)
+        todo = self._todo[self._early_sent:]  # the others were sent during the walk
+        hits = [e for e in entries if e.path in self._rows] if self._rows else []
+        self.stats["cache_hits"] = len(hits)
+        self.stats["read"] = len(self._todo)
+        if self._early_sent:
+            self.stats["read_during_walk"] = self._early_sent
+        hit_bytes = sum(e.size for e in hits)
         all_bytes = sum(e.size for e in entries)
-        self.emit(Stage.READ, len(outcomes), total, "", bytes_done=hit_bytes,
+        self.emit(Stage.READ, len(hits), total, "", bytes_done=hit_bytes,
                   bytes_total=all_bytes)
-        fresh = self._run_batches(todo, None, Stage.READ, len(outcomes), total, "Reading",
+        fresh = self._run_batches(todo, None, Stage.READ, len(hits), total, "Reading",
                                   bytes_done=hit_bytes, bytes_total=all_bytes)
-        outcomes.update(fresh)
-        if any(o.changed for o in fresh.values()):
-            self._replayable = False
-        if self.cache is not None and fresh:
-            rows = [cache_entry(o, self.settings_key) for o in fresh.values()
+        if self.cache is not None and len(fresh):
+            outcomes = fresh.by_path().values()
+            if any(o.changed for o in outcomes):
+                self._replayable = False
+            rows = [cache_entry(o, self.settings_key) for o in outcomes
                     if not o.changed and (o.problem is None or o.problem.kind not in
                     (ProblemKind.LOST, ProblemKind.VANISHED, ProblemKind.UNREADABLE))
                     and self.opt.encoding_of(o.path) is None]
@@ -113,21 +171,28 @@ class Reading(RunStages):
                 self.cache.put_many(rows)
             except CacheError as exc:
                 self._cache_failed(exc)
-        return outcomes
+        if hits:
+            fresh.put_all(hits, [outcome_from_cache(self._rows[e.path]) for e in hits])
+        return fresh
 
     def _run_batches(self, todo: list[FileEntry], drop_lines: np.ndarray | None, stage: Stage,
                      done0: int, total: int, verb: str, *, bytes_done: int = 0,
-                     bytes_total: int | None = None) -> dict[str, Outcome]:
+                     bytes_total: int | None = None) -> Collected:
         """Run files through workers; survive dead workers; stop promptly on cancel.
 
         Progress counts bytes as well as files (``bytes_done`` of ``bytes_total``, by default
         0 of ``todo``'s size): the time left is estimated from bytes, so that a few large files
         at the end are not taken for a second's work."""
-        out: dict[str, Outcome] = {}
-        if not todo:
+        out = Collected()
+        early, self._early = self._early, {}  # batches sent during the walk (first run only)
+        if not todo and not early:
             return out
         nbytes = sum(e.size for e in todo)
         self._read_bytes = [bytes_done, nbytes if bytes_total is None else bytes_total]
+        done0 += self._early_done  # what the workers finished during the walk
+        out.extend(self._early_out)
+        self._early_out, self._early_done = Collected(), 0
+        self._read_bytes[0] += sum(e.size for b, _ in out.parts for e in b)
         if not self.workers.started and self.workers.unavailable is None and \
                 self._inprocess(len(todo), nbytes):
             self._run_here(todo, drop_lines, stage, done0, total, verb, out)
@@ -142,8 +207,7 @@ class Reading(RunStages):
         if self.workers.get() is None:
             self._note_no_workers()
             for batch, items in ready:
-                for o in fingerprint_prepared(items, self.settings, self.opt.max_size):
-                    out[o.path] = o
+                out.put_all(batch, fingerprint_prepared(items, self.settings, self.opt.max_size))
                 done += len(batch)
                 self._emit_read(stage, done, total, batch)
             self._run_here([e for b in queue for e in b], drop_lines, stage, done, total, verb,
@@ -154,13 +218,14 @@ class Reading(RunStages):
         suspects: deque[FileEntry] = deque()
         limit = 2 * self.opt.workers
         dead_pools = 0  # pools in a row that broke before returning anything
-        while (queue or ready or suspects) and not self.cancel.cancelled:
-            inflight: dict[Future, list[FileEntry]] = {}
+        while (queue or ready or suspects or early) and not self.cancel.cancelled:
+            inflight: dict[Future, list[FileEntry]] = early
+            early = {}
             returned = 0
             if dead_pools >= DEAD_POOLS_LIMIT:
                 left = [e for b in queue for e in b] + list(suspects)
                 for e in left:
-                    out[e.path] = lost(e, "worker processes could not be started")
+                    out.put(e, lost(e, "worker processes could not be started"))
                 queue.clear()
                 suspects.clear()
                 self.notes.append(f"Worker processes kept failing as they started; "
@@ -178,7 +243,7 @@ class Reading(RunStages):
                 while (queue or ready or suspects or inflight) and not self.cancel.cancelled:
                     if suspects:
                         if not inflight:
-                            fut = pool.submit(process_batch, [suspects[0]], self.settings,
+                            fut = pool.submit(read_packed, [suspects[0]], self.settings,
                                               self.opt.max_size, drop_lines,
                                               self._chosen([suspects[0]]))
                             inflight[fut] = [suspects[0]]
@@ -186,11 +251,11 @@ class Reading(RunStages):
                         while (ready or queue) and len(inflight) < limit:
                             if ready:
                                 batch, items = ready.popleft()
-                                fut = pool.submit(fingerprint_prepared, items, self.settings,
+                                fut = pool.submit(fingerprint_packed, items, self.settings,
                                                   self.opt.max_size, drop_lines)
                             else:
                                 batch = queue.popleft()
-                                fut = pool.submit(process_batch, batch, self.settings,
+                                fut = pool.submit(read_packed, batch, self.settings,
                                                   self.opt.max_size, drop_lines,
                                                   self._chosen(batch))
                             inflight[fut] = batch
@@ -198,18 +263,16 @@ class Reading(RunStages):
                     for fut in finished:
                         batch = inflight[fut]
                         try:
-                            results = fut.result()
+                            out.add(batch, fut.result())
                         except BrokenProcessPool:
                             raise
                         except Exception as exc:  # pickling trouble and the like
-                            results = [lost(e, f"could not be processed: {exc}")
-                                       for e in batch]
+                            out.put_all(batch, [lost(e, f"could not be processed: {exc}")
+                                                for e in batch])
                         del inflight[fut]
                         returned += 1
                         if suspects and batch[0] is suspects[0]:
                             suspects.popleft()
-                        for o in results:
-                            out[o.path] = o
                         done += len(batch)
                         self._emit_read(stage, done, total, batch)
                 if self.cancel.cancelled:
@@ -224,8 +287,7 @@ class Reading(RunStages):
                 self.workers.discard()
                 for fut, batch in list(inflight.items()):
                     if fut.done() and not fut.cancelled() and fut.exception() is None:
-                        for o in fut.result():
-                            out[o.path] = o
+                        out.add(batch, fut.result())
                         done += len(batch)
                         self._read_bytes[0] += sum(e.size for e in batch)
                         del inflight[fut]
@@ -247,8 +309,8 @@ class Reading(RunStages):
                 if suspects and len(inflight) == 1 and next(iter(inflight.values()))[0] \
                         is suspects[0]:
                     e = suspects.popleft()
-                    out[e.path] = lost(e, "its worker process stopped unexpectedly while "
-                                          "reading it")
+                    out.put(e, lost(e, "its worker process stopped unexpectedly while "
+                                       "reading it"))
                     done += 1
                     self._emit_read(stage, done, total, [e])
                     continue
@@ -257,12 +319,14 @@ class Reading(RunStages):
                 self.notes.append("A worker process stopped unexpectedly; the files it held "
                                   "were read again one by one.")
         if self.cancel.cancelled:
+            if early:  # cancelled before the reading began: what the walk sent is not wanted
+                self.workers.discard()
             self._mark_cancelled(f"while {verb.lower()} files")
         return out
 
     def _settle_stopped(self, stopped: dict[str, str], inflight: dict[Future, list[FileEntry]],
                         suspects: deque[FileEntry], queue: deque[list[FileEntry]],
-                        out: dict[str, Outcome], stage: Stage, done: int, total: int) -> int:
+                        out: Collected, stage: Stage, done: int, total: int) -> int:
         """After a worker's watchdog ended it (see :mod:`neardup_core.extract.limits`): each
         file it stopped becomes the problem that says which limit it passed; the other files
         in flight were lost only with the pool, so they go back to the queue as they were
@@ -273,7 +337,7 @@ class Reading(RunStages):
         for batch in inflight.values():
             for e in batch:
                 if e.path in stopped:
-                    out[e.path] = over_limit(e, stopped[e.path])
+                    out.put(e, over_limit(e, stopped[e.path]))
                     done += 1
                     self._emit_read(stage, done, total, [e])
                 elif id(e) not in held:
@@ -319,7 +383,7 @@ class Reading(RunStages):
 
     def _fingerprint_while_workers_start(
             self, ready: deque[tuple[list[FileEntry], list[Outcome | Prepared]]],
-            out: dict[str, Outcome], stage: Stage, done: int, total: int) -> int:
+            out: Collected, stage: Stage, done: int, total: int) -> int:
         """Fingerprint texts read ahead here, when everything that may be read ahead has been
         and the workers are still starting: otherwise this process would sit idle for most of
         a second (a folder of UTF-8 text is read in a fraction of the time the fork server
@@ -331,8 +395,7 @@ class Reading(RunStages):
             except Exception:  # e.g. a user dictionary that cannot be loaded: the workers
                 break          # meet it too, and say so per file as they do for any failure
             ready.popleft()
-            for o in outcomes:
-                out[o.path] = o
+            out.put_all(batch, outcomes)
             done += len(batch)
             self.stats["fingerprinted_ahead"] = self.stats.get("fingerprinted_ahead", 0) + \
                 len(batch)
@@ -349,15 +412,14 @@ class Reading(RunStages):
                           f"the files were read in the scan's own process, more slowly.{hint}")
 
     def _run_here(self, todo: list[FileEntry], drop_lines: np.ndarray | None, stage: Stage,
-                  done: int, total: int, verb: str, out: dict[str, Outcome]) -> None:
+                  done: int, total: int, verb: str, out: Collected) -> None:
         """Read in this process: small jobs, or when worker processes cannot start."""
         for batch in batches(todo):
             if self.cancel.cancelled:
                 self._mark_cancelled(f"while {verb.lower()} files")
                 break
-            for o in process_batch(batch, self.settings, self.opt.max_size, drop_lines,
-                                   self._chosen(batch)):
-                out[o.path] = o
+            out.put_all(batch, process_batch(batch, self.settings, self.opt.max_size, drop_lines,
+                                             self._chosen(batch)))
             done += len(batch)
             self._emit_read(stage, done, total, batch)
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from neardup_core.errors import CacheError
 from neardup_core.extract import FileEntry, check_roots
-from neardup_core.fingerprint.fingerprinter import DocFingerprint, FingerprintSettings
+from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 from neardup_core.models import Document, Method, PairTable, Problem, ScanOptions
 from neardup_core.progress import CancelToken, ProgressSink, Stage, null_progress
 from neardup_core.result import ScanResult
@@ -39,9 +39,9 @@ from neardup_core.scan.boilerplate_pass import BOILERPLATE_MIN_DOCS, Boilerplate
 from neardup_core.scan.cache_lookup import CacheLookup, CacheOpening
 from neardup_core.scan.excerpts_pass import ExcerptsPass
 from neardup_core.scan.kept_result import KeptResult
+from neardup_core.scan.packed import Collected, FingerprintTable
 from neardup_core.scan.pool import WorkerPool, start_method
 from neardup_core.scan.reading import Reading
-from neardup_core.scan.worker import Outcome
 from neardup_core.store.cache import CacheEntry, FingerprintCache
 from neardup_core.store.snapshot import folder_state
 
@@ -109,12 +109,15 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         self._kept: CacheOpening | None = None     # ... and the kept result it found
         self._walked_paths: list[str] = []          # every file the walk found, for the ranks
         self.boiler_lines: np.ndarray | None = None  # set aside by the boilerplate pass
+        self._init_reading()
 
     def execute(self) -> ScanResult:
         self._cpu_mark = time.process_time()
         self._open_cache()
         try:
             entries = self._walk()
+            if self.partial:
+                self._drop_early()
             self._take_cache()
             self._cpu("walk")
             self.stats["seconds_walk"] = round(time.monotonic() - self.t0, 4)
@@ -126,7 +129,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
                     if kept is not None:
                         return kept
             self._snap_state = None  # from here on the walk's entries are looked up one by one
-            outcomes = self._read(entries) if not self.partial else {}
+            outcomes = self._read(entries) if not self.partial else Collected()
             self._cpu("results")  # collecting the workers' outcomes
             self.stats["seconds_read"] = round(time.monotonic() - self.t0
                                                - self.stats["seconds_walk"], 4)
@@ -150,46 +153,29 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
             if self._own_cache and self.cache is not None:
                 self.cache.close()
 
-    def _collect(self, entries: list[FileEntry], outcomes: dict[str, Outcome]
-                 ) -> tuple[list[Document], list[DocFingerprint], dict[str, FileEntry]]:
-        docs: list[Document] = []
-        fps: list[DocFingerprint] = []
-        by_path = {e.path: e for e in entries}
-        for e in entries:  # walk order: deterministic
-            o = outcomes.get(e.path)
-            if o is None:
-                continue  # not reached before a cancel
-            if o.problem is not None:
-                self.problems.append(o.problem)
-                continue
-            assert o.extracted is not None and o.fingerprint is not None
-            fmt, enc, conf, repl = o.extracted
-            fp = o.fingerprint
-            # the identity is the walk's (a cache hit's row says nothing about which file now
-            # holds the path); a file changed while read keeps it too, and if it was replaced
-            # outright its new inode no longer matches, so no action will touch it unseen
-            docs.append(Document(e.path, o.size, o.mtime_ns / 1e9, fmt, enc, conf, repl,
-                                 fp.chars, fp.text_hash, o.mtime_ns, e.dev, e.ino,
-                                 o.content_hash, o.skipped))
-            fps.append(fp)
-        return docs, fps, by_path
+    def _collect(self, entries: list[FileEntry], outcomes: Collected
+                 ) -> tuple[list[Document], FingerprintTable, dict[str, FileEntry]]:
+        """The documents and fingerprints in walk order (files not reached before a cancel
+        have none), their problems after the walk's."""
+        k = self.opt.num_perm if self.opt.method != Method.SIMHASH else 0
+        got = outcomes.assemble(entries, k)
+        self.problems.extend(got.problems)
+        if got.changed:
+            self._replayable = False
+        return got.documents, got.fingerprints, {e.path: e for e in entries}
 
     # -- pairs and groups ----------------------------------------------------------------------
-    def _arrays(self, fps: list[DocFingerprint]) -> tuple[np.ndarray, np.ndarray]:
-        n = len(fps)
-        simh = np.fromiter((fp.simhash for fp in fps), dtype=np.uint64, count=n)
-        k = self.opt.num_perm if self.opt.method != Method.SIMHASH else 0
-        minh = np.zeros((n, k), dtype=np.uint32)
-        if k:
-            for i, fp in enumerate(fps):
-                minh[i] = fp.minhash
-        return simh, minh
+    def _walked(self, entries: list[FileEntry]) -> None:
+        """The cache lookup of the files found so far (:class:`CacheLookup`), then the full
+        batches of those left to read go to the workers, if they are up (:class:`Reading`)."""
+        super()._walked(entries)
+        self._send_early()
 
-    def _finish(self, docs: list[Document], fps: list[DocFingerprint],
+    def _finish(self, docs: list[Document], fps: FingerprintTable,
                 entries: dict[str, FileEntry]) -> tuple[ScanResult, int]:
         """The result, and where the notes of its pairing stages start (see ``_keep``)."""
         opt = self.opt
-        simh, minh = self._arrays(fps)
+        simh, minh = fps.simhash, fps.minhash
         floor, threshold = self._floor_and_threshold()
         notes_from = len(self.notes)
         # the files groups would keep: crowded LSH buckets are linked around them (the result
@@ -204,13 +190,14 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
             new_fps = self._boilerplate(docs, fps, entries, pairs)
             self._cpu("boilerplate")
             if new_fps is not fps:
-                simh, minh = self._arrays(new_fps)
+                simh, minh = new_fps.simhash, new_fps.minhash
                 # what the first pairing said (crowded buckets...) was about texts with their
                 # boilerplate; the pairs now come from the second one
                 del self.notes[notes_from:notes_from + len(first_pass)]
                 pairs = self._pairs(docs, simh, minh, floor, rank)
             fps = new_fps
         excerpts = self._excerpts(docs, fps, pairs, threshold)
+        self._cpu("excerpts")
         result = ScanResult(options=opt, roots=self.roots, documents=tuple(docs),
                             problems=tuple(self.problems), simhash=simh, minhash=minh,
                             pairs=pairs, threshold=threshold, group_mode=opt.group_mode,

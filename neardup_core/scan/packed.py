@@ -1,0 +1,404 @@
+"""What a worker sends back for a batch of files, in columns, and the scan's tables built from
+them in the scan's own process.
+
+One pickled :class:`~neardup_core.scan.worker.Outcome` per file (with its fingerprint, three
+arrays and a dozen small objects) cost the scan's process about 30 microseconds a file to
+unpickle: 1.2 s of a 40,000-file scan, on the critical path, since every worker waits on that
+one process. A :class:`Packed` batch is a handful of byte strings and short lists of strings,
+whatever its size; the scan joins the batches into a :class:`FingerprintTable` and its
+documents with array operations, in walk order (issue 22).
+
+Winnowed sets and line hashes travel and stay concatenated, with offsets: the excerpt and
+boilerplate stages read them that way and no per-file array is made for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+
+import numpy as np
+
+from neardup_core.extract import FileEntry
+from neardup_core.fingerprint.fingerprinter import DocFingerprint, FingerprintSettings
+from neardup_core.models import Document, Problem, documents_from_columns
+from neardup_core.scan.worker import Outcome, Prepared, fingerprint_prepared, process_batch
+
+__all__ = ["Assembled", "Collected", "FingerprintTable", "Packed", "assemble", "fingerprint_packed",
+           "pack", "read_packed"]
+
+_I64, _U64, _U32 = np.dtype("<i8"), np.dtype("<u8"), np.dtype("<u4")
+_path = attrgetter("path")
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+@dataclass(slots=True, eq=False)
+class Packed:
+    """The outcomes of one batch, in its order: ``n`` files, ``m`` of them with a fingerprint
+    (the others have a problem). Per file: size, mtime_ns, changed, content_hash, problem; per
+    fingerprinted file: the rest, arrays concatenated."""
+
+    size: np.ndarray            # int64 (n,)
+    mtime_ns: np.ndarray        # int64 (n,)
+    changed: np.ndarray         # bool (n,)
+    content_hash: list[str | None]
+    problems: list[Problem | None]   # None where the file has a fingerprint
+    fmt: list[str]                   # (m,) from here on
+    encoding: list[str | None]
+    confidence: list[float | None]
+    skipped: list[str | None]
+    text_hash: list[str]
+    replaced: np.ndarray        # int64 (m,)
+    chars: np.ndarray           # int64 (m,)
+    units: np.ndarray           # int64 (m,)
+    simhash: np.ndarray         # uint64 (m,)
+    minhash: np.ndarray         # uint32 (m, k)
+    line_counts: np.ndarray     # int64 (m,)
+    line_hashes: np.ndarray     # uint64, every file's in turn
+    winnow_counts: np.ndarray   # int64 (m,)
+    winnow: np.ndarray          # uint32, every file's in turn
+
+    def __len__(self) -> int:
+        return len(self.problems)
+
+    def __reduce__(self) -> tuple:
+        # Arrays as bytes: numpy's own pickling of an array costs several times more.
+        return (_unpack, (
+            np.ascontiguousarray(self.size, _I64).tobytes(),
+            np.ascontiguousarray(self.mtime_ns, _I64).tobytes(),
+            np.ascontiguousarray(self.changed, np.bool_).tobytes(),
+            self.content_hash, self.problems, self.fmt, self.encoding, self.confidence,
+            self.skipped, self.text_hash,
+            np.ascontiguousarray(self.replaced, _I64).tobytes(),
+            np.ascontiguousarray(self.chars, _I64).tobytes(),
+            np.ascontiguousarray(self.units, _I64).tobytes(),
+            np.ascontiguousarray(self.simhash, _U64).tobytes(),
+            np.ascontiguousarray(self.minhash, _U32).tobytes(), int(self.minhash.shape[1]),
+            np.ascontiguousarray(self.line_counts, _I64).tobytes(),
+            np.ascontiguousarray(self.line_hashes, _U64).tobytes(),
+            np.ascontiguousarray(self.winnow_counts, _I64).tobytes(),
+            np.ascontiguousarray(self.winnow, _U32).tobytes()))
+
+    def outcomes(self, entries: Sequence[FileEntry]) -> list[Outcome]:
+        """The per-file outcomes again (``entries``: the batch, in order): for the few paths
+        that want them (cache rows, the boilerplate pass's re-read)."""
+        out: list[Outcome] = []
+        j = 0
+        lo = wo = 0
+        for i, e in enumerate(entries):
+            prob = self.problems[i]
+            size, mtime = int(self.size[i]), int(self.mtime_ns[i])
+            if prob is not None:
+                out.append(Outcome(e.path, size, mtime, None, None, self.content_hash[i], prob,
+                                   bool(self.changed[i])))
+                continue
+            nl, nw = int(self.line_counts[j]), int(self.winnow_counts[j])
+            fp = DocFingerprint(int(self.simhash[j]), self.minhash[j], self.text_hash[j],
+                                int(self.chars[j]), int(self.units[j]),
+                                self.line_hashes[lo:lo + nl], self.winnow[wo:wo + nw])
+            lo, wo = lo + nl, wo + nw
+            out.append(Outcome(e.path, size, mtime, (self.fmt[j], self.encoding[j],
+                                                     self.confidence[j], int(self.replaced[j])),
+                               fp, self.content_hash[i], None, bool(self.changed[i]),
+                               self.skipped[j]))
+            j += 1
+        return out
+
+
+def _unpack(size: bytes, mtime_ns: bytes, changed: bytes, content_hash: list, problems: list,
+            fmt: list, encoding: list, confidence: list, skipped: list, text_hash: list,
+            replaced: bytes, chars: bytes, units: bytes, simhash: bytes, minhash: bytes, k: int,
+            line_counts: bytes, line_hashes: bytes, winnow_counts: bytes, winnow: bytes
+            ) -> Packed:
+    """Unpickles a :class:`Packed`; arrays over bytes are read-only already."""
+    return Packed(np.frombuffer(size, _I64), np.frombuffer(mtime_ns, _I64),
+                  np.frombuffer(changed, np.bool_), content_hash, problems, fmt, encoding,
+                  confidence, skipped, text_hash, np.frombuffer(replaced, _I64),
+                  np.frombuffer(chars, _I64), np.frombuffer(units, _I64),
+                  np.frombuffer(simhash, _U64),
+                  np.frombuffer(minhash, _U32).reshape(len(text_hash), k),
+                  np.frombuffer(line_counts, _I64), np.frombuffer(line_hashes, _U64),
+                  np.frombuffer(winnow_counts, _I64), np.frombuffer(winnow, _U32))
+
+
+def pack(outcomes: Sequence[Outcome]) -> Packed:
+    """``outcomes`` (one batch's, in order) in columns: run by the worker that made them."""
+    fps = [o.fingerprint for o in outcomes if o.problem is None]
+    meta = [o.extracted for o in outcomes if o.problem is None]
+    docs = [o for o in outcomes if o.problem is None]
+    m = len(fps)
+    k = max((fp.minhash.shape[0] for fp in fps), default=0)  # type: ignore[union-attr]
+    minhash = np.zeros((m, k), _U32)
+    for j, fp in enumerate(fps):
+        assert fp is not None
+        if fp.minhash.shape[0]:
+            minhash[j] = fp.minhash
+    lines = [fp.line_hashes for fp in fps]  # type: ignore[union-attr]
+    winnows = [fp.winnow for fp in fps]  # type: ignore[union-attr]
+    return Packed(
+        size=np.array([o.size for o in outcomes], _I64),
+        mtime_ns=np.array([o.mtime_ns for o in outcomes], _I64),
+        changed=np.array([o.changed for o in outcomes], np.bool_),
+        content_hash=[o.content_hash for o in outcomes],
+        problems=[o.problem for o in outcomes],
+        fmt=[x[0] for x in meta],  # type: ignore[index]
+        encoding=[x[1] for x in meta],  # type: ignore[index]
+        confidence=[x[2] for x in meta],  # type: ignore[index]
+        skipped=[o.skipped for o in docs],
+        text_hash=[fp.text_hash for fp in fps],  # type: ignore[union-attr]
+        replaced=np.array([x[3] for x in meta], _I64),  # type: ignore[index]
+        chars=np.array([fp.chars for fp in fps], _I64),  # type: ignore[union-attr]
+        units=np.array([fp.units for fp in fps], _I64),  # type: ignore[union-attr]
+        simhash=np.array([fp.simhash for fp in fps], _U64),  # type: ignore[union-attr]
+        minhash=minhash,
+        line_counts=np.array([a.shape[0] for a in lines], _I64),
+        line_hashes=np.concatenate(lines).astype(_U64, copy=False) if m else
+        np.empty(0, _U64),
+        winnow_counts=np.array([a.shape[0] for a in winnows], _I64),
+        winnow=np.concatenate(winnows).astype(_U32, copy=False) if m else np.empty(0, _U32))
+
+
+def read_packed(batch: list[FileEntry], settings: FingerprintSettings, max_bytes: int,
+                drop_lines: np.ndarray | None = None,
+                encodings: dict[str, str] | None = None) -> Packed:
+    """:func:`~neardup_core.scan.worker.process_batch`, packed: the task a worker runs."""
+    return pack(process_batch(batch, settings, max_bytes, drop_lines, encodings))
+
+
+def fingerprint_packed(items: list[Outcome | Prepared], settings: FingerprintSettings,
+                       max_bytes: int, drop_lines: np.ndarray | None = None) -> Packed:
+    """:func:`~neardup_core.scan.worker.fingerprint_prepared`, packed (texts read ahead in the
+    scan's process, fingerprinted in a worker)."""
+    return pack(fingerprint_prepared(items, settings, max_bytes, drop_lines))
+
+
+@dataclass(slots=True, eq=False)
+class FingerprintTable:
+    """Every document's fingerprint, in columns (row ``i`` is document ``i``)."""
+
+    simhash: np.ndarray        # uint64 (n,)
+    minhash: np.ndarray        # uint32 (n, k)
+    text_hash: list[str]
+    chars: np.ndarray          # int64 (n,)
+    units: np.ndarray          # int64 (n,)
+    line_hashes: np.ndarray    # uint64, concatenated; document i's: line_offsets[i:i + 2]
+    line_offsets: np.ndarray   # int64 (n + 1,)
+    winnow: np.ndarray         # uint32, concatenated, likewise
+    winnow_offsets: np.ndarray  # int64 (n + 1,)
+
+    def __len__(self) -> int:
+        return len(self.text_hash)
+
+    @property
+    def line_counts(self) -> np.ndarray:
+        return np.diff(self.line_offsets)
+
+    def winnows(self) -> list[np.ndarray]:
+        """Each document's winnowed set (read-only views of the one array)."""
+        return np.split(self.winnow, self.winnow_offsets[1:-1])
+
+    def with_rows(self, rows: Sequence[int], simhash: Sequence[int],
+                  minhash: Sequence[np.ndarray]) -> FingerprintTable:
+        """A table whose ``rows`` have these SimHashes and MinHashes (the rest shared)."""
+        simh = self.simhash.copy()
+        minh = self.minhash.copy()
+        for i, s, mh in zip(rows, simhash, minhash, strict=True):
+            simh[i] = s
+            if minh.shape[1]:
+                minh[i] = mh
+        return FingerprintTable(simh, minh, self.text_hash, self.chars, self.units,
+                                self.line_hashes, self.line_offsets, self.winnow,
+                                self.winnow_offsets)
+
+    @classmethod
+    def empty(cls, k: int) -> FingerprintTable:
+        z = np.zeros(1, np.int64)
+        return cls(np.empty(0, np.uint64), np.zeros((0, k), np.uint32), [],
+                   np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint64), z,
+                   np.empty(0, np.uint32), z)
+
+
+@dataclass(slots=True, eq=False)
+class Assembled:
+    """The documents and problems of the read files, in walk order."""
+
+    documents: list[Document]
+    fingerprints: FingerprintTable
+    problems: list[Problem]
+    changed: bool          # some file changed while it was read
+
+
+def _gather(values: np.ndarray, counts: np.ndarray, order: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenated segments (``counts`` long each) put in ``order``: the values and the new
+    offsets. Copied a run at a time: ``order`` is mostly runs of consecutive segments (the
+    batches), and one slice per run costs far less than an index per value."""
+    starts = np.zeros(counts.shape[0] + 1, np.int64)
+    np.cumsum(counts, out=starts[1:])
+    offsets = np.zeros(order.shape[0] + 1, np.int64)
+    np.cumsum(counts[order], out=offsets[1:])
+    if order.shape[0] == 0 or offsets[-1] == 0:
+        return _frozen(values[:0].copy()), offsets
+    cut = np.flatnonzero(np.diff(order) != 1) + 1
+    first = np.concatenate(([0], cut))
+    last = np.concatenate((cut, [order.shape[0]])) - 1
+    lo = starts[order[first]].tolist()
+    hi = starts[order[last] + 1].tolist()
+    return _frozen(np.concatenate([values[a:b] for a, b in zip(lo, hi, strict=True)])), offsets
+
+
+def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Packed]],
+             k: int) -> Assembled:
+    """Documents, fingerprints and problems of ``parts`` (each a batch's walk positions in
+    ``entries`` and its :class:`Packed`), in walk order; where a file came back twice, the
+    later part's answer counts. ``k``: MinHash permutations (0: none).
+
+    Batches are runs of consecutive files that come back in any order: put back in the order
+    of their first files they are usually in walk order already, and their columns are then
+    only joined; otherwise every column is gathered row by row."""
+    if not parts:
+        return Assembled([], FingerprintTable.empty(k), [], False)
+    # stable: of two parts that start at the same file, the later stays later
+    parts = sorted(parts, key=lambda part: int(part[0][0]) if part[0].shape[0] else -1)
+    pos = np.concatenate([p for p, _ in parts]).astype(np.int64, copy=False)
+    problems_all: list[Problem | None] = [q for _, p in parts for q in p.problems]
+    is_doc = np.fromiter((q is None for q in problems_all), bool, count=len(problems_all))
+    changed = np.concatenate([p.changed for _, p in parts])
+    in_order = bool((pos[1:] > pos[:-1]).all())
+    if in_order:
+        rows = None
+        problems = [q for q in problems_all if q is not None]
+        keep = np.flatnonzero(is_doc)   # fingerprinted files, walk order: rows of all files
+        d = None                        # ... their rows among the fingerprinted ones: all
+        any_changed = bool(changed.any())
+    else:
+        # walk order, and the last answer for a position (stable sort on position, then keep
+        # the last of each run)
+        seq = np.arange(pos.shape[0], dtype=np.int64)
+        order = np.lexsort((seq, pos))
+        sp = pos[order]
+        last = np.ones(sp.shape[0], bool)
+        last[:-1] = sp[1:] != sp[:-1]
+        rows = order[last]  # rows of the concatenated files, in walk order
+        doc_row = np.cumsum(is_doc) - 1  # each file's row among the fingerprinted ones
+        problems = [q for q in map(problems_all.__getitem__, rows[~is_doc[rows]].tolist())
+                    if q is not None]
+        keep = rows[is_doc[rows]]
+        d = doc_row[keep]
+        any_changed = bool(changed[rows].any())
+
+    def col(name: str) -> list:
+        flat = [v for _, p in parts for v in getattr(p, name)]
+        return flat if d is None else list(map(flat.__getitem__, d.tolist()))
+
+    def arr(name: str) -> np.ndarray:
+        joined = np.concatenate([getattr(p, name) for _, p in parts])
+        return joined if d is None else joined[d]
+
+    def segments(name: str, counts: str, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+        values = np.concatenate([getattr(p, name) for _, p in parts]).astype(dtype, copy=False)
+        n_each = np.concatenate([getattr(p, counts) for _, p in parts])
+        if d is not None:
+            return _gather(values, n_each, d)
+        offsets = np.zeros(n_each.shape[0] + 1, np.int64)
+        np.cumsum(n_each, out=offsets[1:])
+        return _frozen(values), offsets
+
+    n_docs = int(is_doc.sum())
+    minhash = np.zeros((n_docs if d is None else d.shape[0], k), np.uint32)
+    if k:
+        if all(p.minhash.shape[1] == k for _, p in parts):
+            minhash = arr("minhash")
+        else:  # a batch without MinHash (cannot happen with one settings): row by row
+            mh_rows = np.zeros((n_docs, k), np.uint32)
+            j = 0
+            for _, p in parts:
+                for r in p.minhash:
+                    if r.shape[0] == k:
+                        mh_rows[j] = r
+                    j += 1
+            minhash = mh_rows if d is None else mh_rows[d]
+    line_hashes, line_offsets = segments("line_hashes", "line_counts", np.dtype(np.uint64))
+    winnow, winnow_offsets = segments("winnow", "winnow_counts", np.dtype(np.uint32))
+    text_hash = col("text_hash")
+    chars = arr("chars")
+    table = FingerprintTable(arr("simhash").astype(np.uint64, copy=False), minhash, text_hash,
+                             chars, arr("units"), line_hashes, line_offsets, winnow,
+                             winnow_offsets)
+    # the documents: the identity is the walk's (a cache hit's row says nothing about which
+    # file now holds the path); a file changed while read keeps it too, and if it was replaced
+    # outright its new inode no longer matches, so no action will touch it unseen
+    picked = list(map(entries.__getitem__, pos[keep].tolist()))
+    sizes = np.concatenate([p.size for _, p in parts])[keep]
+    mtimes = np.concatenate([p.mtime_ns for _, p in parts])[keep]
+    content = [v for _, p in parts for v in p.content_hash]
+    docs = list(documents_from_columns(
+        [e.path for e in picked], sizes.tolist(), (mtimes / 1e9).tolist(), col("fmt"),
+        col("encoding"), col("confidence"), arr("replaced").tolist(), chars.tolist(),
+        text_hash, mtimes.tolist(), [e.dev for e in picked], [e.ino for e in picked],
+        list(map(content.__getitem__, keep.tolist())), col("skipped")))
+    return Assembled(docs, table, problems, any_changed)
+
+
+class Collected:
+    """What a run of batches has brought back so far: packed batches from the workers, and
+    outcomes made in this process (cache hits, files lost with a worker, files read here),
+    packed together when the documents are assembled."""
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[Sequence[FileEntry], Packed]] = []
+        self.single: list[tuple[FileEntry, Outcome]] = []
+        self.files = 0
+
+    def __len__(self) -> int:
+        return self.files
+
+    def add(self, batch: Sequence[FileEntry], packed: Packed) -> None:
+        """A worker's answer for ``batch`` (in its order)."""
+        assert len(packed) == len(batch)
+        self.parts.append((batch, packed))
+        self.files += len(batch)
+
+    def put(self, entry: FileEntry, outcome: Outcome) -> None:
+        self.single.append((entry, outcome))
+        self.files += 1
+
+    def put_all(self, batch: Sequence[FileEntry], outcomes: Sequence[Outcome]) -> None:
+        """Outcomes in the order of ``batch`` (what :func:`~neardup_core.scan.worker.
+        process_batch` returns)."""
+        assert len(outcomes) == len(batch)
+        self.single.extend(zip(batch, outcomes, strict=True))
+        self.files += len(batch)
+
+    def extend(self, other: Collected) -> None:
+        self.parts.extend(other.parts)
+        self.single.extend(other.single)
+        self.files += other.files
+
+    def outcomes(self) -> list[Outcome]:
+        """Every outcome as one object per file (the parts' first, then the single ones; a
+        file that came back twice appears twice, the later one last)."""
+        out = [o for batch, p in self.parts for o in p.outcomes(batch)]
+        out.extend(o for _, o in self.single)
+        return out
+
+    def by_path(self) -> dict[str, Outcome]:
+        return {o.path: o for o in self.outcomes()}
+
+    def assemble(self, entries: Sequence[FileEntry], k: int) -> Assembled:
+        """See :func:`assemble`; ``entries``: the walk's, in its order."""
+        where = dict(zip(map(_path, entries), range(len(entries)), strict=True))
+        parts: list[tuple[np.ndarray, Packed]] = []
+        for batch, p in self.parts:
+            parts.append((np.fromiter(map(where.__getitem__, map(_path, batch)), np.int64,
+                                      count=len(batch)), p))
+        if self.single:
+            batch = [e for e, _ in self.single]
+            parts.append((np.fromiter(map(where.__getitem__, map(_path, batch)), np.int64,
+                                      count=len(batch)), pack([o for _, o in self.single])))
+        return assemble(entries, parts, k)

@@ -1,0 +1,26 @@
+"""The share benchmark's model (benchmarks/scale_share.py): what the main process does beside
+the workers counts only past what 16 of them do meanwhile; the rest is serial."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.scale_share import amdahl, critical_path
+
+
+def test_main_work_beside_the_workers_is_free_while_they_take_longer() -> None:
+    stages = {"imports": 0.5, "walk": 0.25, "results": 0.5, "pairs": 1.0}
+    cp = critical_path(stages, workers=32.0)  # 16 workers need 2 s; 0.75 s beside them
+    assert cp["overlapped_s"] == 0.75 and cp["serial_s"] == 1.5
+    assert cp["critical_path_share"] == pytest.approx(1.5 / 34.25, abs=1e-4)
+    assert cp["speedup"]["16"] == pytest.approx(34.25 / 3.5, abs=0.01)
+    assert cp["amdahl_speedup"]["16"] == pytest.approx(amdahl(1.5 / 34.25, 16), abs=0.01)
+
+
+def test_main_work_beside_the_workers_past_their_time_is_serial() -> None:
+    stages = {"results": 3.0, "pairs": 1.0}
+    cp = critical_path(stages, workers=16.0)  # 16 workers need 1 s; the main process 3 s
+    assert cp["critical_path_share"] == pytest.approx((1.0 + 2.0) / 20.0, abs=1e-4)
+    assert cp["share_at"]["4"] == pytest.approx(1.0 / 20.0, abs=1e-4)  # 4 s: it keeps up
+    assert cp["speedup"]["16"] == pytest.approx(20.0 / 4.0, abs=0.01)
+    assert cp["speedup"]["4"] == pytest.approx(20.0 / 5.0, abs=0.01)

@@ -1,0 +1,338 @@
+"""The workers' packed results (neardup_core.scan.packed): a batch travels as columns, and the
+scan's documents, fingerprints and problems come out as the per-file outcomes gave them, in walk
+order, whatever the order the batches came back in."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import neardup_core.scan.reading as reading_mod
+import neardup_core.scan.worker as worker_mod
+from neardup_core import ProblemKind, ScanOptions, ScanSession
+from neardup_core.extract import FileEntry
+from neardup_core.fingerprint.fingerprinter import FingerprintSettings
+from neardup_core.models import Document
+from neardup_core.progress import CancelToken
+from neardup_core.scan.packed import Collected, pack, read_packed
+from neardup_core.scan.worker import Outcome, process_batch
+
+MiB = 1024 * 1024
+
+
+def _folder(root: Path, files: int = 30) -> Path:
+    """Texts in English and Chinese (two near-copies), and files that are problems: binary,
+    only punctuation (no words), a damaged .docx."""
+    root.mkdir(parents=True)
+    rng = random.Random(5)
+    words = ["".join(rng.choice("abcdefghiklmnoprstuvy") for _ in range(rng.randint(3, 8)))
+             for _ in range(2000)]
+    for i in range(files):
+        r = random.Random(i)
+        body = "\n".join(" ".join(r.choice(words) for _ in range(12)) for _ in range(20))
+        if i % 5 == 0:
+            body += "\n这是一份关于季度预算的中文报告，第" + str(i) + "号。"
+        (root / f"doc{i:03d}.txt").write_text(body, encoding="utf-8")
+    if files > 3:
+        (root / "copy.txt").write_text((root / "doc003.txt").read_text(encoding="utf-8")
+                                       .replace("\n", " \n", 3), encoding="utf-8")
+    (root / "binary.txt").write_bytes(bytes(range(256)) * 4)
+    (root / "punctuation.txt").write_text("... --- !!! ??? ...\n" * 5, encoding="utf-8")
+    (root / "broken.docx").write_bytes(b"PK\x03\x04 not a zip at all")
+    return root
+
+
+def _entries(root: Path) -> list[FileEntry]:
+    out = []
+    for p in sorted(root.iterdir()):
+        st = p.stat()
+        out.append(FileEntry(str(p), st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino))
+    return out
+
+
+def _same_outcome(a: Outcome, b: Outcome) -> None:
+    assert (a.path, a.size, a.mtime_ns, a.extracted, a.content_hash, a.problem, a.changed,
+            a.skipped) == (b.path, b.size, b.mtime_ns, b.extracted, b.content_hash, b.problem,
+                           b.changed, b.skipped)
+    if a.fingerprint is None:
+        assert b.fingerprint is None
+        return
+    assert b.fingerprint is not None
+    assert a.fingerprint == b.fingerprint
+    assert np.array_equal(a.fingerprint.winnow, b.fingerprint.winnow)
+    assert a.fingerprint.line_hashes.dtype == b.fingerprint.line_hashes.dtype
+    assert a.fingerprint.winnow.dtype == b.fingerprint.winnow.dtype
+
+
+def _documents(entries: list[FileEntry], outcomes: dict[str, Outcome]
+               ) -> tuple[list[Document], list, list]:
+    """What the scan built from per-file outcomes before the packed transport (its old
+    ``_collect``): the reference the packed path must match."""
+    docs, fps, problems = [], [], []
+    for e in entries:
+        o = outcomes.get(e.path)
+        if o is None:
+            continue
+        if o.problem is not None:
+            problems.append(o.problem)
+            continue
+        assert o.extracted is not None and o.fingerprint is not None
+        fmt, enc, conf, repl = o.extracted
+        fp = o.fingerprint
+        docs.append(Document(e.path, o.size, o.mtime_ns / 1e9, fmt, enc, conf, repl, fp.chars,
+                             fp.text_hash, o.mtime_ns, e.dev, e.ino, o.content_hash, o.skipped))
+        fps.append(fp)
+    return docs, fps, problems
+
+
+@pytest.mark.parametrize("method", [True, False], ids=["minhash", "simhash-only"])
+def test_a_packed_batch_unpickles_to_the_same_outcomes(tmp_path: Path, method: bool) -> None:
+    entries = _entries(_folder(tmp_path / "docs", 12))
+    settings = FingerprintSettings(minhash=method)
+    outcomes = process_batch(entries, settings, MiB)
+    assert {o.problem.kind for o in outcomes if o.problem} == \
+        {ProblemKind.BINARY, ProblemKind.EMPTY, ProblemKind.CORRUPT}
+    packed = pickle.loads(pickle.dumps(read_packed(entries, settings, MiB)))
+    again = packed.outcomes(entries)
+    assert len(again) == len(outcomes)
+    for a, b in zip(outcomes, again, strict=True):
+        _same_outcome(a, b)
+
+
+def test_a_batch_of_problems_only_and_an_empty_batch_travel(tmp_path: Path) -> None:
+    root = _folder(tmp_path / "docs", 0)
+    entries = _entries(root)
+    packed = pickle.loads(pickle.dumps(read_packed(entries, FingerprintSettings(), MiB)))
+    assert len(packed) == len(entries) and packed.minhash.shape == (0, 0)
+    assert all(o.problem is not None for o in packed.outcomes(entries))
+    empty = pickle.loads(pickle.dumps(pack([])))
+    assert len(empty) == 0 and empty.outcomes([]) == []
+
+
+def test_assembled_in_walk_order_whatever_order_the_batches_came_in(tmp_path: Path) -> None:
+    entries = _entries(_folder(tmp_path / "docs"))
+    settings = FingerprintSettings()
+    outcomes = {o.path: o for o in process_batch(entries, settings, MiB)}
+    docs, fps, problems = _documents(entries, outcomes)
+    got = Collected()
+    batches = [entries[i:i + 7] for i in range(0, len(entries), 7)]
+    random.Random(1).shuffle(batches)
+    for b in batches[:-1]:
+        got.add(b, pickle.loads(pickle.dumps(read_packed(b, settings, MiB))))
+    got.put_all(batches[-1], process_batch(batches[-1], settings, MiB))  # read here
+    _same_table(got.assemble(entries, settings.num_perm), docs, fps, problems)
+    # files here and there answered in this process, the others in batches of every third
+    # file: no batch is a run of the walk, and every column is gathered
+    mixed = Collected()
+    for i in range(3):
+        b = entries[i::3]
+        if i == 1:
+            mixed.put_all(b, process_batch(b, settings, MiB))
+        else:
+            mixed.add(b, pickle.loads(pickle.dumps(read_packed(b, settings, MiB))))
+    _same_table(mixed.assemble(entries, settings.num_perm), docs, fps, problems)
+
+
+def _same_table(out, docs: list, fps: list, problems: list) -> None:  # type: ignore[no-untyped-def]
+    assert out.documents == docs and out.problems == problems and not out.changed
+    table = out.fingerprints
+    assert len(table) == len(fps)
+    assert table.simhash.tolist() == [fp.simhash for fp in fps]
+    assert np.array_equal(table.minhash, np.stack([fp.minhash for fp in fps]))
+    assert table.text_hash == [fp.text_hash for fp in fps]
+    assert table.units.tolist() == [fp.units for fp in fps]
+    assert table.chars.tolist() == [fp.chars for fp in fps]
+    for i, fp in enumerate(fps):
+        assert np.array_equal(table.line_hashes[table.line_offsets[i]:table.line_offsets[i + 1]],
+                              fp.line_hashes)
+        assert np.array_equal(table.winnows()[i], fp.winnow)
+
+
+def test_a_file_answered_twice_keeps_the_later_answer(tmp_path: Path) -> None:
+    entries = _entries(_folder(tmp_path / "docs", 6))
+    settings = FingerprintSettings()
+    got = Collected()
+    got.add(entries, read_packed(entries, settings, MiB))
+    got.put(entries[2], worker_mod.lost(entries[2], "its worker process stopped"))
+    out = got.assemble(entries, settings.num_perm)
+    assert entries[2].path not in {d.path for d in out.documents}
+    assert [p.path for p in out.problems if p.kind == ProblemKind.LOST] == [entries[2].path]
+
+
+def test_files_not_reached_are_left_out_and_a_changed_file_is_told(tmp_path: Path) -> None:
+    entries = _entries(_folder(tmp_path / "docs", 6))
+    settings = FingerprintSettings()
+    outcomes = process_batch(entries[:6], settings, MiB)
+    i = next(j for j, o in enumerate(outcomes) if o.problem is None)
+    first = outcomes[i]
+    outcomes[i] = Outcome(first.path, first.size + 1, first.mtime_ns + 5, first.extracted,
+                          first.fingerprint, first.content_hash, None, changed=True,
+                          skipped=first.skipped)
+    got = Collected()
+    got.add(entries[:6], pack(outcomes))
+    out = got.assemble(entries, settings.num_perm)
+    assert out.changed
+    assert [d.path for d in out.documents] == [o.path for o in outcomes if o.problem is None]
+    assert len(out.documents) < len(entries) - 3  # the rest were not reached
+    assert out.documents[0].size == first.size + 1
+    assert out.documents[0].mtime_ns == first.mtime_ns + 5
+    assert out.documents[0].ino == entries[i].ino  # the walk's identity
+
+
+def _small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(reading_mod, "BATCH_FILES", 5)
+
+
+def _same_scan(a, b) -> None:  # type: ignore[no-untyped-def]
+    assert a.documents == b.documents
+    assert a.problems == b.problems
+    assert np.array_equal(a.simhash, b.simhash) and np.array_equal(a.minhash, b.minhash)
+    for f in ("a", "b", "score"):
+        assert np.array_equal(getattr(a.pairs, f), getattr(b.pairs, f))
+    for f in ("part", "whole", "containment"):
+        assert np.array_equal(getattr(a.excerpt_table, f), getattr(b.excerpt_table, f))
+
+
+def test_workers_and_this_process_give_the_same_result(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _folder(tmp_path / "docs")
+    _small_batches(monkeypatch)
+    pooled = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    assert pooled.stats["workers"]["pools"] == 1
+    _same_scan(pooled, here)
+    assert {p.kind for p in pooled.problems} == \
+        {ProblemKind.BINARY, ProblemKind.EMPTY, ProblemKind.CORRUPT}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs fork")
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+def test_a_worker_that_dies_on_one_file_costs_only_that_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _folder(tmp_path / "docs")
+    _small_batches(monkeypatch)
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    real = worker_mod.extract
+
+    def crashing(path: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if path.endswith("doc007.txt"):
+            os._exit(1)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(worker_mod, "extract", crashing)
+    monkeypatch.setattr(reading_mod, "READ_AHEAD_BYTES", 0)  # every file to the workers
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2), mp_context="fork").run(
+        [str(root)])
+    lost = [p for p in result.problems if p.kind == ProblemKind.LOST]
+    assert [os.path.basename(p.path) for p in lost] == ["doc007.txt"]
+    assert result.documents == tuple(d for d in here.documents
+                                     if not d.path.endswith("doc007.txt"))
+    assert [p for p in result.problems if p.kind != ProblemKind.LOST] == list(here.problems)
+    assert any("stopped unexpectedly" in n for n in result.notes)
+
+
+def test_a_cancel_mid_scan_keeps_a_consistent_part(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _folder(tmp_path / "docs", 60)
+    _small_batches(monkeypatch)
+    cancel = CancelToken()
+    seen: list[int] = []
+
+    def progress(ev) -> None:  # type: ignore[no-untyped-def]
+        if ev.stage.name == "READ" and ev.done:
+            seen.append(ev.done)
+            if len(seen) == 2:
+                cancel.cancel()
+
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)], progress,
+                                                                      cancel)
+    full = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    assert result.partial
+    by_path = {d.path: d for d in full.documents}
+    assert 0 < len(result.documents) < len(full.documents)
+    assert all(by_path[d.path] == d for d in result.documents)
+    order = [d.path for d in full.documents]
+    got = [d.path for d in result.documents]
+    assert got == [p for p in order if p in set(got)]  # walk order
+    assert not {d.path for d in result.documents} & {p.path for p in result.problems}
+    assert len(result.simhash) == len(result.documents)
+
+
+def test_the_cache_answers_a_rescan_with_the_same_result(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _folder(tmp_path / "docs")
+    _small_batches(monkeypatch)
+    opts = ScanOptions(jobs=2, cache_path=str(tmp_path / "cache.db"))
+    cold = ScanSession(opts).run([str(root)])
+    (root / "new.txt").write_text("a new file with a few words of its own to read",
+                                  encoding="utf-8")
+    warm = ScanSession(opts).run([str(root)])  # the folder changed: looked up file by file
+    assert warm.stats["cache_hits"] == len(cold.documents) + len(cold.problems)
+    fresh = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    _same_scan(warm, fresh)
+
+
+def _slow_walk(monkeypatch: pytest.MonkeyPatch, cancel: CancelToken | None = None) -> list:
+    """A walk that, after its first 20 files, waits for the run's workers to be up (as a long
+    walk would), so that the rest of it overlaps their reading; with ``cancel``, cancels once
+    batches were sent."""
+    import neardup_core.scan.pool as pool_mod
+    import neardup_core.scan.stages as stages_mod
+
+    pools: list = []
+    start = pool_mod.WorkerPool._start
+
+    def recording(self) -> None:  # type: ignore[no-untyped-def]
+        pools.append(self)
+        start(self)
+
+    monkeypatch.setattr(pool_mod.WorkerPool, "_start", recording)
+    real = stages_mod.walk
+
+    def walk(*args, **kwargs):  # type: ignore[no-untyped-def]
+        for i, e in enumerate(real(*args, **kwargs)):
+            if i == 20:
+                deadline = time.monotonic() + 120
+                while time.monotonic() < deadline and not (
+                        pools and pools[-1].pool is not None and not pools[-1].warming):
+                    time.sleep(0.02)
+            if cancel is not None and i == 45:
+                cancel.cancel()
+            yield e
+
+    monkeypatch.setattr(stages_mod, "walk", walk)
+    monkeypatch.setattr(stages_mod, "WALK_CHUNK", 5)
+    return pools
+
+
+def test_files_found_early_are_read_while_the_walk_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _folder(tmp_path / "docs", 60)
+    _small_batches(monkeypatch)
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    _slow_walk(monkeypatch)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
+    assert result.stats.get("read_during_walk", 0) >= 10
+    assert result.stats["read"] == len(here.documents) + len(here.problems)
+    _same_scan(result, here)
+
+
+def test_a_cancel_during_the_walk_drops_what_was_sent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _folder(tmp_path / "docs", 60)
+    _small_batches(monkeypatch)
+    cancel = CancelToken()
+    pools = _slow_walk(monkeypatch, cancel)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)], cancel=cancel)
+    assert result.partial and not result.documents
+    assert any("looking for files" in n for n in result.notes)
+    assert pools and pools[-1].pool is None

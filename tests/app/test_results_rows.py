@@ -383,3 +383,11 @@ def test_marks_carried_over_regroups_are_the_marked_paths_still_duplicates(qapp)
     assert model.marked_count() == model.marked_size() == 0
     model.set_result(None)
     assert model.marked_count() == 0 and model.marked_docs() == []
+
+
+def test_slider_benchmark_runs_cohesive_with_marks(qapp):
+    from benchmarks.gui_heartbeat import slider_move
+
+    out = slider_move(n=1500, thresholds=(0.7, 0.6), mode="cohesive", marks=True)
+    assert out["mode"] == "cohesive"
+    assert out["marked_at_0.6"] > 0

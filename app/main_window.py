@@ -427,7 +427,7 @@ class MainWindow(QMainWindow):
         dupes = r.duplicate_count
         loc = QLocale()
         marked = self.model.marked_count()
-        marked_bytes = sum(r.documents[d].size for d in self.model.marked_docs()) if marked else 0
+        marked_bytes = self.model.marked_size()
         self.counts.setText(
             self.tr("Files scanned: {files}  ·  Groups: {groups}  ·  Duplicates: {dupes}  ·  "
                     "Marked: {marked}  ·  Problems: {problems}").format(

@@ -105,6 +105,18 @@ class ResultsTree(QTreeView):
                 self._hide_reference(model.index(g, 0))
             return
         self._expand_in_view()
+        self._fetch_at_end()
+
+    def _fetch_at_end(self) -> None:
+        """Ask for the next groups when the view stands at its end after a reset. Qt asks
+        when the scroll bar moves to its end; a view scrolled to the end before a regroup is
+        left there with the first chunk, and scrolling to the end again moved nothing, so it
+        never asked (the rest of the groups out of reach until the user scrolled back up)."""
+        model = self.model()
+        bar = self.verticalScrollBar()
+        if model is not None and bar.value() >= bar.maximum() > 0 \
+                and model.canFetchMore(QModelIndex()):
+            model.fetchMore(QModelIndex())
 
     def _expand_in_view(self) -> None:
         if not self._lazy or self.model() is None:

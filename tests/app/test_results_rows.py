@@ -348,3 +348,46 @@ def test_rows_out_of_range_raise_instead_of_reading_the_next_group(qapp):
         model.member(0, 3)
     with pytest.raises(IndexError):
         model.group(3)
+
+
+def test_marks_carried_over_regroups_are_the_marked_paths_still_duplicates(qapp):
+    """The marks are one flag per document; across regroups (the same documents) and rebuilt
+    results (other documents) they must stay what a set of paths gives: the marked paths that
+    are still non-reference members of some group, hidden by the filter or not."""
+    result = factory.big(40, size=4)
+    model = ResultsModel()
+    model.set_result(result)
+    model.mark_all_but_reference(below_cut=True)
+    model.set_marked([1, 6], False)
+    paths = {model.document(d).path for d in model.marked_docs()}
+    current = result
+    carried = []
+    for t, mode in ((0.88, GroupMode.CONNECTED), (0.6, GroupMode.STRICT),
+                    (0.86, GroupMode.COHESIVE), (0.6, GroupMode.CONNECTED),
+                    (0.99, GroupMode.CONNECTED)):
+        current = result.regroup(threshold=t, mode=mode)
+        model.set_text_filter("folder1")           # marks are not filtered
+        model.set_result(current)
+        table = current.group_table
+        dup = {current.documents[d].path for g in range(len(table))
+               for d in table.members[table.offsets[g] + 1:table.offsets[g + 1]].tolist()}
+        paths &= dup
+        got = {model.document(d).path for d in model.marked_docs()}
+        assert got == paths
+        assert model.marked_count() == len(paths)
+        assert model.marked_size() == sum(d.size for d in current.documents if d.path in paths)
+        model.set_text_filter("")
+        carried.append(len(paths))
+    assert carried[-2] > 0 and carried[-1] == 0  # marks carried, then none left to carry
+    model.set_result(current, keep_marks=False)
+    assert model.marked_count() == model.marked_size() == 0
+    model.set_result(None)
+    assert model.marked_count() == 0 and model.marked_docs() == []
+
+
+def test_slider_benchmark_runs_cohesive_with_marks(qapp):
+    from benchmarks.gui_heartbeat import slider_move
+
+    out = slider_move(n=1500, thresholds=(0.7, 0.6), mode="cohesive", marks=True)
+    assert out["mode"] == "cohesive"
+    assert out["marked_at_0.6"] > 0

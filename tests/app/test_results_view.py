@@ -132,3 +132,28 @@ def test_the_header_menu_shows_and_hides_columns(tree):
     size = next(a for t, a in actions.items() if a.isChecked() and "Size" in t)
     size.setChecked(False)
     assert view.isColumnHidden(int(Col.SIZE))
+
+
+def test_after_a_regroup_the_view_fetches_again_and_shows_the_marks_carried(chunked, qtbot):
+    """A regroup resets the view to the first chunk; scrolling fetches the next ones, whose
+    members show the marks carried over the regroup."""
+    from PySide6.QtCore import Qt
+
+    view, model = chunked
+    model.mark_all_but_reference()
+    result = model.result
+    for _ in range(3):
+        view.scrollToBottom()
+        qtbot.wait(1)
+    assert model.rowCount() > 200
+    model.set_result(result.regroup(threshold=0.88))   # each group keeps its 0.90 member
+    view.expand_groups()
+    assert model.rowCount() < 1000 and model.group_count() == 1000   # not all given yet
+    assert model.marked_count() == 1000
+    for _ in range(20):
+        view.scrollToBottom()
+        qtbot.wait(1)
+    assert model.rowCount() == 1000
+    last = model.index(999, 0)
+    assert view.isExpanded(last) and model.rowCount(last) == 2
+    assert model.index(1, 0, last).data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import _app_factory as factory
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, Qt, QTimer, QUrl
+from PySide6.QtCore import QLocale, QMimeData, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QPushButton
 
@@ -123,6 +123,30 @@ def test_a_big_result_regroups_in_the_background_and_the_newest_move_wins(loaded
     assert shown == [pytest.approx(0.5)]  # 0.7 and 0.5 in connected mode were never shown
     assert w.model.group_count() == 2
     assert w.result.computed("group_table") is not None
+
+
+def test_marks_survive_a_background_regroup_with_the_status_bar(loaded, qtbot):
+    """A regroup grouped in the worker thread carries the marks over as one on the main
+    thread does: kept on files still duplicates, counted and sized in the status bar."""
+    w = loaded
+    w.grouping.background_documents = 0
+    w.model.mark_all_but_reference(below_cut=True)
+    d = w.result.documents
+    marked = {d[i].path for i in w.model.marked_docs()}
+    assert len(marked) == 3
+    w.grouping.regroup(threshold=0.7)   # the plans (0.65) part; the reports stay together
+    qtbot.waitUntil(lambda: w.result.threshold == pytest.approx(0.7), timeout=5000)
+    qtbot.waitUntil(lambda: not w.host.busy(), timeout=5000)
+    d = w.result.documents
+    kept = {d[i].path for i in w.model.marked_docs()}
+    assert kept == {p for p in marked if "plan" not in p} and len(kept) == 2
+    assert w.model.marked_count() == 2
+    size = sum(d[i].size for i in w.model.marked_docs())
+    assert f"Marked: 2 ({QLocale().formattedDataSize(size)})" in w.counts.text()
+    w.grouping.regroup(threshold=0.6)   # the plan is back in a group, unmarked
+    qtbot.waitUntil(lambda: w.result.threshold == pytest.approx(0.6), timeout=5000)
+    qtbot.waitUntil(lambda: not w.host.busy(), timeout=5000)
+    assert {w.result.documents[i].path for i in w.model.marked_docs()} == kept
 
 
 def test_a_background_regroup_is_dropped_when_another_result_is_shown(loaded, qtbot,

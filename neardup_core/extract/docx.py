@@ -95,7 +95,7 @@ from neardup_core.extract.common import (
     read_capped,
 )
 from neardup_core.extract.encoding.detect import decode_bytes
-from neardup_core.extract.unread import UNREAD_KINDS, unread_note
+from neardup_core.extract.unread import UNREAD_KINDS, DocumentContent
 from neardup_core.extract.zip_package import (
     DTD_MARKER_MAX,
     PROLOG_DTD,
@@ -176,23 +176,9 @@ def read_docx_bytes(path: str, *, limits: DocxLimits = DocxLimits()) -> bytes:
                                   "documents", open)
 
 
-@dataclass(frozen=True, slots=True)
-class DocxContent:
-    """What a .docx holds: its text, and what the text does not show."""
-
-    text: str
-    #: (kind, count) of the content that could not be read ("picture", "chart", "embedded
-    #: object", "embedded document"), in that order; () when everything was read.
-    unread: tuple[tuple[str, int], ...] = ()
-    #: A digest of what decides identity besides the text (comments, unread content and the
-    #: bytes of the parts it refers to); None when there is none, so the text alone decides.
-    identity: str | None = None
-
-    @property
-    def skipped(self) -> str:
-        """What was not compared, for the user ("2 embedded objects, 3 pictures not
-        compared"); "" when nothing was skipped."""
-        return unread_note(self.unread)
+#: What a .docx holds: its text, and what the text does not show. Its identity digest also
+#: covers the comments and the bytes of the parts the unread content refers to.
+DocxContent = DocumentContent
 
 
 def docx_text(data: bytes, *, limits: DocxLimits = DocxLimits()) -> str:

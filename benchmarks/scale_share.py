@@ -209,7 +209,7 @@ def text(r: dict) -> str:
              f"main process {r['main_cpu_total_s']:.2f} s (overlapped with the others "
              f"{r['critical_path']['overlapped_s']:.2f} s, serial "
              f"{r['critical_path']['serial_s']:.2f} s, of which on threads "
-             f"{r['critical_path']['threaded_s']:.2f} s: "
+             f"{r['critical_path']['threaded_s']:.2f} s: serial "
              f"{r['critical_path']['serial_at_s']['16']:.2f} s at 16 cores), other processes "
              f"{r['workers_cpu_s']:.2f} s ({r['worker_processes']} processes, of which the "
              f"fork server and resource tracker {r['fork_server_cpu_s']:.2f} s)",

@@ -15,7 +15,12 @@ not its square. Identical texts are indexed once (the first document of each tex
 its copies, which are one group anyway). The index is built a range of hash values at a time
 and the pairs are counted a pass and a slice at a time, so that at 100,000 documents (ten
 million winnowed hashes, 32 million pair rows) the stage holds about 50 MB at its peak, not the
-rows of the whole collection at once.
+rows of the whole collection at once. The hash ranges, the chunks of pair rows of a pass and
+its slices are independent, and their work is large NumPy calls that release the GIL, so they
+run on a few threads of the scan's process (:mod:`neardup_core.threadwork`): this stage ran
+after the workers were done, alone, and was the largest serial part of a cold scan (2 s of
+main-process CPU at 40,000 files). Threads rather than the worker processes: no arrays to copy
+out and back, and the rows in flight stay those of one pass (the ranges get smaller instead).
 
 Every candidate whose estimate reaches CANDIDATE_MIN is then verified on the exact shingle sets
 of both texts (:func:`verify`): only exact containment decides, so no pair whose containment is

@@ -268,12 +268,15 @@ def _pair_counts(doc: np.ndarray, by_size: list[tuple[int, np.ndarray]], n: int,
         s, at = chunk
         i, j = tri[s]
         m = doc[at[:, None] + np.arange(s)]  # ascending documents in each row
-        first = m[:, i].ravel().astype(np.int64)
-        second = m[:, j].ravel().astype(np.int64)
+        if passes > 1:  # only the pairs of the pass are made: which, from the documents
+            row, pair = np.nonzero((m % passes == p)[:, i])
+            first = m[row, i[pair]].astype(np.int64)
+            second = m[row, j[pair]].astype(np.int64)
+            del row, pair
+        else:
+            first = m[:, i].ravel().astype(np.int64)
+            second = m[:, j].ravel().astype(np.int64)
         del m
-        if passes > 1:
-            mine = first % passes == p
-            first, second = first[mine], second[mine]
         where = (second % slices).astype(np.uint8)
         if narrow:
             first //= passes

@@ -21,7 +21,20 @@ Two shares are printed:
 
   ``s = (S + max(0, R - W / 16)) / (S + R + W)``
 
-  is the serial share at 16 workers (at 4 and 8 the excess is counted at that ``N``). The
+  is the serial share at 16 workers (at 4 and 8 the excess is counted at that ``N``).
+
+  Part of ``S`` runs on threads of the main process (the excerpt candidate search, see
+  :mod:`neardup_core.threadwork`): its CPU time ``P`` is in ``S`` (process CPU time counts
+  every thread), and the scan reports it per phase of tasks (``result.stats["cpu_parallel"]``:
+  each phase's total and its longest task). It divides over cores, but only up to the threads
+  a stage may use (MAX_THREADS, 4) and no phase takes less than its longest task, so at ``N``
+  cores it takes ``P(N)``, the sum over its phases of ``max(total / min(N, 4), longest)``,
+  and ``S`` is counted as ``S - P + P(N)`` in ``T(N)`` and in the share:
+
+  ``s = (S - P + P(16) + max(0, R - W / 16)) / (S + R + W)``.
+
+  (The threads run while the workers are idle, so they do not compete with them for cores.)
+  The
   speed-ups printed are ``T1 / T(N)`` for N = 4, 8, 16 (at most Amdahl's ``1 / (s + (1 - s) /
   N)`` with that share; both are printed). The model assumes the workers' work divides evenly
   and the machine has a core for the main process besides the ``N`` workers; it leaves out
@@ -118,17 +131,34 @@ def amdahl(serial: float, n: int) -> float:
     return 1.0 / (serial + (1.0 - serial) / n)
 
 
-def critical_path(stages: dict[str, float], workers: float) -> dict:
+def threaded(parallel: dict, n: int) -> float:
+    """What the main process's threaded CPU time takes at ``n`` cores: each phase at least its
+    longest task and its total over the threads it may use (see the module's docstring)."""
+    total = 0.0
+    for spread in parallel.values():
+        k = max(1, min(n, int(spread.get("max_threads", 1))))
+        total += sum(max(cpu / k, longest) for _, cpu, longest in spread.get("phases", ()))
+    return total
+
+
+def critical_path(stages: dict[str, float], workers: float, parallel: dict | None = None
+                  ) -> dict:
     """The model of the module's docstring: overlapped and serial main-process CPU, the
-    critical-path share at 16 workers and the speed-up at each of WORKERS."""
+    critical-path share at 16 workers and the speed-up at each of WORKERS. ``parallel``:
+    ``stats["cpu_parallel"]``, the threaded part of the serial stages."""
+    parallel = parallel or {}
     overlapped = sum(v for k, v in stages.items() if k in OVERLAPPED)
     serial = sum(v for k, v in stages.items() if k not in OVERLAPPED)
+    threads_cpu = sum(float(p.get("cpu_s", 0.0)) for p in parallel.values())
+    at = {n: serial - threads_cpu + threaded(parallel, n) for n in WORKERS}
     one = serial + overlapped + workers
-    share = {n: (serial + max(0.0, overlapped - workers / n)) / one if one else 1.0
+    share = {n: (at[n] + max(0.0, overlapped - workers / n)) / one if one else 1.0
              for n in WORKERS}
-    speedup = {n: one / (serial + max(overlapped, workers / n)) if one else 1.0
+    speedup = {n: one / (at[n] + max(overlapped, workers / n)) if one else 1.0
                for n in WORKERS}
     return {"overlapped_s": round(overlapped, 3), "serial_s": round(serial, 3),
+            "threaded_s": round(threads_cpu, 3),
+            "serial_at_s": {str(n): round(x, 3) for n, x in at.items()},
             "share_at": {str(n): round(x, 4) for n, x in share.items()},
             "critical_path_share": round(share[WORKERS[-1]], 4),
             "speedup": {str(n): round(x, 2) for n, x in speedup.items()},
@@ -160,7 +190,7 @@ def measure(folder: str, jobs: int = 0, fmt: str = "json") -> dict:
     main = sum(stages.values())
     workers = tree.total
     raw = main / (main + workers) if main + workers else 1.0
-    cp = critical_path(stages, workers)
+    cp = critical_path(stages, workers, res.stats.get("cpu_parallel"))
     return {"files": len(res.documents), "problems": len(res.problems), "groups":
             len(res.group_table), "jobs": jobs or os.cpu_count(), "wall_s": round(wall, 2),
             "main_cpu_s": stages, "main_cpu_total_s": round(main, 3),
@@ -178,7 +208,9 @@ def text(r: dict) -> str:
                  f"{k} {v:.2f}" for k, v in r["main_cpu_s"].items()),
              f"main process {r['main_cpu_total_s']:.2f} s (overlapped with the others "
              f"{r['critical_path']['overlapped_s']:.2f} s, serial "
-             f"{r['critical_path']['serial_s']:.2f} s), other processes "
+             f"{r['critical_path']['serial_s']:.2f} s, of which on threads "
+             f"{r['critical_path']['threaded_s']:.2f} s: serial "
+             f"{r['critical_path']['serial_at_s']['16']:.2f} s at 16 cores), other processes "
              f"{r['workers_cpu_s']:.2f} s ({r['worker_processes']} processes, of which the "
              f"fork server and resource tracker {r['fork_server_cpu_s']:.2f} s)",
              f"raw main share {r['raw_share']:.1%}; critical-path serial share at 16 workers "

@@ -15,7 +15,12 @@ not its square. Identical texts are indexed once (the first document of each tex
 its copies, which are one group anyway). The index is built a range of hash values at a time
 and the pairs are counted a pass and a slice at a time, so that at 100,000 documents (ten
 million winnowed hashes, 32 million pair rows) the stage holds about 50 MB at its peak, not the
-rows of the whole collection at once.
+rows of the whole collection at once. The hash ranges, the chunks of pair rows of a pass and
+its slices are independent, and their work is large NumPy calls that release the GIL, so they
+run on a few threads of the scan's process (:mod:`neardup_core.threadwork`): this stage ran
+after the workers were done, alone, and was the largest serial part of a cold scan (2 s of
+main-process CPU at 40,000 files). Threads rather than the worker processes: no arrays to copy
+out and back, and the rows in flight stay those of one pass (the ranges get smaller instead).
 
 Every candidate whose estimate reaches CANDIDATE_MIN is then verified on the exact shingle sets
 of both texts (:func:`verify`): only exact containment decides, so no pair whose containment is
@@ -29,12 +34,14 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 
 from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.models import EXCERPT_FLOOR, ExcerptTable
+from neardup_core.threadwork import ThreadWork
 
 __all__ = ["CANDIDATE_MIN", "MAX_POSTINGS", "MIN_SHINGLES", "candidates", "shared_passages",
            "verify"]
@@ -63,9 +70,12 @@ _SORT_ROWS = 1 << 22
 #: hash is the high half, so that rows sort by hash, then document).
 _HI, _LO = (1, 0) if sys.byteorder == "little" else (0, 1)
 
+R = TypeVar("R")
+
 
 def candidates(winnows: WinnowSets | Sequence[np.ndarray], shingles: np.ndarray,
-               keep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+               keep: np.ndarray, work: ThreadWork | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(part, whole, winnowed containment) of the candidate excerpts among the documents.
 
     ``winnows``: each document's sorted winnowed set, end to end in one array or one array
@@ -73,15 +83,21 @@ def candidates(winnows: WinnowSets | Sequence[np.ndarray], shingles: np.ndarray,
     copied whole); ``shingles``: its count of shingles
     (the part is the one with fewer, ties to the lower index); ``keep``: the documents indexed
     (one per distinct text). Only parts with MIN_SHINGLES shingles and estimates of at least
-    CANDIDATE_MIN are returned, sorted by (part, whole).
+    CANDIDATE_MIN are returned, sorted by (part, whole). ``work``: the threads the index's
+    hash ranges, the chunks of pair rows and the slices are spread over (and where their CPU
+    time is kept); by default one per core, up to MAX_THREADS. The result is the same
+    whatever the threads.
     """
+    if work is None:
+        with ThreadWork() as own:
+            return candidates(winnows, shingles, keep, own)
     n = len(winnows)
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float32))
     sets = winnows if isinstance(winnows, WinnowSets) else _Listed(winnows)
     sizes = np.where(keep, sets.sizes(), 0)
     if n < 2 or sizes.sum() == 0:
         return empty
-    doc, by_size = _postings(sets, sizes)
+    doc, by_size = _postings(sets, sizes, work)
     # Pairs are counted in passes, each over the pairs whose first document falls in one slice
     # of the documents (every occurrence of a pair lands in the same pass), so the pair keys of
     # one pass, not of the whole collection, are held at once: a folder whose documents share
@@ -91,18 +107,26 @@ def candidates(winnows: WinnowSets | Sequence[np.ndarray], shingles: np.ndarray,
     passes = max(1, -(-total // _PASS_ROWS))
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for p in range(passes):
-        for a, b, shared in _pair_counts(doc, by_size, n, passes, p):
-            a_part = shingles[a] <= shingles[b]
-            part = np.where(a_part, a, b)
-            whole = np.where(a_part, b, a)
-            est = (shared / np.maximum(sizes[part], 1)).astype(np.float32)
-            ok = (est >= CANDIDATE_MIN) & (shingles[part] >= MIN_SHINGLES)
-            found.append((part[ok], whole[ok], est[ok]))
+        found.extend(_pair_counts(doc, by_size, n, passes, p, work,
+                                  lambda a, b, shared: _estimates(a, b, shared, shingles, sizes)))
+    found = [f for f in found if f[0].shape[0]]
     if not found:
         return empty
     part, whole, est = (np.concatenate(col) for col in zip(*found, strict=True))
     order = np.lexsort((whole, part))
     return part[order], whole[order], est[order]
+
+
+def _estimates(a: np.ndarray, b: np.ndarray, shared: np.ndarray, shingles: np.ndarray,
+               sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs (a, b) sharing ``shared`` winnowed hashes that are candidates: (part, whole,
+    estimate)."""
+    a_part = shingles[a] <= shingles[b]
+    part = np.where(a_part, a, b)
+    whole = np.where(a_part, b, a)
+    est = (shared / np.maximum(sizes[part], 1)).astype(np.float32)
+    ok = (est >= CANDIDATE_MIN) & (shingles[part] >= MIN_SHINGLES)
+    return part[ok], whole[ok], est[ok]
 
 
 class _Listed:
@@ -126,7 +150,7 @@ class _Listed:
             np.asarray(w, np.uint32) for w in self.sets[::max(1, every // 100)])])
 
 
-def _postings(winnows: WinnowSets | _Listed, sizes: np.ndarray
+def _postings(winnows: WinnowSets | _Listed, sizes: np.ndarray, work: ThreadWork
               ) -> tuple[np.ndarray, list[tuple[int, np.ndarray]]]:
     """The inverted index: the documents of every posting list that can pair documents (2 to
     MAX_POSTINGS of them), one list after another (int32, ascending within a list), and where
@@ -136,25 +160,22 @@ def _postings(winnows: WinnowSets | _Listed, sizes: np.ndarray
     hash values at a time, each range holding about _SORT_ROWS rows: at 100,000 documents the
     collection has ten million winnowed hashes, and sorting them all at once held 80 MB of
     rows and as much again in temporaries. Lists of one document (most hashes) and crowded
-    ones are dropped from each range before the next is sorted.
+    ones are dropped from each range before the next is sorted. Ranges are sorted side by side
+    on ``work``'s threads, each then a share of _SORT_ROWS, so the rows in flight stay the same.
     """
     total = int(sizes.sum())
-    ranges = max(1, -(-total // _SORT_ROWS))
+    ranges = max(1, -(-total // max(1, _SORT_ROWS // work.threads)))
     # ranges of equal counts, from a sample: winnowed hashes are minima, so crowd low values
     every = max(1, total // (ranges << 10))
     sample = np.sort(winnows.values[::every] if isinstance(winnows, WinnowSets)
                      else winnows.sample(every))
     cuts = sample[(np.arange(1, ranges) * sample.shape[0]) // ranges].astype(np.int64)
     bounds = np.unique(np.r_[np.int64(0), cuts, np.int64(1 << 32)]).tolist()
-    docs: list[np.ndarray] = []
-    lens: list[np.ndarray] = []
-    for k in range(len(bounds) - 1):
-        d, ln = _range_postings(winnows, sizes, bounds[k], bounds[k + 1])
-        docs.append(d)
-        lens.append(ln)
-    doc = np.concatenate(docs)
-    del docs
-    lengths = np.concatenate(lens)
+    got = work.map(lambda k: _range_postings(winnows, sizes, bounds[k], bounds[k + 1]),
+                   range(len(bounds) - 1))
+    doc = np.concatenate([d for d, _ in got])
+    lengths = np.concatenate([ln for _, ln in got])
+    del got
     starts = np.zeros(lengths.shape[0], np.int64)
     np.cumsum(lengths[:-1], out=starts[1:])
     by_size = [(sz, starts[lengths == sz]) for sz in range(2, MAX_POSTINGS + 1)]
@@ -220,57 +241,70 @@ def _range_postings(winnows: WinnowSets | _Listed, sizes: np.ndarray, lo: int, h
 
 
 def _pair_counts(doc: np.ndarray, by_size: list[tuple[int, np.ndarray]], n: int, passes: int,
-                 p: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+                 p: int, work: ThreadWork, keep: Callable[[np.ndarray, np.ndarray, np.ndarray], R]
+                 ) -> list[R]:
     """The pairs that share a posting list, among those whose first document is ``p`` modulo
-    ``passes``: (first document, second document, how many lists they share), a slice of the
-    pairs at a time. The pairs of the pass are spread over _SLICES slices (by the second
-    document) as they are made, so that each is counted by a small sort, not the whole pass
-    by one.
+    ``passes``: ``keep(first document, second document, how many lists they share)`` of each
+    slice of the pairs. The pairs of the pass are made a chunk of posting lists at a time and
+    spread over _SLICES slices (by the second document), so that each slice is counted by a
+    small sort, not the whole pass by one; the chunks, then the slices, are tasks on
+    ``work``'s threads (each chunk's temporaries, then each slice's sort, in flight at once:
+    the pass's keys are held once, as one thread holds them).
 
     Within a slice of a pass a pair is known by (first // passes, second // _SLICES), which
     fits 32 bits unless the folder has hundreds of thousands of documents: its key then takes
     half the memory of a 64-bit one (first * n + second, used past that size)."""
-    slices: list[list[np.ndarray]] = [[] for _ in range(_SLICES)]
     span = -(-n // _SLICES)  # values of second // _SLICES
     narrow = -(-n // passes) * span <= 1 << 32
+    slices = _SLICES
+    tri = {s: np.triu_indices(s, 1) for s, _ in by_size}
+    chunks: list[tuple[int, np.ndarray]] = []
     for s, at in by_size:
-        i, j = np.triu_indices(s, 1)
-        step = max(1, _CHUNK_ROWS // len(i))
-        cols = np.arange(s)
-        for c0 in range(0, at.shape[0], step):
-            m = doc[at[c0:c0 + step, None] + cols]  # ascending documents in each row
+        step = max(1, _CHUNK_ROWS // len(tri[s][0]))
+        chunks.extend((s, at[c0:c0 + step]) for c0 in range(0, at.shape[0], step))
+
+    def chunk_keys(chunk: tuple[int, np.ndarray]) -> list[np.ndarray]:
+        """The keys of one chunk's pairs in the pass, slice by slice."""
+        s, at = chunk
+        i, j = tri[s]
+        m = doc[at[:, None] + np.arange(s)]  # ascending documents in each row
+        if passes > 1:  # only the pairs of the pass are made: which, from the documents
+            row, pair = np.nonzero((m % passes == p)[:, i])
+            first = m[row, i[pair]].astype(np.int64)
+            second = m[row, j[pair]].astype(np.int64)
+            del row, pair
+        else:
             first = m[:, i].ravel().astype(np.int64)
             second = m[:, j].ravel().astype(np.int64)
-            del m
-            if passes > 1:
-                mine = first % passes == p
-                first, second = first[mine], second[mine]
-            where = (second % _SLICES).astype(np.uint8)
-            if narrow:
-                first //= passes
-                first *= span
-                first += second // _SLICES
-                key = first.astype(np.uint32)
-            else:
-                first *= n
-                first += second
-                key = first
-            del first, second
-            for q in range(_SLICES):
-                got = key[where == q]
-                if got.shape[0]:
-                    slices[q].append(got)
-    for q in range(_SLICES):
-        if not slices[q]:
-            continue
-        keys = np.concatenate(slices[q])
-        slices[q] = []
-        keys, shared = _run_counts(keys)
+        del m
+        where = (second % slices).astype(np.uint8)
+        if narrow:
+            first //= passes
+            first *= span
+            first += second // slices
+            key = first.astype(np.uint32)
+        else:
+            first *= n
+            first += second
+            key = first
+        del first, second
+        order = np.argsort(where, kind="stable")  # a radix sort: one pass, not one a slice
+        cuts = np.cumsum(np.bincount(where, minlength=slices))[:-1]
+        return np.split(key[order], cuts)
+
+    made = work.map(chunk_keys, chunks)
+    del chunks
+
+    def slice_counts(q: int) -> R:
+        keys = np.concatenate([np.empty(0, np.uint32 if narrow else np.int64),
+                               *(c[q] for c in made)])
+        keys, shared = _run_counts(keys) if keys.shape[0] else (keys, np.empty(0, np.int64))
         keys = keys.astype(np.int64)
         if narrow:
-            yield (keys // span) * passes + p, (keys % span) * _SLICES + q, shared
-        else:
-            yield keys // n, keys % n, shared
+            return keep((keys // span) * passes + p, (keys % span) * slices + q, shared)
+        return keep(keys // n, keys % n, shared)
+
+    return work.map(slice_counts, range(slices))
 
 
 def _run_counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -28,6 +28,7 @@ from neardup_core.scan.packed import FingerprintTable
 from neardup_core.scan.pool import WorkerPool
 from neardup_core.scan.stages import RunStages
 from neardup_core.scan.worker import shingle_sets
+from neardup_core.threadwork import ThreadWork
 
 #: What gives the exact shingle sets of some documents (by index), None for unreadable ones.
 SetsOf = Callable[[list[int]], list[np.ndarray | None]]
@@ -64,7 +65,10 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
             seen.add(d.text_hash)
             keep[i] = True
     shingles = np.fromiter((max(u - opt.shingle + 1, 1) for u in units), np.int64, count=n)
-    part, whole, _ = candidates(winnows, shingles, keep)
+    with ThreadWork() as work:
+        part, whole, _ = candidates(winnows, shingles, keep, work)
+    # main-process CPU that divided over threads (the share benchmark models it so)
+    stats.setdefault("cpu_parallel", {})["excerpts"] = work.summary()
     give_back()  # the index's temporaries, before the sets are read (see neardup_core.heap)
     known = ExcerptTable.empty()
     if pairs is not None and len(pairs) and part.shape[0]:

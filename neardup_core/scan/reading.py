@@ -46,16 +46,23 @@ from neardup_core.scan.worker import (
 )
 from neardup_core.store.cache import CacheEntry, FingerprintCache
 
-__all__ = ["BATCH_BYTES", "BATCH_FILES", "DEAD_POOLS_LIMIT", "INPROCESS_MAX_BYTES",
-           "INPROCESS_MAX_FILES", "READ_AHEAD_BYTES", "Reading", "batches", "load_grouping"]
+__all__ = ["BATCH_BYTES", "BATCH_FILES", "DEAD_POOLS_LIMIT", "INPROCESS_BATCH_FILES",
+           "INPROCESS_MAX_BYTES", "INPROCESS_MAX_FILES", "READ_AHEAD_BYTES", "Reading", "batches",
+           "load_grouping"]
 
 #: Below this many files (or bytes) worker processes cost more to start than they save.
 INPROCESS_MAX_FILES = 48
 INPROCESS_MAX_BYTES = 4 * 1024 * 1024
 #: A batch sent to a worker: small enough that cancel is quick and a crash loses little, large
 #: enough that the per-batch costs (a round trip, one fingerprinting pass) stay small (measured
-#: faster than half as many on the benchmark corpus).
-BATCH_FILES = 48
+#: faster than half as many on the benchmark corpus). Collecting the workers' results is main-
+#: process work, part of a scan's serial share: at 40,000 files it took 1.05-1.17 s of CPU with
+#: 48 files a batch, 0.69-0.81 s with 96 and 0.64-0.82 s with 128 (side by side, two rounds;
+#: issue 22).
+BATCH_FILES = 96
+#: A batch read in the scan's own process (small folders, no workers): a cancel waits for it,
+#: and there is no round trip to save, so it stays small.
+INPROCESS_BATCH_FILES = 48
 BATCH_BYTES = 4 * 1024 * 1024
 #: Pools that break before returning anything, in a row, before the scan stops trying (workers
 #: that cannot even start would otherwise be retried once per file).
@@ -414,7 +421,7 @@ class Reading(RunStages):
     def _run_here(self, todo: list[FileEntry], drop_lines: np.ndarray | None, stage: Stage,
                   done: int, total: int, verb: str, out: Collected) -> None:
         """Read in this process: small jobs, or when worker processes cannot start."""
-        for batch in batches(todo):
+        for batch in batches(todo, INPROCESS_BATCH_FILES):
             if self.cancel.cancelled:
                 self._mark_cancelled(f"while {verb.lower()} files")
                 break

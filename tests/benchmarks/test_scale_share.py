@@ -24,3 +24,19 @@ def test_main_work_beside_the_workers_past_their_time_is_serial() -> None:
     assert cp["share_at"]["4"] == pytest.approx(1.0 / 20.0, abs=1e-4)  # 4 s: it keeps up
     assert cp["speedup"]["16"] == pytest.approx(20.0 / 4.0, abs=0.01)
     assert cp["speedup"]["4"] == pytest.approx(20.0 / 5.0, abs=0.01)
+
+
+def test_threaded_work_divides_only_up_to_the_threads_allowed_and_its_longest_task() -> None:
+    stages = {"imports": 0.5, "excerpts": 2.5}  # of which 2.0 s on threads
+    parallel = {"excerpts": {"threads": 2, "max_threads": 4, "cpu_s": 2.0,
+                             "phases": [[8, 1.6, 0.2], [2, 0.4, 0.3]]}}
+    cp = critical_path(stages, workers=30.0, parallel=parallel)
+    assert cp["serial_s"] == 3.0 and cp["threaded_s"] == 2.0
+    # at 16 cores 4 threads: 1.6 / 4 = 0.4, and the second phase no less than its 0.3 s task
+    assert cp["serial_at_s"]["16"] == pytest.approx(1.0 + 0.4 + 0.3)
+    assert cp["serial_at_s"]["4"] == cp["serial_at_s"]["16"]  # 4 threads either way
+    assert cp["critical_path_share"] == pytest.approx(1.7 / 33.0, abs=1e-4)
+    assert cp["speedup"]["16"] == pytest.approx(33.0 / (1.7 + 30.0 / 16), abs=0.01)
+    # without the threads' account the same stages are all serial
+    assert critical_path(stages, workers=30.0)["critical_path_share"] == pytest.approx(
+        3.0 / 33.0, abs=1e-4)

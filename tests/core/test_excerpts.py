@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from neardup_core.models import EXCERPT_FLOOR
 from neardup_core.pairs.containment import MIN_SHINGLES, candidates, shared_passages, verify
 from neardup_core.text.normalise import normalize
 from neardup_core.text.shingles import shingle_set
+from neardup_core.threadwork import ThreadWork
 
 
 def _words(rng: random.Random, n: int) -> list[str]:
@@ -234,6 +236,8 @@ def test_near_copies_are_kept_estimated_and_shown_only_when_ungrouped(tmp_path: 
         (tmp_path / f"x{i}.txt").write_text("\n".join(_lines(rng, 20)), encoding="utf-8")
     r = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(tmp_path)])
     assert r.stats["excerpts"]["grouped_estimated"] == 1
+    spread = r.stats["cpu_parallel"]["excerpts"]  # the candidate search's threads, accounted
+    assert spread["threads"] >= 1 and len(spread["phases"]) >= 3 and spread["cpu_s"] >= 0
     t = r.excerpt_table
     assert len(t) == 1
     # containment of the shorter is never under its Jaccard, so never under the floor
@@ -290,8 +294,9 @@ def _families(seed: int = 3, docs: int = 120) -> tuple[list[np.ndarray], np.ndar
 def test_candidates_are_the_same_whatever_the_pass_chunk_and_slice_sizes(monkeypatch, all_kept):
     """The pair counts are taken in passes over slices of the documents, made a chunk of rows
     at a time, from an index sorted a range of hashes at a time and filled a block of
-    documents at a time (memory): any of these sizes gives the same candidates, from the sets
-    in one array or one array each, and they are those a pair-by-pair count finds."""
+    documents at a time (memory), on any number of threads: any of these sizes gives the same
+    candidates, from the sets in one array or one array each, and they are those a
+    pair-by-pair count finds."""
     from neardup_core.pairs import containment
 
     winnows, shingles = _families()
@@ -307,6 +312,7 @@ def test_candidates_are_the_same_whatever_the_pass_chunk_and_slice_sizes(monkeyp
     if not all_kept:
         dropped = np.flatnonzero(~keep)
         assert not np.isin(one[0], dropped).any() and not np.isin(one[1], dropped).any()
+    threads = itertools.cycle((1, 2, 3, 5))
     for rows, chunk, slices, fill, sort in ((1 << 16, 1 << 8, 3, 7, 1 << 9),
                                             (1 << 15, 50, 1, 1, 1 << 30),
                                             (1 << 30, 7, 16, 1 << 20, 100)):  # 8, 15, 1 passes
@@ -316,7 +322,10 @@ def test_candidates_are_the_same_whatever_the_pass_chunk_and_slice_sizes(monkeyp
         monkeypatch.setattr(containment, "_FILL_DOCS", fill)
         monkeypatch.setattr(containment, "_SORT_ROWS", sort)
         for given in (sets, winnows):  # one array, or one per document (fingerprints')
-            many = containment.candidates(given, shingles, keep)
+            # in the calling thread, or spread over 2, 3 or 5 (more than this machine's cores)
+            with ThreadWork(next(threads)) as work:
+                many = containment.candidates(given, shingles, keep, work)
+            assert len(work.phases) >= 3  # ranges, then chunks and slices of each pass
             for x, y in zip(one, many, strict=True):
                 np.testing.assert_array_equal(x, y)
 

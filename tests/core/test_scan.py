@@ -206,6 +206,10 @@ def test_cancel_returns_partial_result(corpus: Path) -> None:
         if ev.stage == Stage.READ and ev.done >= 2:
             token.cancel()
 
+    from neardup_core.scan import reading as reading_module
+
+    # read in this process (one job), a batch at a time: the folder must take more than one
+    assert reading_module.INPROCESS_BATCH_FILES < 72
     result = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(corpus)], progress, token)
     assert result.partial
     assert any("cancel" in n.lower() for n in result.notes)

@@ -1,0 +1,104 @@
+"""Spreading a main-process stage's NumPy work over a few threads, and keeping account of it.
+
+The scan's worker processes read and fingerprint; what the main process does after them (the
+excerpt candidate search above all) is the serial share that caps how far more cores speed a
+scan up. Much of that is large NumPy calls (sorts, gathers, comparisons), which release the
+GIL, so threads of the main process run them side by side without copying the arrays to other
+processes. Threads are capped (MAX_THREADS): each holds its own temporaries, and the stages
+bound their memory by the rows in flight.
+
+Each batch of tasks is a *phase*, and the CPU time of each task (``time.thread_time``) is kept
+per phase: the share benchmark (:mod:`benchmarks.scale_share`) needs to know which of the main
+process's CPU time divides over cores, and by how much: a phase on ``k`` threads takes at least
+its longest task and at least its total over ``k``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+__all__ = ["MAX_THREADS", "ThreadWork", "default_threads"]
+
+#: Threads a stage may use at most: past four, the memory each holds in flight grows faster
+#: than the few seconds left to save.
+MAX_THREADS = 4
+#: Tasks a phase is cut into per thread: enough that a thread with a long task does not leave
+#: the others idle at the end, few enough that handing tasks over costs nothing.
+_RUNS_PER_THREAD = 4
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def default_threads() -> int:
+    """The cores this process may run on, up to MAX_THREADS."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_THREADS, cores))
+
+
+class ThreadWork:
+    """Runs phases of independent items on up to ``threads`` threads (one: in the calling
+    thread, with no pool), results in the order of the items; ``phases`` holds the CPU time
+    in seconds of each phase's tasks (a task: a run of items, or one item in one thread)."""
+
+    def __init__(self, threads: int | None = None) -> None:
+        self.threads = max(1, threads if threads is not None else default_threads())
+        self.phases: list[list[float]] = []
+        self._pool: ThreadPoolExecutor | None = None
+
+    def __enter__(self) -> ThreadWork:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        """``fn`` of each item, as one phase. On threads the items go in runs of consecutive
+        ones, _RUNS_PER_THREAD a thread (each run one task), so that many small items do not
+        cost a hand-over each."""
+        times: list[float] = []
+        self.phases.append(times)
+
+        def timed(run: Sequence[T]) -> tuple[list[R], float]:
+            t = time.thread_time()
+            out = [fn(x) for x in run]
+            return out, time.thread_time() - t
+
+        todo = list(items)
+        if self.threads == 1 or len(todo) < 2:
+            got = [timed([x]) for x in todo]
+        else:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="neardup-np")
+            runs = min(len(todo), self.threads * _RUNS_PER_THREAD)
+            cuts = [len(todo) * r // runs for r in range(runs + 1)]
+            got = list(self._pool.map(timed, (todo[a:b] for a, b in itertools.pairwise(cuts))))
+        times.extend(t for _, t in got)
+        return [r for rs, _ in got for r in rs]
+
+    @property
+    def cpu(self) -> float:
+        """The CPU time of every task so far."""
+        return sum(sum(p) for p in self.phases)
+
+    def summary(self) -> dict:
+        """For ``stats["cpu_parallel"]``: the threads used and allowed at most, the CPU time
+        of every task, and each phase's (tasks, CPU time, longest task's CPU time): what the
+        phases would take on more threads (kept small: the stats go into saved results)."""
+        return {"threads": self.threads, "max_threads": MAX_THREADS,
+                "cpu_s": round(self.cpu, 4),
+                "phases": [[len(p), round(sum(p), 4), round(max(p, default=0.0), 4)]
+                           for p in self.phases]}

@@ -29,7 +29,7 @@ from ..models.results_model import Role
 #: Default widths of the name and similarity columns; the others are measured in the tree's own
 #: font (bold, as a reference row is) from the longest text they hold, so a date or a size is
 #: never cut to "2026-1... 12:38", whatever the font and its size.
-NAME_WIDTH, SIMILARITY_WIDTH, FOLDER_WIDTH = 190, 90, 170
+NAME_WIDTH, SIMILARITY_WIDTH, FOLDER_WIDTH = 190, 120, 160
 #: The widest text of each measured column.
 WIDEST = {Col.SIZE: "999.9 KB", Col.MODIFIED: "2026-12-31 23:59",
           Col.FORMAT: "txt · gb18030", Col.DISTANCE: "64"}
@@ -50,6 +50,9 @@ class SimilarityDelegate(QStyledItemDelegate):
         via = index.data(Role.VIA)
         if via:
             option.text = f"{option.text} · {via}"
+            # cut at the end, not in the middle as names are: "82% · via 0200_科…" keeps the
+            # member's own score and the way in readable ("82% …3.8%" kept neither)
+            option.textElideMode = Qt.TextElideMode.ElideRight
 
 
 class ResultsTree(QTreeView):

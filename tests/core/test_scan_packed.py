@@ -140,6 +140,29 @@ def test_assembled_in_walk_order_whatever_order_the_batches_came_in(tmp_path: Pa
     _same_table(mixed.assemble(entries, settings.num_perm), docs, fps, problems)
 
 
+@pytest.mark.parametrize("shuffled", [False, True], ids=["in-order", "gathered"])
+def test_assembling_takes_the_batches_and_frees_their_big_columns(tmp_path: Path,
+                                                                   shuffled: bool) -> None:
+    """At 1,000,000 files the joined MinHash, line hash and winnow columns are about 1 GB: the
+    batches' own copies go as each is joined, so the scan never holds both (issue 22)."""
+    entries = _entries(_folder(tmp_path / "docs"))
+    settings = FingerprintSettings()
+    outcomes = {o.path: o for o in process_batch(entries, settings, MiB)}
+    docs, fps, problems = _documents(entries, outcomes)
+    batches = [entries[i:i + 7] for i in range(0, len(entries), 7)]
+    if shuffled:
+        random.Random(3).shuffle(batches)
+    got = Collected()
+    packed = [pickle.loads(pickle.dumps(read_packed(b, settings, MiB))) for b in batches]
+    for b, p in zip(batches, packed, strict=True):
+        got.add(b, p)
+    _same_table(got.assemble(entries, settings.num_perm), docs, fps, problems)
+    assert len(got) == 0 and not got.parts and not got.single
+    for p in packed:
+        assert p.minhash.shape == (0, settings.num_perm)
+        assert p.line_hashes.shape == (0,) and p.winnow.shape == (0,)
+
+
 def _same_table(out, docs: list, fps: list, problems: list) -> None:  # type: ignore[no-untyped-def]
     assert out.documents == docs and out.problems == problems and not out.changed
     table = out.fingerprints

@@ -216,6 +216,14 @@ class FingerprintTable:
                                 self.line_hashes, self.line_offsets, self.winnow,
                                 self.winnow_offsets)
 
+    def without_lines(self) -> FingerprintTable:
+        """This table without its line hashes (no document has a line): for the stages after
+        the boilerplate pass, the only one that reads them."""
+        return FingerprintTable(self.simhash, self.minhash, self.text_hash, self.chars,
+                                self.units, np.empty(0, np.uint64),
+                                np.zeros(len(self) + 1, np.int64), self.winnow,
+                                self.winnow_offsets)
+
     @classmethod
     def empty(cls, k: int) -> FingerprintTable:
         z = np.zeros(1, np.int64)

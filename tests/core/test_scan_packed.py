@@ -359,3 +359,21 @@ def test_a_cancel_during_the_walk_drops_what_was_sent(
     assert result.partial and not result.documents
     assert any("looking for files" in n for n in result.notes)
     assert pools and pools[-1].pool is None
+
+
+def test_a_table_without_lines_keeps_every_other_column(tmp_path: Path) -> None:
+    """What the stages after the boilerplate pass get: the same fingerprints, no line hashes."""
+    entries = _entries(_folder(tmp_path / "docs"))
+    settings = FingerprintSettings()
+    got = Collected()
+    got.add(entries, pickle.loads(pickle.dumps(read_packed(entries, settings, MiB))))
+    table = got.assemble(entries, settings.num_perm).fingerprints
+    assert table.line_hashes.size > 0
+    bare = table.without_lines()
+    assert len(bare) == len(table) and bare.line_hashes.size == 0
+    assert bare.line_counts.tolist() == [0] * len(table)
+    assert bare.simhash is table.simhash and bare.minhash is table.minhash
+    assert bare.text_hash is table.text_hash and bare.units is table.units
+    assert bare.chars is table.chars
+    assert all(np.array_equal(a, b) for a, b in zip(bare.winnows(), table.winnows(),
+                                                      strict=True))

@@ -86,6 +86,7 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
     rep_of = np.empty(n, dtype=np.int64)
     for i, d in enumerate(docs):
         rep_of[i] = first.setdefault(d.text_hash, i)
+    del first  # a dict entry and an int a document: not kept through the search
     reps = np.flatnonzero(rep_of == np.arange(n))
     copies = np.flatnonzero(rep_of != np.arange(n))
     ca: list[np.ndarray] = []
@@ -139,6 +140,7 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
             stats["simhash_candidates"] = int(a.size)
             if index.windowed:
                 stats["simhash_windowed"] = True
+            del index  # its permuted tables, before the candidates are scored
             ca.append(reps[a])
             cb.append(reps[b])
         emit(Stage.PAIRS, 2, 3, "")

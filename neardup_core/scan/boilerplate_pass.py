@@ -70,16 +70,22 @@ class BoilerplatePass(RunStages):
         need = max(BOILERPLATE_MIN_DOCS, math.ceil(share * n_clusters))
         # a line repeated within a document, or within a cluster, is one vote (made distinct below)
         sizes = fps.line_counts
-        cl = np.repeat(label.astype(np.int64), sizes)
         allv = fps.line_hashes
         if allv.size == 0:
             return fps
         # one vote per (cluster, line): sort by line then cluster, keep distinct rows, count
+        # (a cluster fits 32 bits; each temporary per line goes as soon as it is used: this
+        # sort was the scan's peak at 200,000 files)
+        cl = np.repeat(label.astype(np.int32), sizes)
         order = np.lexsort((cl, allv))
-        v, c = allv[order], cl[order]
+        v = allv[order]
+        c = cl[order]
+        del order, cl
         distinct = np.ones(v.size, dtype=bool)
         distinct[1:] = (v[1:] != v[:-1]) | (c[1:] != c[:-1])
+        del c
         v = v[distinct]
+        del distinct
         starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
         vals, counts = v[starts], np.diff(np.r_[starts, v.size])
         boiler = vals[counts >= need]  # sorted

@@ -22,6 +22,7 @@ import numpy as np
 
 from neardup_core.extract import FileEntry
 from neardup_core.fingerprint.fingerprinter import DocFingerprint, FingerprintSettings
+from neardup_core.heap import give_back
 from neardup_core.models import Document, Problem, documents_from_columns
 from neardup_core.scan.worker import Outcome, Prepared, fingerprint_prepared, process_batch
 
@@ -215,6 +216,14 @@ class FingerprintTable:
                                 self.line_hashes, self.line_offsets, self.winnow,
                                 self.winnow_offsets)
 
+    def without_lines(self) -> FingerprintTable:
+        """This table without its line hashes (no document has a line): for the stages after
+        the boilerplate pass, the only one that reads them."""
+        return FingerprintTable(self.simhash, self.minhash, self.text_hash, self.chars,
+                                self.units, np.empty(0, np.uint64),
+                                np.zeros(len(self) + 1, np.int64), self.winnow,
+                                self.winnow_offsets)
+
     @classmethod
     def empty(cls, k: int) -> FingerprintTable:
         z = np.zeros(1, np.int64)
@@ -252,11 +261,24 @@ def _gather(values: np.ndarray, counts: np.ndarray, order: np.ndarray
     return _frozen(np.concatenate([values[a:b] for a, b in zip(lo, hi, strict=True)])), offsets
 
 
+def _drop(parts: Sequence[tuple[np.ndarray, Packed]], *names: str) -> None:
+    """Empties these columns of the batches: joined, they are held once, not twice (at
+    1,000,000 files the MinHash, line hash and winnow columns are about 1 KB a file), and
+    their pages go back to the system at once: glibc would keep them, and the next column,
+    one block, could not reuse the holes the batches leave."""
+    for _, p in parts:
+        for name in names:
+            a = getattr(p, name)
+            setattr(p, name, np.empty((0, *a.shape[1:]), a.dtype))
+    give_back()  # their pages, before the next column is joined (see neardup_core.heap)
+
+
 def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Packed]],
-             k: int) -> Assembled:
+             k: int, *, consume: bool = False) -> Assembled:
     """Documents, fingerprints and problems of ``parts`` (each a batch's walk positions in
     ``entries`` and its :class:`Packed`), in walk order; where a file came back twice, the
-    later part's answer counts. ``k``: MinHash permutations (0: none).
+    later part's answer counts. ``k``: MinHash permutations (0: none). ``consume``: the
+    parts' big columns are emptied once joined (the batches are not read again).
 
     Batches are runs of consecutive files that come back in any order: put back in the order
     of their first files they are usually in walk order already, and their columns are then
@@ -323,8 +345,14 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
                         mh_rows[j] = r
                     j += 1
             minhash = mh_rows if d is None else mh_rows[d]
+    if consume:
+        _drop(parts, "minhash")
     line_hashes, line_offsets = segments("line_hashes", "line_counts", np.dtype(np.uint64))
+    if consume:
+        _drop(parts, "line_hashes")
     winnow, winnow_offsets = segments("winnow", "winnow_counts", np.dtype(np.uint32))
+    if consume:
+        _drop(parts, "winnow")
     text_hash = col("text_hash")
     chars = arr("chars")
     table = FingerprintTable(arr("simhash").astype(np.uint64, copy=False), minhash, text_hash,
@@ -391,7 +419,9 @@ class Collected:
         return {o.path: o for o in self.outcomes()}
 
     def assemble(self, entries: Sequence[FileEntry], k: int) -> Assembled:
-        """See :func:`assemble`; ``entries``: the walk's, in its order."""
+        """See :func:`assemble`; ``entries``: the walk's, in its order. Takes the batches:
+        this collection is empty afterwards, and what the documents do not keep of them is
+        freed as they are joined."""
         where = dict(zip(map(_path, entries), range(len(entries)), strict=True))
         parts: list[tuple[np.ndarray, Packed]] = []
         for batch, p in self.parts:
@@ -401,4 +431,5 @@ class Collected:
             batch = [e for e, _ in self.single]
             parts.append((np.fromiter(map(where.__getitem__, map(_path, batch)), np.int64,
                                       count=len(batch)), pack([o for _, o in self.single])))
-        return assemble(entries, parts, k)
+        self.parts, self.single, self.files = [], [], 0  # what is left of them goes with parts
+        return assemble(entries, parts, k, consume=True)

@@ -140,6 +140,29 @@ def test_assembled_in_walk_order_whatever_order_the_batches_came_in(tmp_path: Pa
     _same_table(mixed.assemble(entries, settings.num_perm), docs, fps, problems)
 
 
+@pytest.mark.parametrize("shuffled", [False, True], ids=["in-order", "gathered"])
+def test_assembling_takes_the_batches_and_frees_their_big_columns(tmp_path: Path,
+                                                                   shuffled: bool) -> None:
+    """At 1,000,000 files the joined MinHash, line hash and winnow columns are about 1 GB: the
+    batches' own copies go as each is joined, so the scan never holds both (issue 22)."""
+    entries = _entries(_folder(tmp_path / "docs"))
+    settings = FingerprintSettings()
+    outcomes = {o.path: o for o in process_batch(entries, settings, MiB)}
+    docs, fps, problems = _documents(entries, outcomes)
+    batches = [entries[i:i + 7] for i in range(0, len(entries), 7)]
+    if shuffled:
+        random.Random(3).shuffle(batches)
+    got = Collected()
+    packed = [pickle.loads(pickle.dumps(read_packed(b, settings, MiB))) for b in batches]
+    for b, p in zip(batches, packed, strict=True):
+        got.add(b, p)
+    _same_table(got.assemble(entries, settings.num_perm), docs, fps, problems)
+    assert len(got) == 0 and not got.parts and not got.single
+    for p in packed:
+        assert p.minhash.shape == (0, settings.num_perm)
+        assert p.line_hashes.shape == (0,) and p.winnow.shape == (0,)
+
+
 def _same_table(out, docs: list, fps: list, problems: list) -> None:  # type: ignore[no-untyped-def]
     assert out.documents == docs and out.problems == problems and not out.changed
     table = out.fingerprints
@@ -336,3 +359,21 @@ def test_a_cancel_during_the_walk_drops_what_was_sent(
     assert result.partial and not result.documents
     assert any("looking for files" in n for n in result.notes)
     assert pools and pools[-1].pool is None
+
+
+def test_a_table_without_lines_keeps_every_other_column(tmp_path: Path) -> None:
+    """What the stages after the boilerplate pass get: the same fingerprints, no line hashes."""
+    entries = _entries(_folder(tmp_path / "docs"))
+    settings = FingerprintSettings()
+    got = Collected()
+    got.add(entries, pickle.loads(pickle.dumps(read_packed(entries, settings, MiB))))
+    table = got.assemble(entries, settings.num_perm).fingerprints
+    assert table.line_hashes.size > 0
+    bare = table.without_lines()
+    assert len(bare) == len(table) and bare.line_hashes.size == 0
+    assert bare.line_counts.tolist() == [0] * len(table)
+    assert bare.simhash is table.simhash and bare.minhash is table.minhash
+    assert bare.text_hash is table.text_hash and bare.units is table.units
+    assert bare.chars is table.chars
+    assert all(np.array_equal(a, b) for a, b in zip(bare.winnows(), table.winnows(),
+                                                      strict=True))

@@ -72,11 +72,13 @@ def test_the_clock_across_many_times_and_zones(monkeypatch):
         time.tzset()
 
 
-def _csv_as_before(result) -> str:
-    """The CSV writer as it was, building every group as objects (the reference)."""
+def _csv_as_before(result, language: str = "en") -> str:
+    """The CSV writer as it was, building every group as objects (the reference), with what
+    each reader skipped worded in ``language``."""
     import csv
     import io
 
+    from neardup_core.messages import render as render_message
     from neardup_core.report.common import local_time
     from neardup_core.report.csv_report import CSV_COLUMNS, share3
     from neardup_core.report.wording import percent
@@ -88,6 +90,9 @@ def _csv_as_before(result) -> str:
         s = visible(s)
         return "'" + s if s.startswith(("=", "+", "-", "@", "\t", "\r")) else s
 
+    def skipped(d):
+        return cell(d.skipped and render_message(d.skipped, language))
+
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(CSV_COLUMNS)
@@ -97,7 +102,7 @@ def _csv_as_before(result) -> str:
             w.writerow([g.id, "yes" if k == 0 else "no", cell(d.path), cell(d.name),
                         cell(d.folder), d.size, local_time(d.mtime), cell(d.format),
                         cell(d.encoding), percent(m.similarity)[:-1], m.distance,
-                        "" if m.jaccard is None else share3(m.jaccard), cell(d.skipped),
+                        "" if m.jaccard is None else share3(m.jaccard), skipped(d),
                         "reference" if k == 0 else "copy", "", ""])
     if result.options.excerpt_containment is not None:
         ex = result.excerpts()
@@ -106,7 +111,7 @@ def _csv_as_before(result) -> str:
             d = result.documents[p]
             w.writerow(["", "no", cell(d.path), cell(d.name), cell(d.folder), d.size,
                         local_time(d.mtime), cell(d.format), cell(d.encoding),
-                        percent(s)[:-1], "", "", cell(d.skipped), "excerpt",
+                        percent(s)[:-1], "", "", skipped(d), "excerpt",
                         cell(result.documents[whole].path), percent(c)[:-1]])
     return buf.getvalue()
 
@@ -201,10 +206,9 @@ def _hostile(threshold=0.4, mode=GroupMode.CONNECTED):
 
 def _csv_as_before_in(result, language: str) -> str:
     """:func:`_csv_as_before` with the header and the words of ``language``."""
-    from neardup_core.messages import render as render_message
     from neardup_core.messages import word
 
-    english = _csv_as_before_with_skipped(result, language)
+    english = _csv_as_before(result, language)
     if language == "en":
         return english
     import csv
@@ -220,40 +224,7 @@ def _csv_as_before_in(result, language: str) -> str:
     for row in rows[1:]:
         row[1], row[13] = words[row[1]], words[row[13]]
         w.writerow(row)
-    del render_message
     return out.getvalue()
-
-
-def _csv_as_before_with_skipped(result, language: str) -> str:
-    """The CSV writer as it was, with what each reader skipped in ``language``."""
-    import csv
-    import io
-
-    from neardup_core.messages import render as render_message
-    from neardup_core.report.common import local_time
-    from neardup_core.report.csv_report import CSV_COLUMNS, share3
-    from neardup_core.report.wording import percent
-    from neardup_core.visible import visible
-
-    def cell(s):
-        if s is None:
-            return ""
-        s = visible(s)
-        return "'" + s if s.startswith(("=", "+", "-", "@", "\t", "\r")) else s
-
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(CSV_COLUMNS)
-    for g in result.groups:
-        for k, m in enumerate(g.members):
-            d = result.documents[m.doc]
-            w.writerow([g.id, "yes" if k == 0 else "no", cell(d.path), cell(d.name),
-                        cell(d.folder), d.size, local_time(d.mtime), cell(d.format),
-                        cell(d.encoding), percent(m.similarity)[:-1], m.distance,
-                        "" if m.jaccard is None else share3(m.jaccard),
-                        cell(d.skipped and render_message(d.skipped, language)),
-                        "reference" if k == 0 else "copy", "", ""])
-    return buf.getvalue()
 
 
 def _html_as_before(result, language: str, **kw) -> str:

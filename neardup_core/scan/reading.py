@@ -127,7 +127,11 @@ class Reading(RunStages):
         limit = 2 * self.opt.workers
         if len(self._early) >= limit:
             return
-        rest = self._todo[self._early_sent:]
+        # Only the files the free slots can take: slicing all of the unsent files on every
+        # call made the walk quadratic (at 1,000,000 files the workers fall far behind the
+        # walk, and the copy of what they had not taken yet grew to most of the folder).
+        start = self._early_sent
+        rest = self._todo[start:start + (limit - len(self._early)) * BATCH_FILES]
         for batch in batches(rest):
             if len(self._early) >= limit or (len(batch) < BATCH_FILES and
                                              sum(e.size for e in batch) < BATCH_BYTES):

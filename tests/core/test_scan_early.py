@@ -158,3 +158,46 @@ def test_a_collector_that_was_off_stays_off() -> None:
     with pytest.raises(ValueError), gc_paused():
         raise ValueError
     assert gc.isenabled()
+
+
+def _texts(root: Path, files: int = 12) -> Path:
+    root.mkdir()
+    for i in range(files):
+        (root / f"doc{i:02d}.txt").write_text(" ".join(f"word{i}x{j}" for j in range(60)),
+                                              encoding="utf-8")
+    return root
+
+
+def test_the_collector_is_off_while_the_scan_reads_and_on_after(
+        tmp_path: Path) -> None:
+    root = _texts(tmp_path / "docs")
+    seen: dict[str, set[bool]] = {}
+
+    def progress(ev) -> None:  # type: ignore[no-untyped-def]
+        seen.setdefault(ev.stage.name, set()).add(gc.isenabled())
+
+    result = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)], progress)
+    assert len(result.documents) == 12
+    assert seen["READ"] == {False}
+    assert gc.isenabled()
+
+
+def test_the_collector_is_back_on_after_a_cancel_or_a_failure(tmp_path: Path) -> None:
+    root = _texts(tmp_path / "docs")
+    cancel = CancelToken()
+
+    def cancelling(ev) -> None:  # type: ignore[no-untyped-def]
+        if ev.stage.name == "READ":
+            cancel.cancel()
+
+    result = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)], cancelling,
+                                                                      cancel)
+    assert result.partial and gc.isenabled()
+
+    def failing(ev) -> None:  # type: ignore[no-untyped-def]
+        if ev.stage.name == "READ":
+            raise RuntimeError("the progress sink broke")
+
+    with pytest.raises(RuntimeError):
+        ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)], failing)
+    assert gc.isenabled()

@@ -58,8 +58,11 @@ def decimal_texts(values: np.ndarray, digits: int, fmt: Callable[[float], str], 
         k = np.where((x < 1.0) & (k > below_one_at_most), below_one_at_most, k)
     top = int(k.max())
     unit = 10 ** digits
-    if top <= max(4096, 4 * x.size):
-        distinct, inverse = range(top + 1), k
+    if top <= max(4096, 4 * x.size):  # no sort: each value present is marked, then ranked
+        seen = np.zeros(top + 1, dtype=bool)
+        seen[k] = True
+        distinct = np.flatnonzero(seen).tolist()
+        inverse = (np.cumsum(seen) - 1)[k]
     else:
         found, inverse = np.unique(k, return_inverse=True)
         distinct = found.tolist()

@@ -73,8 +73,14 @@ def decimal_texts(values: np.ndarray, digits: int, fmt: Callable[[float], str], 
             missing = np.isnan(x)
             out = _put(out, missing, nan)
             ok |= missing
-        for i in np.flatnonzero(~ok).tolist():
-            out[i] = fmt(float(x[i]))
+        rest = np.flatnonzero(~ok)
+        # once per distinct value (by its bits: -0.0 is not 0.0): ties repeat, e.g. MinHash
+        # estimates k/128 that fall exactly on half a unit of the last digit
+        _, first, which = np.unique(x[rest].view(np.int64), return_index=True,
+                                    return_inverse=True)
+        worded = [fmt(float(v)) for v in x[rest[first]].tolist()]
+        for i, w in zip(rest.tolist(), which.ravel().tolist(), strict=True):
+            out[i] = worded[w]
     return out
 
 

@@ -23,6 +23,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,7 +45,9 @@ from neardup_core.scan.worker import (
     prepare_batch,
     process_batch,
 )
-from neardup_core.store.cache import CacheEntry, FingerprintCache
+
+if TYPE_CHECKING:  # a scan without the cache never opens it: no SQLite
+    from neardup_core.store.cache import CacheEntry, FingerprintCache
 
 __all__ = ["BATCH_BYTES", "BATCH_FILES", "DEAD_POOLS_LIMIT", "INPROCESS_BATCH_FILES",
            "INPROCESS_MAX_BYTES", "INPROCESS_MAX_FILES", "READ_AHEAD_BYTES", "Reading", "batches",

@@ -22,7 +22,6 @@ import numpy as np
 from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.heap import give_back
 from neardup_core.models import EXCERPT_FLOOR, Document, ExcerptTable, PairTable, ScanOptions
-from neardup_core.pairs.containment import candidates, verify
 from neardup_core.progress import Stage
 from neardup_core.scan.packed import FingerprintTable
 from neardup_core.scan.pool import WorkerPool
@@ -56,6 +55,9 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
     ``sets_of(indices)``: the exact shingle sets of those documents (None: unreadable), e.g.
     read in worker processes; by default read here, one after another.
     """
+    # imported while the workers read (scan.reading.load_grouping), not with the scan
+    from neardup_core.pairs.containment import candidates, verify
+
     t = time.monotonic()
     n = len(docs)
     keep = np.zeros(n, dtype=bool)

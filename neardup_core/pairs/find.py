@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 
 import numpy as np
 
@@ -83,9 +84,7 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
     cancelled = False
     # Exact tier: identical normalised texts collapse to their first document.
     first: dict[str, int] = {}
-    rep_of = np.empty(n, dtype=np.int64)
-    for i, d in enumerate(docs):
-        rep_of[i] = first.setdefault(d.text_hash, i)
+    rep_of = np.fromiter(map(first.setdefault, map(_text_hash, docs), range(n)), np.int64, n)
     del first  # a dict entry and an int a document: not kept through the search
     reps = np.flatnonzero(rep_of == np.arange(n))
     copies = np.flatnonzero(rep_of != np.arange(n))
@@ -101,6 +100,7 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
             simh_reps = simh[reps]
             seen = 0
             truncated = 0
+            lsh_kept = np.empty(0, np.int64)  # pair codes a * n + b kept so far, ascending
             # A few bands at a time, scored and filtered at once: thousands of short
             # template files can share buckets in every band, and the candidate list of all
             # bands together would grow with the square of their number before filtering.
@@ -113,11 +113,16 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
                 del part
                 truncated += cut
                 seen += int(a.size)
-                a, b = reps[a], reps[b]
+                # alike documents share many bands: a pair kept from an earlier band is not
+                # scored again (at 40,000 files 7 candidates in 8 were, issue 22)
+                code = _new_codes(reps[a] * n + reps[b], lsh_kept)
+                a, b = code // n, code % n
                 keep = minhash_agreement(minh, a, b) >= np.float32(floor)
                 ca.append(a[keep])
                 cb.append(b[keep])
+                lsh_kept = _merged(lsh_kept, code[keep])
                 cancel.raise_if_cancelled()
+            del lsh_kept
             stats["lsh"] = {"bands": bands, "rows": rows, "candidates": seen,
                             "truncated_buckets": int(truncated)}
             if truncated:
@@ -182,6 +187,29 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
     give_back()  # the search's temporaries (see neardup_core.heap)
     emit(Stage.PAIRS, 3, 3, "")
     return table, cancelled
+
+
+_text_hash = attrgetter("text_hash")
+
+
+def _new_codes(code: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """The codes of ``code`` (ascending, distinct) that are not in ``known`` (likewise)."""
+    if known.size == 0 or code.size == 0:
+        return code
+    at = np.searchsorted(known, code)
+    np.minimum(at, known.size - 1, out=at)
+    return code[known[at] != code]
+
+
+def _merged(known: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``known`` and ``new`` (both ascending, disjoint) as one ascending array."""
+    if new.size == 0:
+        return known
+    if known.size == 0:
+        return new
+    out = np.concatenate((known, new))
+    out.sort(kind="stable")  # two sorted runs: merged in one pass
+    return out
 
 
 def _simhash_pairs(index: HammingIndex, k: int, hubs: np.ndarray, notes: list[str]

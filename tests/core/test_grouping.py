@@ -446,3 +446,14 @@ def test_scan_result_groups_use_build_groups() -> None:
     assert [[m.doc for m in g.members] for g in ignored.groups] == [[3, 2]]
     chosen = result.regroup(references=((1,),))
     assert chosen.groups[0].reference == 1
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["/", "//", "a", "b.txt", " ", ".", "备份", "~x"]),
+                         max_size=6).map("".join), max_size=12))
+def test_paths_are_split_as_os_path_splits_them(paths: list[str]) -> None:
+    import os
+
+    folders, ids, names = reference.split_paths(paths)
+    assert [(folders[i], n) for i, n in zip(ids.tolist(), names, strict=True)] == \
+        [os.path.split(p) for p in paths]

@@ -457,3 +457,14 @@ def test_paths_are_split_as_os_path_splits_them(paths: list[str]) -> None:
     folders, ids, names = reference.split_paths(paths)
     assert [(folders[i], n) for i, n in zip(ids.tolist(), names, strict=True)] == \
         [os.path.split(p) for p in paths]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(alphabet=["a", "b", "\x00", "é", "副"], max_size=4), max_size=30))
+def test_text_classes_are_numpys_unique_of_the_hashes_as_objects(hashes: list[str]) -> None:
+    from neardup_core.result import text_classes
+
+    want = np.unique(np.array(hashes, dtype=object), return_inverse=True)[1] if hashes else \
+        np.empty(0, np.int64)
+    got = text_classes(hashes)
+    assert got.dtype == np.int64 and got.tolist() == want.ravel().tolist()

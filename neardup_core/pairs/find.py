@@ -31,6 +31,7 @@ from neardup_core.pairs.scoring import (
     simhash_similarity,
 )
 from neardup_core.progress import CancelToken, Stage
+from neardup_core.threadwork import MAX_THREADS, ThreadWork
 
 __all__ = ["BOTH_SIMHASH_K", "HAMMING_WINDOW", "LSH_BANDS_PER_CHUNK", "LSH_MAX_BUCKET",
            "SIMHASH_PAIRS_MIN", "SIMHASH_PAIRS_PER_DOC", "Emit", "find_pairs"]
@@ -91,6 +92,7 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
     ca: list[np.ndarray] = []
     cb: list[np.ndarray] = []
     hubs = rank[reps]  # crowded buckets are linked around the best-ranked
+    work = ThreadWork()  # the bands' and the SimHash tables' NumPy work, on threads
     try:
         if reps.size >= 2 and opt.method in (Method.MINHASH, Method.BOTH):
             bands, rows = scan_params(floor, opt.num_perm, fp_weight=0.3, fn_weight=0.7)
@@ -104,23 +106,34 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
             # A few bands at a time, scored and filtered at once: thousands of short
             # template files can share buckets in every band, and the candidate list of all
             # bands together would grow with the square of their number before filtering.
-            for lo_band in range(0, bands, LSH_BANDS_PER_CHUNK):
-                nb = min(LSH_BANDS_PER_CHUNK, bands - lo_band)
+            # The bands of a chunk are hashed and sorted on a thread (NumPy's sorts release
+            # the GIL), MAX_THREADS chunks at a time whatever the threads (the memory in
+            # flight does not depend on the machine); the candidates are then scored here,
+            # in the order of the chunks, so the pairs are those of one chunk after another.
+            chunks = [(lo, min(LSH_BANDS_PER_CHUNK, bands - lo))
+                      for lo in range(0, bands, LSH_BANDS_PER_CHUNK)]
+
+            def band_candidates(chunk: tuple[int, int]) -> tuple[np.ndarray, int, int]:
+                lo_band, nb = chunk
                 cols = slice(lo_band * rows, (lo_band + nb) * rows)
                 part = minh[:, cols] if every else minh[reps, cols]
                 a, b, cut = candidate_pairs(part, nb, rows, max_bucket=LSH_MAX_BUCKET,
                                             hubs=hubs, chain_keys=simh_reps)
-                del part
-                truncated += cut
-                seen += int(a.size)
-                # alike documents share many bands: a pair kept from an earlier band is not
-                # scored again (at 40,000 files 7 candidates in 8 were, issue 22)
-                code = _new_codes(reps[a] * n + reps[b], lsh_kept)
-                a, b = code // n, code % n
-                keep = minhash_agreement(minh, a, b) >= np.float32(floor)
-                ca.append(a[keep])
-                cb.append(b[keep])
-                lsh_kept = _merged(lsh_kept, code[keep])
+                return reps[a] * n + reps[b], cut, int(a.size)
+
+            for w in range(0, len(chunks), MAX_THREADS):
+                for code, cut, size in work.map(band_candidates, chunks[w:w + MAX_THREADS]):
+                    truncated += cut
+                    seen += size
+                    # alike documents share many bands: a pair kept from an earlier chunk is
+                    # not scored again (at 40,000 files 7 candidates in 8 were, issue 22)
+                    code = _new_codes(code, lsh_kept)
+                    a, b = code // n, code % n
+                    keep = minhash_agreement(minh, a, b) >= np.float32(floor)
+                    ca.append(a[keep])
+                    cb.append(b[keep])
+                    lsh_kept = _merged(lsh_kept, code[keep])
+                    del code, a, b
                 cancel.raise_if_cancelled()
             del lsh_kept
             stats["lsh"] = {"bands": bands, "rows": rows, "candidates": seen,
@@ -139,9 +152,9 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
                 kk = min(kk, distance_for_similarity(floor))
             index = HammingIndex(simh[reps], max_k=kk)
             if opt.method == Method.BOTH:  # there LSH gives the pairs, this adds some
-                a, b, _d = index.all_pairs(kk, window=HAMMING_WINDOW, hubs=hubs)
+                a, b, _d = index.all_pairs(kk, window=HAMMING_WINDOW, hubs=hubs, work=work)
             else:
-                a, b = _simhash_pairs(index, kk, hubs, notes)
+                a, b = _simhash_pairs(index, kk, hubs, notes, work)
             stats["simhash_candidates"] = int(a.size)
             if index.windowed:
                 stats["simhash_windowed"] = True
@@ -151,6 +164,10 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
         emit(Stage.PAIRS, 2, 3, "")
     except ScanCancelled:
         cancelled = True
+    finally:
+        work.close()
+    if work.phases:  # main-process CPU that divided over threads (the share benchmark's model)
+        _threaded(stats, work.summary())
     if ca:
         a = np.concatenate(ca).astype(np.int64)
         b = np.concatenate(cb).astype(np.int64)
@@ -192,6 +209,17 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
 _text_hash = attrgetter("text_hash")
 
 
+def _threaded(stats: dict, summary: dict) -> None:
+    """Adds a ThreadWork's summary to ``stats["cpu_parallel"]["pairs"]`` (the search runs
+    again after the boilerplate pass: both count)."""
+    spread = stats.setdefault("cpu_parallel", {})
+    before = spread.get("pairs")
+    if before is not None:
+        summary = {**summary, "cpu_s": round(before["cpu_s"] + summary["cpu_s"], 4),
+                   "phases": before["phases"] + summary["phases"]}
+    spread["pairs"] = summary
+
+
 def _new_codes(code: np.ndarray, known: np.ndarray) -> np.ndarray:
     """The codes of ``code`` (ascending, distinct) that are not in ``known`` (likewise)."""
     if known.size == 0 or code.size == 0:
@@ -212,16 +240,16 @@ def _merged(known: np.ndarray, new: np.ndarray) -> np.ndarray:
     return out
 
 
-def _simhash_pairs(index: HammingIndex, k: int, hubs: np.ndarray, notes: list[str]
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def _simhash_pairs(index: HammingIndex, k: int, hubs: np.ndarray, notes: list[str],
+                   work: ThreadWork) -> tuple[np.ndarray, np.ndarray]:
     """SimHash alone: every pair within k, unless there are far more than documents."""
     budget = max(SIMHASH_PAIRS_MIN, SIMHASH_PAIRS_PER_DOC * len(index))
     try:
-        a, b, _d = index.all_pairs(k, max_pairs=budget)
+        a, b, _d = index.all_pairs(k, max_pairs=budget, work=work)
         return a, b
     except PairLimitExceeded:
         pass
-    a, b, _d = index.all_pairs(k, window=HAMMING_WINDOW, hubs=hubs)
+    a, b, _d = index.all_pairs(k, window=HAMMING_WINDOW, hubs=hubs, work=work)
     notes.append(f"Many documents here are near-copies of each other (more than "
                  f"{budget:,} similar pairs): they were linked around the file each "
                  f"group would keep rather than pair by pair; a few weak pairs among "

@@ -178,7 +178,10 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
         a = b = np.empty(0, np.int64)
     dist = hamming(simh[a], simh[b])
     if minh.shape[1]:
-        jac = minhash_agreement(minh, a, b)
+        with ThreadWork() as scoring:
+            jac = _agreement(scoring, minh, a, b)
+        if scoring.phases:
+            _threaded(stats, scoring.summary())
         score = jac.copy()
     else:
         jac = np.full(a.size, np.nan, dtype=np.float32)
@@ -218,6 +221,22 @@ def _threaded(stats: dict, summary: dict) -> None:
         summary = {**summary, "cpu_s": round(before["cpu_s"] + summary["cpu_s"], 4),
                    "phases": before["phases"] + summary["phases"]}
     spread["pairs"] = summary
+
+
+#: Pairs scored a task at a time on threads.
+_SCORED_PER_TASK = 8192
+
+
+def _agreement(work: ThreadWork, minh: np.ndarray, a: np.ndarray, b: np.ndarray
+               ) -> np.ndarray:
+    """:func:`minhash_agreement` of the pairs, runs of them on ``work``'s threads (gathering
+    the rows and comparing them releases the GIL)."""
+    if a.size <= _SCORED_PER_TASK:
+        return minhash_agreement(minh, a, b)
+    runs = range(0, a.size, _SCORED_PER_TASK)
+    return np.concatenate(work.map(
+        lambda s: minhash_agreement(minh, a[s:s + _SCORED_PER_TASK], b[s:s + _SCORED_PER_TASK]),
+        runs))
 
 
 def _new_codes(code: np.ndarray, known: np.ndarray) -> np.ndarray:

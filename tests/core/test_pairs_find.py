@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from neardup_core.arrays import unique_sorted
 from neardup_core.models import Document, Method, PairTable, ScanOptions
+from neardup_core.pairs import find
 from neardup_core.pairs.find import LSH_BANDS_PER_CHUNK, LSH_MAX_BUCKET, find_pairs
 from neardup_core.pairs.lsh import candidate_pairs, scan_params
 from neardup_core.pairs.scoring import minhash_agreement
@@ -60,8 +61,20 @@ def _lsh_pairs_scoring_everything(minh: np.ndarray, reps: np.ndarray, rank: np.n
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(2, 300), st.sampled_from([0.3, 0.5, 0.8]))
-def test_lsh_pairs_are_those_of_scoring_every_candidate(seed: int, n: int, floor: float) -> None:
+@given(st.integers(0, 2**32 - 1), st.integers(2, 300), st.sampled_from([0.3, 0.5, 0.8]),
+       st.sampled_from([7, 8192]))
+def test_lsh_pairs_are_those_of_scoring_every_candidate(seed: int, n: int, floor: float,
+                                                        per_task: int) -> None:
+    """... whether the pairs are scored in one call or a few at a time on threads."""
+    saved = find._SCORED_PER_TASK
+    find._SCORED_PER_TASK = per_task
+    try:
+        _same_pairs_as_scoring_every_candidate(seed, n, floor)
+    finally:
+        find._SCORED_PER_TASK = saved
+
+
+def _same_pairs_as_scoring_every_candidate(seed: int, n: int, floor: float) -> None:
     k = 64
     hashes, simh, minh = _corpus(seed, n, k)
     opt = ScanOptions(method=Method.MINHASH, num_perm=k, floor=floor, threshold=max(floor, 0.6)

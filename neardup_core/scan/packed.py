@@ -244,8 +244,8 @@ class Assembled:
 
 @dataclass(slots=True, eq=False)
 class _Pieces:
-    """Where each run of output rows comes from: rows ``out[i]:out[i + 1]`` are rows
-    ``local[i]`` on of part ``part[i]``'s fingerprinted rows. Batches are runs of consecutive
+    """Where each run of output rows comes from: rows ``out[i]:out[i + 1]`` are part
+    ``part[i]``'s fingerprinted rows from ``local[i]`` on. Batches are runs of consecutive
     files, so a few hundred pieces cover 40,000 rows, and each column is copied a slice per
     piece straight from the parts: one copy, not a concatenation and then a gather (the
     MinHash column alone is 20 MB at 40,000 files; issue 22)."""

@@ -468,3 +468,16 @@ def test_text_classes_are_numpys_unique_of_the_hashes_as_objects(hashes: list[st
         np.empty(0, np.int64)
     got = text_classes(hashes)
     assert got.dtype == np.int64 and got.tolist() == want.ravel().tolist()
+
+
+def test_the_scans_loading_thread_loads_what_the_group_table_is_built_with() -> None:
+    """The scan calls groups.warm_names from a thread while its workers read: the group
+    table's modules are imported then, not in the scan's serial tail."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import neardup_core.grouping.groups as g; "
+            "assert 'neardup_core.grouping.regroup' not in sys.modules; g.warm_names(['/a/b']); "
+            "assert {'neardup_core.grouping.regroup', 'neardup_core.grouping.table'} "
+            "<= set(sys.modules)")
+    subprocess.run([sys.executable, "-c", code], check=True)

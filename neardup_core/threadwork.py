@@ -15,10 +15,11 @@ its longest task and at least its total over ``k``.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
@@ -64,6 +65,13 @@ class ThreadWork:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
+
+    @contextlib.contextmanager
+    def share(self, arrays: Mapping[str, object]) -> Iterator[Mapping[str, object]]:
+        """The arrays tasks read, as they are: threads share this process's memory (the
+        same call as :meth:`neardup_core.procwork.ProcessWork.share`, which writes them to
+        files for other processes)."""
+        yield arrays
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``fn`` of each item, as one phase. On threads the items go in runs of consecutive

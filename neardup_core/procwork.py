@@ -24,7 +24,6 @@ it as worker time after the reading, which overlaps nothing.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import shutil
 import tempfile
@@ -39,9 +38,6 @@ from neardup_core.errors import ScanCancelled
 
 __all__ = ["ProcessWork", "SharedArrays", "timed_call"]
 
-#: Tasks a phase is cut into per worker: a worker held up by another program on its core
-#: does not leave the others idle at the end.
-_RUNS_PER_WORKER = 2
 #: How often a wait for the workers looks at the cancel flag (seconds).
 _POLL = 0.1
 #: What the temporary folders of shared arrays are called (tests look for leftovers).
@@ -86,12 +82,6 @@ def timed_call(fn: Callable[..., R], *args: object) -> tuple[R, float]:
     return out, time.thread_time() - t
 
 
-def _timed_run(fn: Callable[[T], R], run: Sequence[T]) -> tuple[list[R], float]:
-    t = time.thread_time()
-    out = [fn(x) for x in run]
-    return out, time.thread_time() - t
-
-
 class ProcessWork:
     """Runs phases of independent items as tasks of ``pool``'s ``workers`` processes (``fn``
     and the items must pickle: a module-level function, or a ``functools.partial`` of one,
@@ -126,20 +116,18 @@ class ProcessWork:
             shutil.rmtree(folder, ignore_errors=True)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
-        """``fn`` of each item, as one phase, in runs of consecutive items (_RUNS_PER_WORKER
-        a worker, each run one task). A task that fails fails the map, once every task
-        already running has ended (none is left reading a folder about to be removed)."""
+        """``fn`` of each item, as one phase, each item a task (the callers cut their work in
+        a few tasks a worker). A task that fails fails the map, once every task already
+        running has ended (none is left reading a folder about to be removed)."""
         times: list[float] = []
         self.phases.append(times)
         todo = list(items)
         if not todo:
             return []
-        runs = min(len(todo), self.threads * _RUNS_PER_WORKER)
-        cuts = [len(todo) * r // runs for r in range(runs + 1)]
         futs: list[Future] = []
         try:
-            for a, b in itertools.pairwise(cuts):
-                futs.append(self.pool.submit(_timed_run, fn, todo[a:b]))
+            for x in todo:
+                futs.append(self.pool.submit(timed_call, fn, x))
             pending = set(futs)
             while pending:
                 if self.cancelled():
@@ -154,7 +142,7 @@ class ProcessWork:
             raise
         got = [f.result() for f in futs]
         times.extend(t for _, t in got)
-        return [r for rs, _ in got for r in rs]
+        return [r for r, _ in got]
 
     @property
     def cpu(self) -> float:

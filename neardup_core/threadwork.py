@@ -1,8 +1,10 @@
 """Spreading a main-process stage's NumPy work over a few threads, and keeping account of it.
 
-The scan's worker processes read and fingerprint; what the main process does after them (the
-excerpt candidate search above all) is the serial share that caps how far more cores speed a
-scan up. Much of that is large NumPy calls (sorts, gathers, comparisons), which release the
+The scan's worker processes read and fingerprint; what the main process does after them is the
+serial share that caps how far more cores speed a scan up. (The excerpt candidate search, the
+largest part of it, goes to the workers themselves when they are up:
+:mod:`neardup_core.procwork`; threads are what it falls back on.)
+Much of that is large NumPy calls (sorts, gathers, comparisons), which release the
 GIL, so threads of the main process run them side by side without copying the arrays to other
 processes. Threads are capped (MAX_THREADS): each holds its own temporaries, and the stages
 bound their memory by the rows in flight.

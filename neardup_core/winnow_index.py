@@ -46,9 +46,9 @@ def range_postings(arrays: Arrays, fill_docs: int, bounds: tuple[int, int]
     there are of each length (index: the length).
 
     ``arrays``: ``values`` and ``offsets``, the winnowed sets end to end, and ``sizes``, 0
-    for a document left out. The (hash, document) rows of the range are written a block of
-    ``fill_docs`` documents at a time, counted first so that they are written once, in place,
-    then sorted packed in 64-bit words."""
+    for a document left out. The hashes are looked at a block of ``fill_docs`` documents at a
+    time, once: where those in the range are is kept (4 bytes each), so that their (hash,
+    document) rows are then written once, in place, and sorted packed in 64-bit words."""
     lo, hi = bounds
     sizes = arrays["sizes"]
     offsets = arrays["offsets"]
@@ -56,42 +56,41 @@ def range_postings(arrays: Arrays, fill_docs: int, bounds: tuple[int, int]
     n = sizes.shape[0]
     blocks = range(0, n, fill_docs)
 
-    def rows_of(d0: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """The block of documents from ``d0``: which of its hashes fall in the range (and
-        are of a document kept), its hashes, and how many each document has."""
+    def block(d0: int) -> tuple[np.ndarray, np.ndarray]:
+        """The hashes of the block of documents from ``d0``, and where its documents start."""
         d1 = min(n, d0 + fill_docs)
         o0, o1 = int(offsets[d0]), int(offsets[d1])
         vals = values(d0, d1) if callable(values) else np.asarray(values[o0:o1])
-        if vals.shape[0] == 0:
-            return None
-        sel = (vals >= lo) & (vals < hi) if hi < (1 << 32) else vals >= lo
-        per = np.diff(np.asarray(offsets[d0:d1 + 1]))
-        kept = np.asarray(sizes[d0:d1]) > 0
-        if not kept.all():
-            sel &= np.repeat(kept, per)
-        return sel, vals, per
+        return vals, np.asarray(offsets[d0:d1 + 1]) - o0
 
+    picked: list[tuple[int, np.ndarray]] = []
     count = 0
-    for d0 in blocks:
-        got = rows_of(d0)
-        if got is not None:
-            count += int(np.count_nonzero(got[0]))
+    for d0 in blocks:  # one look at each block: where its hashes in the range are
+        vals, starts = block(d0)
+        if vals.shape[0] == 0:
+            continue
+        sel = (vals >= lo) & (vals < hi) if hi < (1 << 32) else vals >= lo
+        kept = np.asarray(sizes[d0:d0 + starts.shape[0] - 1]) > 0
+        if not kept.all():
+            sel &= np.repeat(kept, np.diff(starts))
+        at = np.flatnonzero(sel).astype(np.int32)  # a block's hashes fit 31 bits
+        if at.shape[0]:
+            picked.append((d0, at))
+            count += at.shape[0]
     none = (np.empty(0, np.int32), np.zeros(MAX_POSTINGS + 1, np.int64))
     if count == 0:
         return none
     packed = np.empty(count, np.uint64)
     halves = packed.view(np.uint32).reshape(count, 2)
-    at = 0
-    for d0 in blocks:
-        got = rows_of(d0)
-        if got is None:
-            continue
-        sel, vals, per = got
-        c = int(np.count_nonzero(sel))
-        doc_of = np.repeat(np.arange(d0, d0 + per.shape[0], dtype=np.uint32), per)
-        halves[at:at + c, _LO] = doc_of[sel]
-        halves[at:at + c, _HI] = vals[sel]
-        at += c
+    row = 0
+    for d0, at in picked:
+        vals, starts = block(d0)
+        c = at.shape[0]
+        # the document of each: the last of the block's documents to start at or before it
+        halves[row:row + c, _LO] = np.searchsorted(starts, at, side="right") - 1 + d0
+        halves[row:row + c, _HI] = vals[at]
+        row += c
+    del picked
     packed.sort()  # by hash, then document
     hashes = halves[:, _HI]
     new = np.empty(count, bool)
@@ -116,7 +115,7 @@ def range_postings(arrays: Arrays, fill_docs: int, bounds: tuple[int, int]
 @dataclass(frozen=True, slots=True)
 class PairPlan:
     """How the pairs of the index are counted (see
-    :func:`neardup_core.pairs.containment.candidates`).
+    :func:`neardup_core.pairs.containment.candidates`); ``groups`` is a power of two.
 
     ``blocks``: (start, length, lists) of each run of posting lists of one length in
     ``arrays["rows"]``; ``n`` documents. A pair belongs to the pass ``first % (groups *
@@ -150,8 +149,8 @@ def pass_candidates(arrays: Arrays, plan: PairPlan, group: int
         for c0 in range(0, lists, step):
             c1 = min(lists, c0 + step)
             head = np.asarray(rows[start + c0 * s:start + c1 * s]).reshape(c1 - c0, s)[:, :-1]
-            if groups > 1:
-                r, c = np.nonzero(head % groups == g)
+            if groups > 1:  # a power of two
+                r, c = np.nonzero(head & (groups - 1) == g)
             else:
                 r, c = np.divmod(np.arange(head.size), s - 1)
             firsts.append(head[r, c])

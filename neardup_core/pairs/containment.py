@@ -13,14 +13,19 @@ containment. A hash in more than MAX_POSTINGS documents says little about any tw
 phrase every file carries) and is left out, which bounds the work by the number of documents,
 not its square. Identical texts are indexed once (the first document of each text stands for
 its copies, which are one group anyway). The index is built a range of hash values at a time
-and the pairs are counted a pass and a slice at a time, so that at 100,000 documents (ten
-million winnowed hashes, 32 million pair rows) the stage holds about 50 MB at its peak, not the
-rows of the whole collection at once. The hash ranges, the chunks of pair rows of a pass and
-its slices are independent, and their work is large NumPy calls that release the GIL, so they
-run on a few threads of the scan's process (:mod:`neardup_core.threadwork`): this stage ran
-after the workers were done, alone, and was the largest serial part of a cold scan (2 s of
-main-process CPU at 40,000 files). Threads rather than the worker processes: no arrays to copy
-out and back, and the rows in flight stay those of one pass (the ranges get smaller instead).
+and the pairs are counted a pass at a time, each pass over the pairs of one share of the first
+documents, so that at 100,000 documents (ten million winnowed hashes, 32 million pair rows)
+the rows in flight stay about 50 MB, not the rows of the whole collection at once.
+
+This stage runs after the workers have read, and on one process it was the largest serial part
+of a cold scan (2 s of main-process CPU at 40,000 files, 53 s at 1,000,000). Its hash ranges
+and its groups of passes are independent, so they are tasks
+(:mod:`neardup_core.winnow_index`): of the scan's worker processes, idle by then, which read
+the index's arrays from files written once (:mod:`neardup_core.procwork`), or, without them (a
+small folder, the Dask scan, a broken pool), of a few threads of this process
+(:mod:`neardup_core.threadwork`: large NumPy calls release the GIL). Either gives the same
+candidates. A group's passes pick their own pairs from the index's entries (a document and
+how many follow it in its list), so more passes cost little more than their pairs.
 
 Every candidate whose estimate reaches CANDIDATE_MIN is then verified on the exact shingle sets
 of both texts (:func:`verify`): only exact containment decides, so no pair whose containment is
@@ -69,6 +74,8 @@ _FILL_DOCS = 1 << 13
 #: (hash, document) rows sorted at once while the index is built (8 bytes each): the hashes
 #: are taken a range of values at a time.
 _SORT_ROWS = 1 << 22
+#: Workers the search's tasks are cut for at least, when it runs in worker processes.
+_PLAN_WORKERS_MIN = 8
 #: Groups of passes (tasks) per thread or worker: a runner held up by another program on its
 #: core does not leave the others idle at the end.
 _GROUPS_PER_TASK_RUNNER = 2
@@ -100,7 +107,13 @@ def candidates(winnows: WinnowSets | Sequence[np.ndarray], shingles: np.ndarray,
     sizes = np.where(keep, sets.sizes(), 0)
     if n < 2 or sizes.sum() == 0:
         return empty
-    rows, blocks = _postings(sets, sizes, work)
+    # the tasks are cut for the threads or workers that run them, and for at least
+    # _PLAN_WORKERS_MIN workers: a task's share of the work then stays small on a small
+    # machine too (an idle worker waits on its longest task), which is also what lets the
+    # share benchmark (on 2 cores) see what 16 workers would run
+    at_once = work.threads if isinstance(work, ThreadWork) else max(work.threads,
+                                                                    _PLAN_WORKERS_MIN)
+    rows, blocks = _postings(sets, sizes, work, at_once)
     # Pairs are counted in passes, each over the pairs whose first document falls in one slice
     # of the documents (every occurrence of a pair lands in the same pass), so the pair keys of
     # one pass, not of the whole collection, are held at once: a folder whose documents share
@@ -110,8 +123,8 @@ def candidates(winnows: WinnowSets | Sequence[np.ndarray], shingles: np.ndarray,
     # after another, so the rows in flight are those of one pass per thread or worker, and
     # there are enough passes that all of these together hold at most _PASS_ROWS.
     total = sum(lists * s * (s - 1) // 2 for _, s, lists in blocks)
-    at_once = work.threads
-    groups = 1 if at_once == 1 else at_once * _GROUPS_PER_TASK_RUNNER
+    # a power of two: a group's entries are picked by a bitwise and, not a division
+    groups = 1 if at_once == 1 else 1 << (at_once * _GROUPS_PER_TASK_RUNNER - 1).bit_length()
     passes = max(1, -(-total * at_once // (groups * _PASS_ROWS)))
     plan = PairPlan(tuple(blocks), n, groups, passes, _CHUNK_ROWS, _SLICES)
     with work.share({"rows": rows, "shingles": np.asarray(shingles, np.int64),
@@ -147,8 +160,8 @@ class _Listed:
             np.asarray(w, np.uint32) for w in self.sets[::max(1, every // 100)])])
 
 
-def _postings(winnows: WinnowSets | _Listed, sizes: np.ndarray, work: ThreadWork | ProcessWork
-              ) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
+def _postings(winnows: WinnowSets | _Listed, sizes: np.ndarray, work: ThreadWork | ProcessWork,
+              at_once: int) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
     """The inverted index: the documents of every posting list that can pair documents (2 to
     MAX_POSTINGS of them), one list after another (int32, ascending within a list), and
     (start, length, lists) of each run of lists of one length in it.
@@ -158,11 +171,12 @@ def _postings(winnows: WinnowSets | _Listed, sizes: np.ndarray, work: ThreadWork
     collection has ten million winnowed hashes, and sorting them all at once held 80 MB of
     rows and as much again in temporaries. Lists of one document (most hashes) and crowded
     ones are dropped from each range before the next is sorted. Ranges are sorted side by side
-    on ``work``'s threads or workers, each then a share of _SORT_ROWS, so the rows in flight
-    stay the same (:func:`neardup_core.winnow_index.range_postings`).
+    on ``work``'s threads or workers (``at_once`` of them planned for), each then a share of
+    _SORT_ROWS, so the rows in flight stay the same
+    (:func:`neardup_core.winnow_index.range_postings`).
     """
     total = int(sizes.sum())
-    ranges = max(1, -(-total // max(1, _SORT_ROWS // work.threads)))
+    ranges = max(1, -(-total // max(1, _SORT_ROWS // at_once)))
     # ranges of equal counts, from a sample: winnowed hashes are minima, so crowd low values
     every = max(1, total // (ranges << 10))
     sample = np.sort(winnows.values[::every] if isinstance(winnows, WinnowSets)
@@ -174,15 +188,18 @@ def _postings(winnows: WinnowSets | _Listed, sizes: np.ndarray, work: ThreadWork
     with work.share(source) as arrays:
         got = work.map(partial(range_postings, arrays, _FILL_DOCS),
                        list(itertools.pairwise(bounds)))
-    rows = np.concatenate([np.empty(0, np.int32), *(d for d, _ in got)])
+    # the lists of one length from every range side by side: one run each for the passes
+    where = [np.r_[np.int64(0), np.cumsum(lists * np.arange(MAX_POSTINGS + 1))] for _, lists in got]
+    runs: list[np.ndarray] = []
     blocks: list[tuple[int, int, int]] = []
     at = 0
-    for _, lists in got:
-        for s in range(2, MAX_POSTINGS + 1):
-            c = int(lists[s])
-            if c:
-                blocks.append((at, s, c))
-                at += c * s
+    for s in range(2, MAX_POSTINGS + 1):
+        c = sum(int(lists[s]) for _, lists in got)
+        if c:
+            runs.extend(d[w[s]:w[s + 1]] for (d, _), w in zip(got, where, strict=True))
+            blocks.append((at, s, c))
+            at += c * s
+    rows = np.concatenate([np.empty(0, np.int32), *runs])
     return rows, blocks
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -108,12 +107,17 @@ class ProcessWork:
         """``arrays`` written once into a private temporary folder, for the tasks of this
         block; the folder is removed when the block ends, however it ends."""
         folder = tempfile.mkdtemp(prefix=FOLDER_PREFIX)
+        files = [os.path.join(folder, name + ".npy") for name in arrays]
         try:
-            for name, a in arrays.items():
-                np.save(os.path.join(folder, name + ".npy"), np.ascontiguousarray(a))
+            for path, a in zip(files, arrays.values(), strict=True):
+                np.save(path, np.ascontiguousarray(a))
             yield SharedArrays(folder, list(arrays))
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
+        finally:  # the files it wrote, then the folder (only if that leaves it empty)
+            for path in files:
+                with contextlib.suppress(OSError):
+                    os.remove(path)
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``fn`` of each item, as one phase, each item a task (the callers cut their work in

@@ -23,13 +23,14 @@ Two shares are printed:
 
   is the serial share at 16 workers (at 4 and 8 the excess is counted at that ``N``).
 
-  Part of ``S`` runs on threads of the main process (the excerpt candidate search, see
-  :mod:`neardup_core.threadwork`): its CPU time ``P`` is in ``S`` (process CPU time counts
-  every thread), and the scan reports it per phase of tasks (``result.stats["cpu_parallel"]``:
-  each phase's total and its longest task). It divides over cores, but only up to the threads
-  a stage may use (MAX_THREADS, 4) and no phase takes less than its longest task, so at ``N``
-  cores it takes ``P(N)``, the sum over its phases of ``max(total / min(N, 4), longest)``,
-  and ``S`` is counted as ``S - P + P(N)`` in ``T(N)`` and in the share:
+  Part of ``S`` may run on threads of the main process (the excerpt candidate search when
+  there are no workers to run it, see :mod:`neardup_core.threadwork`): its CPU time ``P`` is
+  in ``S`` (process CPU time counts every thread), and the scan reports it per phase of tasks
+  (``result.stats["cpu_parallel"]``: each phase's total and its longest task). It divides
+  over cores, but only up to the threads a stage may use (MAX_THREADS, 4) and no phase takes
+  less than its longest task, so at ``N`` cores it takes ``P(N)``, the sum over its phases
+  of ``max(total / min(N, 4), longest)``, and ``S`` is counted as ``S - P + P(N)`` in
+  ``T(N)`` and in the share:
 
   ``s = (S - P + P(16) + max(0, R - W / 16)) / (S + R + W)``.
 
@@ -51,7 +52,12 @@ Two shares are printed:
   ``s = (T(16) - W / 16) / (S + R + W)``
 
   (without work after the reading, ``(S - P + P(16) + max(0, R - W / 16)) / (S + R + W)``).
-  The
+  The workers' tasks after the reading are cut for at least 8 workers (see
+  :func:`neardup_core.pairs.containment.candidates`), so the longest tasks measured on a small
+  machine are close to those 16 workers would run; what is not counted is the little more
+  per-task work of the finer cut 16 workers get. The boilerplate pass's re-reading (in the
+  workers too, after the reading) is still counted with the reading: the scan does not time
+  it apart, and it is small on the benchmark folder. The
   speed-ups printed are ``T1 / T(N)`` for N = 4, 8, 16 (at most Amdahl's ``1 / (s + (1 - s) /
   N)`` with that share; both are printed). The model assumes the workers' work divides evenly
   and the machine has a core for the main process besides the ``N`` workers; it leaves out

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,7 +25,9 @@ from neardup_core.models import Document, PairTable
 from neardup_core.progress import Stage
 from neardup_core.scan.packed import FingerprintTable
 from neardup_core.scan.stages import RunStages
-from neardup_core.store.cache import CacheEntry, FingerprintCache
+
+if TYPE_CHECKING:  # a scan without the cache never opens it: no SQLite
+    from neardup_core.store.cache import CacheEntry, FingerprintCache
 
 __all__ = ["BOILERPLATE_MIN_DOCS", "BOILERPLATE_SAME", "BoilerplatePass"]
 

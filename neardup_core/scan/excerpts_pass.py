@@ -23,7 +23,6 @@ from neardup_core.errors import ScanCancelled
 from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.heap import give_back
 from neardup_core.models import EXCERPT_FLOOR, Document, ExcerptTable, PairTable, ScanOptions
-from neardup_core.pairs.containment import candidates, verify
 from neardup_core.procwork import ProcessWork, timed_call
 from neardup_core.progress import Stage
 from neardup_core.scan.packed import FingerprintTable
@@ -65,6 +64,9 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
     there are none, or they fail, this process's threads do it, with the same result. A
     cancel while they search raises :class:`~neardup_core.errors.ScanCancelled`.
     """
+    # imported while the workers read (scan.reading.load_grouping), not with the scan
+    from neardup_core.pairs.containment import candidates, verify
+
     t = time.monotonic()
     n = len(docs)
     keep = np.zeros(n, dtype=bool)

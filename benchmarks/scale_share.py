@@ -23,18 +23,41 @@ Two shares are printed:
 
   is the serial share at 16 workers (at 4 and 8 the excess is counted at that ``N``).
 
-  Part of ``S`` runs on threads of the main process (the excerpt candidate search, see
-  :mod:`neardup_core.threadwork`): its CPU time ``P`` is in ``S`` (process CPU time counts
-  every thread), and the scan reports it per phase of tasks (``result.stats["cpu_parallel"]``:
-  each phase's total and its longest task). It divides over cores, but only up to the threads
-  a stage may use (MAX_THREADS, 4) and no phase takes less than its longest task, so at ``N``
-  cores it takes ``P(N)``, the sum over its phases of ``max(total / min(N, 4), longest)``,
-  and ``S`` is counted as ``S - P + P(N)`` in ``T(N)`` and in the share:
+  Part of ``S`` may run on threads of the main process (the excerpt candidate search when
+  there are no workers to run it, see :mod:`neardup_core.threadwork`): its CPU time ``P`` is
+  in ``S`` (process CPU time counts every thread), and the scan reports it per phase of tasks
+  (``result.stats["cpu_parallel"]``: each phase's total and its longest task). It divides
+  over cores, but only up to the threads a stage may use (MAX_THREADS, 4) and no phase takes
+  less than its longest task, so at ``N`` cores it takes ``P(N)``, the sum over its phases
+  of ``max(total / min(N, 4), longest)``, and ``S`` is counted as ``S - P + P(N)`` in
+  ``T(N)`` and in the share:
 
   ``s = (S - P + P(16) + max(0, R - W / 16)) / (S + R + W)``.
 
   (The threads run while the workers are idle, so they do not compete with them for cores.)
-  The
+
+  The workers also work *after* the reading: the excerpt stage searches its candidates in them
+  (:mod:`neardup_core.procwork`) and reads the candidates' texts again there. That time, ``A``,
+  overlaps nothing the main process does while the workers read, so it is not part of
+  ``W / N`` in ``max(R, W / N)``: it comes on top, divided over the ``N`` workers, each phase
+  of its tasks no shorter than its longest task: ``A(N)``, the sum over its phases of
+  ``max(total / N, longest)``. The scan reports it as the tasks measured it
+  (``result.stats["cpu_workers_after"]``), and the reading's share is the rest,
+  ``W_r = W - A``:
+
+  ``T(N) = S - P + P(N) + max(R, W_r / N) + A(N)``
+
+  and the critical-path share is what of ``T(N)`` does not divide over the workers,
+
+  ``s = (T(16) - W / 16) / (S + R + W)``
+
+  (without work after the reading, ``(S - P + P(16) + max(0, R - W / 16)) / (S + R + W)``).
+  The workers' tasks after the reading are cut for at least 8 workers (see
+  :func:`neardup_core.pairs.containment.candidates`), so the longest tasks measured on a small
+  machine are close to those 16 workers would run; what is not counted is the little more
+  per-task work of the finer cut 16 workers get. The boilerplate pass's re-reading (in the
+  workers too, after the reading) is still counted with the reading: the scan does not time
+  it apart, and it is small on the benchmark folder. The
   speed-ups printed are ``T1 / T(N)`` for N = 4, 8, 16 (at most Amdahl's ``1 / (s + (1 - s) /
   N)`` with that share; both are printed). The model assumes the workers' work divides evenly
   and the machine has a core for the main process besides the ``N`` workers; it leaves out
@@ -141,24 +164,37 @@ def threaded(parallel: dict, n: int) -> float:
     return total
 
 
-def critical_path(stages: dict[str, float], workers: float, parallel: dict | None = None
-                  ) -> dict:
+def spread_over(after: dict, n: int) -> float:
+    """What the workers' CPU time after the reading takes with ``n`` of them: each phase at
+    least its longest task and its total over ``n`` (see the module's docstring)."""
+    return sum(max(cpu / n, longest) for spread in after.values()
+               for _, cpu, longest in spread.get("phases", ()))
+
+
+def critical_path(stages: dict[str, float], workers: float, parallel: dict | None = None,
+                  after: dict | None = None) -> dict:
     """The model of the module's docstring: overlapped and serial main-process CPU, the
     critical-path share at 16 workers and the speed-up at each of WORKERS. ``parallel``:
-    ``stats["cpu_parallel"]``, the threaded part of the serial stages."""
+    ``stats["cpu_parallel"]``, the threaded part of the serial stages; ``after``:
+    ``stats["cpu_workers_after"]``, the part of ``workers`` (all the other processes' CPU
+    time) spent after the reading."""
     parallel = parallel or {}
+    after = after or {}
     overlapped = sum(v for k, v in stages.items() if k in OVERLAPPED)
     serial = sum(v for k, v in stages.items() if k not in OVERLAPPED)
     threads_cpu = sum(float(p.get("cpu_s", 0.0)) for p in parallel.values())
+    after_cpu = min(workers, sum(float(p.get("cpu_s", 0.0)) for p in after.values()))
+    reading = workers - after_cpu
     at = {n: serial - threads_cpu + threaded(parallel, n) for n in WORKERS}
+    after_at = {n: spread_over(after, n) for n in WORKERS}
+    took = {n: at[n] + max(overlapped, reading / n) + after_at[n] for n in WORKERS}
     one = serial + overlapped + workers
-    share = {n: (at[n] + max(0.0, overlapped - workers / n)) / one if one else 1.0
-             for n in WORKERS}
-    speedup = {n: one / (at[n] + max(overlapped, workers / n)) if one else 1.0
-               for n in WORKERS}
+    share = {n: (took[n] - workers / n) / one if one else 1.0 for n in WORKERS}
+    speedup = {n: one / took[n] if one else 1.0 for n in WORKERS}
     return {"overlapped_s": round(overlapped, 3), "serial_s": round(serial, 3),
-            "threaded_s": round(threads_cpu, 3),
+            "threaded_s": round(threads_cpu, 3), "workers_after_s": round(after_cpu, 3),
             "serial_at_s": {str(n): round(x, 3) for n, x in at.items()},
+            "workers_after_at_s": {str(n): round(x, 3) for n, x in after_at.items()},
             "share_at": {str(n): round(x, 4) for n, x in share.items()},
             "critical_path_share": round(share[WORKERS[-1]], 4),
             "speedup": {str(n): round(x, 2) for n, x in speedup.items()},
@@ -190,7 +226,8 @@ def measure(folder: str, jobs: int = 0, fmt: str = "json") -> dict:
     main = sum(stages.values())
     workers = tree.total
     raw = main / (main + workers) if main + workers else 1.0
-    cp = critical_path(stages, workers, res.stats.get("cpu_parallel"))
+    cp = critical_path(stages, workers, res.stats.get("cpu_parallel"),
+                       res.stats.get("cpu_workers_after"))
     return {"files": len(res.documents), "problems": len(res.problems), "groups":
             len(res.group_table), "jobs": jobs or os.cpu_count(), "wall_s": round(wall, 2),
             "main_cpu_s": stages, "main_cpu_total_s": round(main, 3),
@@ -212,7 +249,9 @@ def text(r: dict) -> str:
              f"{r['critical_path']['threaded_s']:.2f} s: serial "
              f"{r['critical_path']['serial_at_s']['16']:.2f} s at 16 cores), other processes "
              f"{r['workers_cpu_s']:.2f} s ({r['worker_processes']} processes, of which the "
-             f"fork server and resource tracker {r['fork_server_cpu_s']:.2f} s)",
+             f"fork server and resource tracker {r['fork_server_cpu_s']:.2f} s; after the "
+             f"reading {r['critical_path']['workers_after_s']:.2f} s: "
+             f"{r['critical_path']['workers_after_at_s']['16']:.2f} s at 16 workers)",
              f"raw main share {r['raw_share']:.1%}; critical-path serial share at 16 workers "
              f"{r['serial_share']:.1%} (at " + ", ".join(
                  f"{n}: {x:.1%}" for n, x in r["critical_path"]["share_at"].items()) + ")",

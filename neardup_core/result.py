@@ -72,9 +72,7 @@ class ScanResult:
     @cached_property
     def text_class(self) -> np.ndarray:
         """Per document, an integer that is equal exactly when the normalised texts are."""
-        _, inverse = np.unique(np.array([d.text_hash for d in self.documents], dtype=object),
-                               return_inverse=True)
-        return inverse.astype(np.int64)
+        return text_classes([d.text_hash for d in self.documents])
 
     def _ignored_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """The ignored pairs between documents of this result, as index arrays."""
@@ -240,6 +238,22 @@ class ScanResult:
     @cached_property
     def _document_index(self) -> dict[str, int]:
         return {d.path: i for i, d in enumerate(self.documents)}
+
+
+def text_classes(hashes: list[str]) -> np.ndarray:
+    """Each hash's rank among the distinct ones, in Python's order of strings: what
+    ``np.unique`` of them as objects gives, in a third of the time (24 of a scan's 46 ms of
+    grouping at 40,000 files, issue 22): as fixed-width text numpy sorts them natively. Its
+    padding is NULs, so a string ending in one would be taken for a shorter one; a text hash
+    never does (hexadecimal), but one read from a results file may, and is then sorted as an
+    object."""
+    n = len(hashes)
+    text = np.array(hashes, dtype=str) if n else np.empty(0, dtype=str)
+    if text.dtype.kind != "U" or not np.array_equal(
+            np.strings.str_len(text), np.fromiter(map(len, hashes), np.int64, n)):
+        text = np.array(hashes, dtype=object)
+    _, inverse = np.unique(text, return_inverse=True)
+    return inverse.astype(np.int64).reshape(n)
 
 
 #: Cached properties of a ScanResult that depend only on its documents, not on the grouping.

@@ -18,7 +18,6 @@ import re
 import sys
 import threading
 import unicodedata
-import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -63,6 +62,8 @@ def cached_arrays(name: str, sources: Sequence[str], inputs: str,
     dtypes, shapes); anything it refuses is built again. ``folder`` (default
     :func:`cache_dir`) is where the file is kept.
     """
+    import zipfile  # with np.load's own use of it: not with every module that keeps tables
+
     digests = [source_digest(os.path.abspath(s)) for s in sources]
     if any(d is None for d in digests):
         return build()

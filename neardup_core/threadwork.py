@@ -1,8 +1,10 @@
 """Spreading a main-process stage's NumPy work over a few threads, and keeping account of it.
 
-The scan's worker processes read and fingerprint; what the main process does after them (the
-excerpt candidate search above all) is the serial share that caps how far more cores speed a
-scan up. Much of that is large NumPy calls (sorts, gathers, comparisons), which release the
+The scan's worker processes read and fingerprint; what the main process does after them is the
+serial share that caps how far more cores speed a scan up. (The excerpt candidate search, the
+largest part of it, goes to the workers themselves when they are up:
+:mod:`neardup_core.procwork`; threads are what it falls back on.)
+Much of that is large NumPy calls (sorts, gathers, comparisons), which release the
 GIL, so threads of the main process run them side by side without copying the arrays to other
 processes. Threads are capped (MAX_THREADS): each holds its own temporaries, and the stages
 bound their memory by the rows in flight.
@@ -15,10 +17,11 @@ its longest task and at least its total over ``k``.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
@@ -64,6 +67,13 @@ class ThreadWork:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
+
+    @contextlib.contextmanager
+    def share(self, arrays: Mapping[str, object]) -> Iterator[Mapping[str, object]]:
+        """The arrays tasks read, as they are: threads share this process's memory (the
+        same call as :meth:`neardup_core.procwork.ProcessWork.share`, which writes them to
+        files for other processes)."""
+        yield arrays
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``fn`` of each item, as one phase. On threads the items go in runs of consecutive

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -116,25 +116,34 @@ _READERS: dict[str, str] = {
     "rtf_text": "rtf", "rtf_content": "rtf", "decode_txt": "txt", "read_txt": "txt",
     "read_txt_bytes": "txt", "DocumentContent": "unread",
 }
-_loaded = False
+_loaded: set[str] = set()  # the reader modules loaded so far
+#: The reader modules each kind of file needs (a legacy .doc may be RTF, a web page or a .docx
+#: under another name: it needs them all). The scan's own process reads only text and RTF
+#: ahead of its workers, so it never loads lxml, the zip guards or PDFium's wrapper.
+_NEEDS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(TEXT_SUFFIXES, ("txt",)), **dict.fromkeys(RTF_SUFFIXES, ("rtf",)),
+    **dict.fromkeys(DOCX_SUFFIXES, ("docx",)), **dict.fromkeys(ODT_SUFFIXES, ("odt",)),
+    **dict.fromkeys(PDF_SUFFIXES, ("pdf", "limits")), **dict.fromkeys(HTML_SUFFIXES, ("html",)),
+}
 
 
-def load_readers() -> None:
-    """Import every reader now (the scan's fork server does, so that the workers forked from
-    it start with them loaded). A name already set here (a test's stand-in) is kept."""
-    global _loaded
-    if _loaded:
+def load_readers(modules: Iterable[str] | None = None) -> None:
+    """Import the readers now: every one (the scan's fork server does, so that the workers
+    forked from it start with them loaded), or those of ``modules`` (names under this package,
+    as in ``_READERS``). A name already set here (a test's stand-in) is kept."""
+    wanted = set(_READERS.values()) if modules is None else set(modules)
+    if wanted <= _loaded:
         return
     space = globals()
     for name, module in _READERS.items():
-        if name not in space:
+        if module in wanted and name not in space:
             space[name] = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    _loaded = True
+    _loaded.update(wanted)
 
 
 def __getattr__(name: str) -> Any:
     if name in _READERS:
-        load_readers()
+        load_readers((_READERS[name],))
         return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -188,7 +197,7 @@ def extract(path: str, *, max_bytes: int, encoding: str | None = None) -> Extrac
     ``encoding`` overrides detection for text files and web pages (the user's manual choice).
     """
     suffix = os.path.splitext(path)[1].lower()
-    load_readers()
+    load_readers(_NEEDS.get(suffix))  # only this kind's reader (all: a legacy or unknown kind)
     try:
         if suffix in DOCX_SUFFIXES:
             return _docx(path, max_bytes)

@@ -20,12 +20,16 @@ name in a thread while its workers read (``neardup_core.scan.session``), and ask
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterable
+
 import numpy as np
 
+from neardup_core.grouping import reference
 from neardup_core.grouping.cohesive import cohesion_floor, cohesive_groups
 from neardup_core.grouping.connected import connected_groups
 from neardup_core.grouping.edges import PairScores, check_pairs, rank_order, split_groups
-from neardup_core.grouping.reference import reference_rank, warm_names
+from neardup_core.grouping.reference import reference_rank
 from neardup_core.grouping.strict import strict_groups
 from neardup_core.models import GroupMode
 
@@ -68,6 +72,15 @@ def build_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
         out = strict_groups(n_docs, a, b, s, pos)
     return out if with_scores else out[:2]
 
+
+def warm_names(paths: Iterable[str]) -> None:
+    """:func:`~neardup_core.grouping.reference.warm_names`, then the import of the modules a
+    result's group table is built with (its inputs, the regrouping): the scan calls this from
+    its loading thread while the workers read; imported at the first group table, they cost
+    the scan's serial tail some 10-15 ms (issue 22). Not at the top of this module: they
+    import it."""
+    reference.warm_names(paths)
+    importlib.import_module("neardup_core.grouping.regroup")
 
 
 __all__ = ["build_groups", "reference_rank", "warm_names"]

@@ -13,14 +13,19 @@ containment. A hash in more than MAX_POSTINGS documents says little about any tw
 phrase every file carries) and is left out, which bounds the work by the number of documents,
 not its square. Identical texts are indexed once (the first document of each text stands for
 its copies, which are one group anyway). The index is built a range of hash values at a time
-and the pairs are counted a pass and a slice at a time, so that at 100,000 documents (ten
-million winnowed hashes, 32 million pair rows) the stage holds about 50 MB at its peak, not the
-rows of the whole collection at once. The hash ranges, the chunks of pair rows of a pass and
-its slices are independent, and their work is large NumPy calls that release the GIL, so they
-run on a few threads of the scan's process (:mod:`neardup_core.threadwork`): this stage ran
-after the workers were done, alone, and was the largest serial part of a cold scan (2 s of
-main-process CPU at 40,000 files). Threads rather than the worker processes: no arrays to copy
-out and back, and the rows in flight stay those of one pass (the ranges get smaller instead).
+and the pairs are counted a pass at a time, each pass over the pairs of one share of the first
+documents, so that at 100,000 documents (ten million winnowed hashes, 32 million pair rows)
+the rows in flight stay about 50 MB, not the rows of the whole collection at once.
+
+This stage runs after the workers have read, and on one process it was the largest serial part
+of a cold scan (2 s of main-process CPU at 40,000 files, 53 s at 1,000,000). Its hash ranges
+and its groups of passes are independent, so they are tasks
+(:mod:`neardup_core.winnow_index`): of the scan's worker processes, idle by then, which read
+the index's arrays from files written once (:mod:`neardup_core.procwork`), or, without them (a
+small folder, the Dask scan, a broken pool), of a few threads of this process
+(:mod:`neardup_core.threadwork`: large NumPy calls release the GIL). Either gives the same
+candidates. A group's passes pick their own pairs from the index's entries (a document and
+how many follow it in its list), so more passes cost little more than their pairs.
 
 Every candidate whose estimate reaches CANDIDATE_MIN is then verified on the exact shingle sets
 of both texts (:func:`verify`): only exact containment decides, so no pair whose containment is
@@ -32,32 +37,35 @@ Parts need MIN_SHINGLES distinct shingles, so a one-line note does not turn up i
 
 from __future__ import annotations
 
+import itertools
 import re
-import sys
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from functools import partial
 
 import numpy as np
 
 from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.models import EXCERPT_FLOOR, ExcerptTable
+from neardup_core.procwork import ProcessWork
 from neardup_core.threadwork import ThreadWork
+from neardup_core.winnow_index import (
+    CANDIDATE_MIN,
+    MAX_POSTINGS,
+    MIN_SHINGLES,
+    PairPlan,
+    pass_candidates,
+    range_postings,
+)
 
 __all__ = ["CANDIDATE_MIN", "MAX_POSTINGS", "MIN_SHINGLES", "candidates", "shared_passages",
            "verify"]
 
-#: Winnowed containment a pair needs to be verified: well below EXCERPT_FLOOR, since the winnowed
-#: estimate loses the windows at the edges of each shared passage and is a sample.
-CANDIDATE_MIN = 0.2
-#: Documents a winnowed hash may be in and still pair them.
-MAX_POSTINGS = 64
-#: Distinct shingles a part needs (about 50 words or CJK characters: a few lines).
-MIN_SHINGLES = 50
 #: Pair rows made at once before they are spread over the slices (bounds the temporaries of
 #: one step: about 40 bytes a row).
 _CHUNK_ROWS = 1 << 18
 #: Pair rows (before counting) one pass over the posting lists may hold (4 bytes each, 8 past
-#: a few hundred thousand documents); more take more passes, each making the rows again.
+#: a few hundred thousand documents), summed over the passes that run at once; more take more
+#: passes.
 _PASS_ROWS = 1 << 22
 #: Slices the keys of a pass are counted in, by the second document.
 _SLICES = 16
@@ -66,15 +74,15 @@ _FILL_DOCS = 1 << 13
 #: (hash, document) rows sorted at once while the index is built (8 bytes each): the hashes
 #: are taken a range of values at a time.
 _SORT_ROWS = 1 << 22
-#: Where the hash and the document sit in the two 32-bit halves of a packed 64-bit row (the
-#: hash is the high half, so that rows sort by hash, then document).
-_HI, _LO = (1, 0) if sys.byteorder == "little" else (0, 1)
-
-R = TypeVar("R")
+#: Workers the search's tasks are cut for at least, when it runs in worker processes.
+_PLAN_WORKERS_MIN = 8
+#: Groups of passes (tasks) per thread or worker: a runner held up by another program on its
+#: core does not leave the others idle at the end.
+_GROUPS_PER_TASK_RUNNER = 2
 
 
 def candidates(winnows: WinnowSets | Sequence[np.ndarray], shingles: np.ndarray,
-               keep: np.ndarray, work: ThreadWork | None = None
+               keep: np.ndarray, work: ThreadWork | ProcessWork | None = None
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(part, whole, winnowed containment) of the candidate excerpts among the documents.
 
@@ -83,50 +91,52 @@ def candidates(winnows: WinnowSets | Sequence[np.ndarray], shingles: np.ndarray,
     copied whole); ``shingles``: its count of shingles
     (the part is the one with fewer, ties to the lower index); ``keep``: the documents indexed
     (one per distinct text). Only parts with MIN_SHINGLES shingles and estimates of at least
-    CANDIDATE_MIN are returned, sorted by (part, whole). ``work``: the threads the index's
-    hash ranges, the chunks of pair rows and the slices are spread over (and where their CPU
-    time is kept); by default one per core, up to MAX_THREADS. The result is the same
-    whatever the threads.
+    CANDIDATE_MIN are returned, sorted by (part, whole). ``work``: the threads, or the worker
+    processes, the index's hash ranges and the groups of pairs are spread over (and where
+    their CPU time is kept); by default a thread per core, up to MAX_THREADS. The result is
+    the same whatever runs it.
     """
     if work is None:
         with ThreadWork() as own:
             return candidates(winnows, shingles, keep, own)
     n = len(winnows)
     empty = (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float32))
+    if not isinstance(winnows, WinnowSets) and not isinstance(work, ThreadWork):
+        winnows = WinnowSets.of(winnows)  # other processes read one array
     sets = winnows if isinstance(winnows, WinnowSets) else _Listed(winnows)
     sizes = np.where(keep, sets.sizes(), 0)
     if n < 2 or sizes.sum() == 0:
         return empty
-    doc, by_size = _postings(sets, sizes, work)
+    # the tasks are cut for the threads or workers that run them, and for at least
+    # _PLAN_WORKERS_MIN workers: a task's share of the work then stays small on a small
+    # machine too (an idle worker waits on its longest task), which is also what lets the
+    # share benchmark (on 2 cores) see what 16 workers would run
+    at_once = work.threads if isinstance(work, ThreadWork) else max(work.threads,
+                                                                    _PLAN_WORKERS_MIN)
+    rows, blocks = _postings(sets, sizes, work, at_once)
     # Pairs are counted in passes, each over the pairs whose first document falls in one slice
     # of the documents (every occurrence of a pair lands in the same pass), so the pair keys of
     # one pass, not of the whole collection, are held at once: a folder whose documents share
     # many phrases has hundreds of millions of such keys, and only a few pairs reach the
-    # estimate a candidate needs.
-    total = sum(at.shape[0] * sz * (sz - 1) // 2 for sz, at in by_size)
-    passes = max(1, -(-total // _PASS_ROWS))
-    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    for p in range(passes):
-        found.extend(_pair_counts(doc, by_size, n, passes, p, work,
-                                  lambda a, b, shared: _estimates(a, b, shared, shingles, sizes)))
+    # estimate a candidate needs. The passes are dealt out in groups (by the first document
+    # too), a task each, _GROUPS_PER_TASK_RUNNER a thread or worker; a group's passes run one
+    # after another, so the rows in flight are those of one pass per thread or worker, and
+    # there are enough passes that all of these together hold at most _PASS_ROWS.
+    total = sum(lists * s * (s - 1) // 2 for _, s, lists in blocks)
+    # a power of two: a group's entries are picked by a bitwise and, not a division
+    groups = 1 if at_once == 1 else 1 << (at_once * _GROUPS_PER_TASK_RUNNER - 1).bit_length()
+    passes = max(1, -(-total * at_once // (groups * _PASS_ROWS)))
+    plan = PairPlan(tuple(blocks), n, groups, passes, _CHUNK_ROWS, _SLICES)
+    with work.share({"rows": rows, "shingles": np.asarray(shingles, np.int64),
+                     "sizes": sizes}) as arrays:
+        del rows
+        found = work.map(partial(pass_candidates, arrays, plan), range(groups))
     found = [f for f in found if f[0].shape[0]]
     if not found:
         return empty
     part, whole, est = (np.concatenate(col) for col in zip(*found, strict=True))
     order = np.lexsort((whole, part))
     return part[order], whole[order], est[order]
-
-
-def _estimates(a: np.ndarray, b: np.ndarray, shared: np.ndarray, shingles: np.ndarray,
-               sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The pairs (a, b) sharing ``shared`` winnowed hashes that are candidates: (part, whole,
-    estimate)."""
-    a_part = shingles[a] <= shingles[b]
-    part = np.where(a_part, a, b)
-    whole = np.where(a_part, b, a)
-    est = (shared / np.maximum(sizes[part], 1)).astype(np.float32)
-    ok = (est >= CANDIDATE_MIN) & (shingles[part] >= MIN_SHINGLES)
-    return part[ok], whole[ok], est[ok]
 
 
 class _Listed:
@@ -150,169 +160,47 @@ class _Listed:
             np.asarray(w, np.uint32) for w in self.sets[::max(1, every // 100)])])
 
 
-def _postings(winnows: WinnowSets | _Listed, sizes: np.ndarray, work: ThreadWork
-              ) -> tuple[np.ndarray, list[tuple[int, np.ndarray]]]:
+def _postings(winnows: WinnowSets | _Listed, sizes: np.ndarray, work: ThreadWork | ProcessWork,
+              at_once: int) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
     """The inverted index: the documents of every posting list that can pair documents (2 to
-    MAX_POSTINGS of them), one list after another (int32, ascending within a list), and where
-    the lists of each length start in it.
+    MAX_POSTINGS of them), one list after another (int32, ascending within a list), and
+    (start, length, lists) of each run of lists of one length in it.
 
     Posting lists come from sorts of (hash, document) rows packed in 64-bit words, one range of
     hash values at a time, each range holding about _SORT_ROWS rows: at 100,000 documents the
     collection has ten million winnowed hashes, and sorting them all at once held 80 MB of
     rows and as much again in temporaries. Lists of one document (most hashes) and crowded
     ones are dropped from each range before the next is sorted. Ranges are sorted side by side
-    on ``work``'s threads, each then a share of _SORT_ROWS, so the rows in flight stay the same.
+    on ``work``'s threads or workers (``at_once`` of them planned for), each then a share of
+    _SORT_ROWS, so the rows in flight stay the same
+    (:func:`neardup_core.winnow_index.range_postings`).
     """
     total = int(sizes.sum())
-    ranges = max(1, -(-total // max(1, _SORT_ROWS // work.threads)))
+    ranges = max(1, -(-total // max(1, _SORT_ROWS // at_once)))
     # ranges of equal counts, from a sample: winnowed hashes are minima, so crowd low values
     every = max(1, total // (ranges << 10))
     sample = np.sort(winnows.values[::every] if isinstance(winnows, WinnowSets)
                      else winnows.sample(every))
     cuts = sample[(np.arange(1, ranges) * sample.shape[0]) // ranges].astype(np.int64)
     bounds = np.unique(np.r_[np.int64(0), cuts, np.int64(1 << 32)]).tolist()
-    got = work.map(lambda k: _range_postings(winnows, sizes, bounds[k], bounds[k + 1]),
-                   range(len(bounds) - 1))
-    doc = np.concatenate([d for d, _ in got])
-    lengths = np.concatenate([ln for _, ln in got])
-    del got
-    starts = np.zeros(lengths.shape[0], np.int64)
-    np.cumsum(lengths[:-1], out=starts[1:])
-    by_size = [(sz, starts[lengths == sz]) for sz in range(2, MAX_POSTINGS + 1)]
-    return doc, [(sz, at) for sz, at in by_size if at.shape[0]]
-
-
-def _range_postings(winnows: WinnowSets | _Listed, sizes: np.ndarray, lo: int, hi: int
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """The useful posting lists of the hashes in [lo, hi) (hi at most 2**32): their documents
-    one list after another (int32), and each list's length. ``sizes`` is 0 for a document
-    left out."""
-    n = sizes.shape[0]
-    offsets = winnows.offsets
-    blocks = range(0, n, _FILL_DOCS)
-
-    def rows_of(d0: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """The block of documents from ``d0``: which of its hashes fall in the range (and
-        are of a document kept), and the document of each of its hashes."""
-        d1 = min(n, d0 + _FILL_DOCS)
-        vals = (winnows.values[offsets[d0]:offsets[d1]] if isinstance(winnows, WinnowSets)
-                else winnows.block(d0, d1))
-        if vals.shape[0] == 0:
-            return None
-        sel = (vals >= lo) & (vals < hi) if hi < (1 << 32) else vals >= lo
-        kept = sizes[d0:d1] > 0
-        if not kept.all():
-            sel &= np.repeat(kept, np.diff(offsets[d0:d1 + 1]))
-        return sel, vals
-
-    count = 0
-    for d0 in blocks:  # count first, so that the rows are written once, in place
-        got = rows_of(d0)
-        if got is not None:
-            count += int(np.count_nonzero(got[0]))
-    if count == 0:
-        return np.empty(0, np.int32), np.empty(0, np.int64)
-    packed = np.empty(count, np.uint64)
-    halves = packed.view(np.uint32).reshape(count, 2)
+    source = {"values": winnows.values if isinstance(winnows, WinnowSets) else winnows.block,
+              "offsets": winnows.offsets, "sizes": sizes}
+    with work.share(source) as arrays:
+        got = work.map(partial(range_postings, arrays, _FILL_DOCS),
+                       list(itertools.pairwise(bounds)))
+    # the lists of one length from every range side by side: one run each for the passes
+    where = [np.r_[np.int64(0), np.cumsum(lists * np.arange(MAX_POSTINGS + 1))] for _, lists in got]
+    runs: list[np.ndarray] = []
+    blocks: list[tuple[int, int, int]] = []
     at = 0
-    for d0 in blocks:
-        got = rows_of(d0)
-        if got is None:
-            continue
-        sel, vals = got
-        c = int(np.count_nonzero(sel))
-        d1 = min(n, d0 + _FILL_DOCS)
-        doc_of = np.repeat(np.arange(d0, d1, dtype=np.uint32), np.diff(offsets[d0:d1 + 1]))
-        halves[at:at + c, _LO] = doc_of[sel]
-        halves[at:at + c, _HI] = vals[sel]
-        at += c
-    packed.sort()  # by hash, then document
-    hashes = halves[:, _HI]
-    new = np.empty(count, bool)
-    new[0] = True
-    np.not_equal(hashes[1:], hashes[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    del new
-    lens = np.diff(starts, append=np.int64(count))
-    del starts
-    useful = (lens >= 2) & (lens <= MAX_POSTINGS)
-    doc = halves[:, _LO][np.repeat(useful, lens)].view(np.int32)  # documents fit 31 bits
-    return doc, lens[useful]
-
-
-def _pair_counts(doc: np.ndarray, by_size: list[tuple[int, np.ndarray]], n: int, passes: int,
-                 p: int, work: ThreadWork, keep: Callable[[np.ndarray, np.ndarray, np.ndarray], R]
-                 ) -> list[R]:
-    """The pairs that share a posting list, among those whose first document is ``p`` modulo
-    ``passes``: ``keep(first document, second document, how many lists they share)`` of each
-    slice of the pairs. The pairs of the pass are made a chunk of posting lists at a time and
-    spread over _SLICES slices (by the second document), so that each slice is counted by a
-    small sort, not the whole pass by one; the chunks, then the slices, are tasks on
-    ``work``'s threads (each chunk's temporaries, then each slice's sort, in flight at once:
-    the pass's keys are held once, as one thread holds them).
-
-    Within a slice of a pass a pair is known by (first // passes, second // _SLICES), which
-    fits 32 bits unless the folder has hundreds of thousands of documents: its key then takes
-    half the memory of a 64-bit one (first * n + second, used past that size)."""
-    span = -(-n // _SLICES)  # values of second // _SLICES
-    narrow = -(-n // passes) * span <= 1 << 32
-    slices = _SLICES
-    tri = {s: np.triu_indices(s, 1) for s, _ in by_size}
-    chunks: list[tuple[int, np.ndarray]] = []
-    for s, at in by_size:
-        step = max(1, _CHUNK_ROWS // len(tri[s][0]))
-        chunks.extend((s, at[c0:c0 + step]) for c0 in range(0, at.shape[0], step))
-
-    def chunk_keys(chunk: tuple[int, np.ndarray]) -> list[np.ndarray]:
-        """The keys of one chunk's pairs in the pass, slice by slice."""
-        s, at = chunk
-        i, j = tri[s]
-        m = doc[at[:, None] + np.arange(s)]  # ascending documents in each row
-        if passes > 1:  # only the pairs of the pass are made: which, from the documents
-            row, pair = np.nonzero((m % passes == p)[:, i])
-            first = m[row, i[pair]].astype(np.int64)
-            second = m[row, j[pair]].astype(np.int64)
-            del row, pair
-        else:
-            first = m[:, i].ravel().astype(np.int64)
-            second = m[:, j].ravel().astype(np.int64)
-        del m
-        where = (second % slices).astype(np.uint8)
-        if narrow:
-            first //= passes
-            first *= span
-            first += second // slices
-            key = first.astype(np.uint32)
-        else:
-            first *= n
-            first += second
-            key = first
-        del first, second
-        order = np.argsort(where, kind="stable")  # a radix sort: one pass, not one a slice
-        cuts = np.cumsum(np.bincount(where, minlength=slices))[:-1]
-        return np.split(key[order], cuts)
-
-    made = work.map(chunk_keys, chunks)
-    del chunks
-
-    def slice_counts(q: int) -> R:
-        keys = np.concatenate([np.empty(0, np.uint32 if narrow else np.int64),
-                               *(c[q] for c in made)])
-        keys, shared = _run_counts(keys) if keys.shape[0] else (keys, np.empty(0, np.int64))
-        keys = keys.astype(np.int64)
-        if narrow:
-            return keep((keys // span) * passes + p, (keys % span) * slices + q, shared)
-        return keep(keys // n, keys % n, shared)
-
-    return work.map(slice_counts, range(slices))
-
-
-def _run_counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct ``keys`` and how often each occurs (a sort and a scan: np.unique's counts
-    cost an extra pass)."""
-    keys.sort()
-    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    return keys[first], np.diff(np.r_[first, keys.shape[0]])
+    for s in range(2, MAX_POSTINGS + 1):
+        c = sum(int(lists[s]) for _, lists in got)
+        if c:
+            runs.extend(d[w[s]:w[s + 1]] for (d, _), w in zip(got, where, strict=True))
+            blocks.append((at, s, c))
+            at += c * s
+    rows = np.concatenate([np.empty(0, np.int32), *runs])
+    return rows, blocks
 
 
 def verify(part: np.ndarray, whole: np.ndarray, shingle_set: Callable[[int], np.ndarray | None],
@@ -334,7 +222,7 @@ def verify(part: np.ndarray, whole: np.ndarray, shingle_set: Callable[[int], np.
             continue
         if sw.shape[0] < sp.shape[0]:  # the part is the shorter text by its shingle set
             p, w, sp, sw = w, p, sw, sp
-        inter = np.intersect1d(sp, sw, assume_unique=True).shape[0]
+        inter = _common(sp, sw)
         c = inter / sp.shape[0]
         if c >= floor:
             out.append((p, w, c, inter / (sp.shape[0] + sw.shape[0] - inter)))
@@ -344,6 +232,16 @@ def verify(part: np.ndarray, whole: np.ndarray, shingle_set: Callable[[int], np.
     cols = list(zip(*out, strict=True))
     return ExcerptTable(np.array(cols[0], np.int32), np.array(cols[1], np.int32),
                         np.array(cols[2], np.float32), np.array(cols[3], np.float32))
+
+
+def _common(a: np.ndarray, b: np.ndarray) -> int:
+    """How many values two sorted sets of distinct values share: each of ``a`` looked up in
+    ``b`` (np.intersect1d sorts both again, several times the time)."""
+    if not a.shape[0] or not b.shape[0]:
+        return 0
+    at = np.searchsorted(b, a)
+    np.minimum(at, b.shape[0] - 1, out=at)
+    return int(np.count_nonzero(b[at] == a))
 
 
 # -- where: the shared passages of two texts, for reports and the app ---------------------------

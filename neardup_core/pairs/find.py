@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from neardup_core.pairs.scoring import (
     simhash_similarity,
 )
 from neardup_core.progress import CancelToken, Stage
+from neardup_core.threadwork import MAX_THREADS, ThreadWork
 
 __all__ = ["BOTH_SIMHASH_K", "HAMMING_WINDOW", "LSH_BANDS_PER_CHUNK", "LSH_MAX_BUCKET",
            "SIMHASH_PAIRS_MIN", "SIMHASH_PAIRS_PER_DOC", "Emit", "find_pairs"]
@@ -83,15 +85,14 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
     cancelled = False
     # Exact tier: identical normalised texts collapse to their first document.
     first: dict[str, int] = {}
-    rep_of = np.empty(n, dtype=np.int64)
-    for i, d in enumerate(docs):
-        rep_of[i] = first.setdefault(d.text_hash, i)
+    rep_of = np.fromiter(map(first.setdefault, map(_text_hash, docs), range(n)), np.int64, n)
     del first  # a dict entry and an int a document: not kept through the search
     reps = np.flatnonzero(rep_of == np.arange(n))
     copies = np.flatnonzero(rep_of != np.arange(n))
     ca: list[np.ndarray] = []
     cb: list[np.ndarray] = []
     hubs = rank[reps]  # crowded buckets are linked around the best-ranked
+    work = ThreadWork()  # the bands' and the SimHash tables' NumPy work, on threads
     try:
         if reps.size >= 2 and opt.method in (Method.MINHASH, Method.BOTH):
             bands, rows = scan_params(floor, opt.num_perm, fp_weight=0.3, fn_weight=0.7)
@@ -101,23 +102,40 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
             simh_reps = simh[reps]
             seen = 0
             truncated = 0
+            lsh_kept = np.empty(0, np.int64)  # pair codes a * n + b kept so far, ascending
             # A few bands at a time, scored and filtered at once: thousands of short
             # template files can share buckets in every band, and the candidate list of all
             # bands together would grow with the square of their number before filtering.
-            for lo_band in range(0, bands, LSH_BANDS_PER_CHUNK):
-                nb = min(LSH_BANDS_PER_CHUNK, bands - lo_band)
+            # The bands of a chunk are hashed and sorted on a thread (NumPy's sorts release
+            # the GIL), MAX_THREADS chunks at a time whatever the threads (the memory in
+            # flight does not depend on the machine); the candidates are then scored here,
+            # in the order of the chunks, so the pairs are those of one chunk after another.
+            chunks = [(lo, min(LSH_BANDS_PER_CHUNK, bands - lo))
+                      for lo in range(0, bands, LSH_BANDS_PER_CHUNK)]
+
+            def band_candidates(chunk: tuple[int, int]) -> tuple[np.ndarray, int, int]:
+                lo_band, nb = chunk
                 cols = slice(lo_band * rows, (lo_band + nb) * rows)
                 part = minh[:, cols] if every else minh[reps, cols]
                 a, b, cut = candidate_pairs(part, nb, rows, max_bucket=LSH_MAX_BUCKET,
                                             hubs=hubs, chain_keys=simh_reps)
-                del part
-                truncated += cut
-                seen += int(a.size)
-                a, b = reps[a], reps[b]
-                keep = minhash_agreement(minh, a, b) >= np.float32(floor)
-                ca.append(a[keep])
-                cb.append(b[keep])
+                return reps[a] * n + reps[b], cut, int(a.size)
+
+            for w in range(0, len(chunks), MAX_THREADS):
+                for code, cut, size in work.map(band_candidates, chunks[w:w + MAX_THREADS]):
+                    truncated += cut
+                    seen += size
+                    # alike documents share many bands: a pair kept from an earlier chunk is
+                    # not scored again (at 40,000 files 7 candidates in 8 were, issue 22)
+                    code = _new_codes(code, lsh_kept)
+                    a, b = code // n, code % n
+                    keep = minhash_agreement(minh, a, b) >= np.float32(floor)
+                    ca.append(a[keep])
+                    cb.append(b[keep])
+                    lsh_kept = _merged(lsh_kept, code[keep])
+                    del code, a, b
                 cancel.raise_if_cancelled()
+            del lsh_kept
             stats["lsh"] = {"bands": bands, "rows": rows, "candidates": seen,
                             "truncated_buckets": int(truncated)}
             if truncated:
@@ -134,9 +152,9 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
                 kk = min(kk, distance_for_similarity(floor))
             index = HammingIndex(simh[reps], max_k=kk)
             if opt.method == Method.BOTH:  # there LSH gives the pairs, this adds some
-                a, b, _d = index.all_pairs(kk, window=HAMMING_WINDOW, hubs=hubs)
+                a, b, _d = index.all_pairs(kk, window=HAMMING_WINDOW, hubs=hubs, work=work)
             else:
-                a, b = _simhash_pairs(index, kk, hubs, notes)
+                a, b = _simhash_pairs(index, kk, hubs, notes, work)
             stats["simhash_candidates"] = int(a.size)
             if index.windowed:
                 stats["simhash_windowed"] = True
@@ -146,6 +164,10 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
         emit(Stage.PAIRS, 2, 3, "")
     except ScanCancelled:
         cancelled = True
+    finally:
+        work.close()
+    if work.phases:  # main-process CPU that divided over threads (the share benchmark's model)
+        _threaded(stats, work.summary())
     if ca:
         a = np.concatenate(ca).astype(np.int64)
         b = np.concatenate(cb).astype(np.int64)
@@ -156,7 +178,10 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
         a = b = np.empty(0, np.int64)
     dist = hamming(simh[a], simh[b])
     if minh.shape[1]:
-        jac = minhash_agreement(minh, a, b)
+        with ThreadWork() as scoring:
+            jac = _agreement(scoring, minh, a, b)
+        if scoring.phases:
+            _threaded(stats, scoring.summary())
         score = jac.copy()
     else:
         jac = np.full(a.size, np.nan, dtype=np.float32)
@@ -184,16 +209,66 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
     return table, cancelled
 
 
-def _simhash_pairs(index: HammingIndex, k: int, hubs: np.ndarray, notes: list[str]
-                   ) -> tuple[np.ndarray, np.ndarray]:
+_text_hash = attrgetter("text_hash")
+
+
+def _threaded(stats: dict, summary: dict) -> None:
+    """Adds a ThreadWork's summary to ``stats["cpu_parallel"]["pairs"]`` (the search runs
+    again after the boilerplate pass: both count)."""
+    spread = stats.setdefault("cpu_parallel", {})
+    before = spread.get("pairs")
+    if before is not None:
+        summary = {**summary, "cpu_s": round(before["cpu_s"] + summary["cpu_s"], 4),
+                   "phases": before["phases"] + summary["phases"]}
+    spread["pairs"] = summary
+
+
+#: Pairs scored a task at a time on threads.
+_SCORED_PER_TASK = 8192
+
+
+def _agreement(work: ThreadWork, minh: np.ndarray, a: np.ndarray, b: np.ndarray
+               ) -> np.ndarray:
+    """:func:`minhash_agreement` of the pairs, runs of them on ``work``'s threads (gathering
+    the rows and comparing them releases the GIL)."""
+    if a.size <= _SCORED_PER_TASK:
+        return minhash_agreement(minh, a, b)
+    runs = range(0, a.size, _SCORED_PER_TASK)
+    return np.concatenate(work.map(
+        lambda s: minhash_agreement(minh, a[s:s + _SCORED_PER_TASK], b[s:s + _SCORED_PER_TASK]),
+        runs))
+
+
+def _new_codes(code: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """The codes of ``code`` (ascending, distinct) that are not in ``known`` (likewise)."""
+    if known.size == 0 or code.size == 0:
+        return code
+    at = np.searchsorted(known, code)
+    np.minimum(at, known.size - 1, out=at)
+    return code[known[at] != code]
+
+
+def _merged(known: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``known`` and ``new`` (both ascending, disjoint) as one ascending array."""
+    if new.size == 0:
+        return known
+    if known.size == 0:
+        return new
+    out = np.concatenate((known, new))
+    out.sort(kind="stable")  # two sorted runs: merged in one pass
+    return out
+
+
+def _simhash_pairs(index: HammingIndex, k: int, hubs: np.ndarray, notes: list[str],
+                   work: ThreadWork) -> tuple[np.ndarray, np.ndarray]:
     """SimHash alone: every pair within k, unless there are far more than documents."""
     budget = max(SIMHASH_PAIRS_MIN, SIMHASH_PAIRS_PER_DOC * len(index))
     try:
-        a, b, _d = index.all_pairs(k, max_pairs=budget)
+        a, b, _d = index.all_pairs(k, max_pairs=budget, work=work)
         return a, b
     except PairLimitExceeded:
         pass
-    a, b, _d = index.all_pairs(k, window=HAMMING_WINDOW, hubs=hubs)
+    a, b, _d = index.all_pairs(k, window=HAMMING_WINDOW, hubs=hubs, work=work)
     notes.append(f"Many documents here are near-copies of each other (more than "
                  f"{budget:,} similar pairs): they were linked around the file each "
                  f"group would keep rather than pair by pair; a few weak pairs among "

@@ -56,6 +56,7 @@ from typing import Literal
 import numpy as np
 
 from neardup_core.arrays import lowest_in_runs, run_positions, unique_sorted
+from neardup_core.threadwork import ThreadWork
 
 #: At most this many permuted tables; beyond it a coarser table plan or brute force is cheaper.
 MAX_TABLES = 4096
@@ -497,7 +498,8 @@ class HammingIndex:
 
     # -- all pairs --------------------------------------------------------------------------
     def all_pairs(self, k: int | None = None, *, max_pairs: int | None = None,
-                  window: int | None = None, hubs: np.ndarray | None = None
+                  window: int | None = None, hubs: np.ndarray | None = None,
+                  work: ThreadWork | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every pair of ids within distance k, once: (a, b, distance), a < b, sorted by (a, b).
 
@@ -522,6 +524,9 @@ class HammingIndex:
         copies than the window with the lowest-hub copy of its lowest-hub neighbour value. A
         scan passes its reference ranks: the file a group of thousands of near-copies keeps is
         then paired with each of them.
+
+        ``work``: the tables are searched on its threads, a table a task, when they are all
+        built (NumPy's calls release the GIL); the pairs are the same.
         """
         kk = self._check_k(k)
         if window is not None and window < 1:
@@ -544,21 +549,26 @@ class HammingIndex:
             if window is not None and u.size:
                 self.windowed = bool(np.bincount(u, minlength=m).max() >= window)
         else:
-            us: list[np.ndarray] = []
-            vs: list[np.ndarray] = []
-            for t in range(len(self._plan.tables)):
+            def table_pairs(t: int) -> tuple[np.ndarray, np.ndarray, bool]:
                 tab = self._table(t)  # built and dropped here when it was not kept
-                offs = tab.offs
-                a, b = run_pairs(tab.fps, tab.perm, offs, kk, window,
+                a, b = run_pairs(tab.fps, tab.perm, tab.offs, kk, window,
                                   None if value_hub is None else value_hub[tab.perm],
                                   limit=max_pairs)
-                if window is not None and a.size and \
-                        int(np.bincount(a, minlength=m).max()) >= window:
-                    self.windowed = True  # some row kept only its first ``window`` matches
-                us.append(a)
-                vs.append(b)
-            u = np.concatenate(us)
-            v = np.concatenate(vs)
+                # some row kept only its first ``window`` matches?
+                cut = window is not None and a.size > 0 and \
+                    int(np.bincount(a, minlength=m).max()) >= window
+                return a, b, cut
+
+            tables = range(len(self._plan.tables))
+            # on threads only when the tables are built: one built per task would hold as
+            # many at once as there are threads
+            found = work.map(table_pairs, tables) \
+                if work is not None and all(tab is not None for tab in self._tables) \
+                else [table_pairs(t) for t in tables]
+            self.windowed = any(cut for _, _, cut in found)
+            u = np.concatenate([a for a, _, _ in found])
+            v = np.concatenate([b for _, b, _ in found])
+            del found
             if u.size:  # a pair shared by several tables is found once per table
                 lo = np.minimum(u, v).astype(np.uint64)
                 hi = np.maximum(u, v).astype(np.uint64)

@@ -58,8 +58,11 @@ def decimal_texts(values: np.ndarray, digits: int, fmt: Callable[[float], str], 
         k = np.where((x < 1.0) & (k > below_one_at_most), below_one_at_most, k)
     top = int(k.max())
     unit = 10 ** digits
-    if top <= max(4096, 4 * x.size):
-        distinct, inverse = range(top + 1), k
+    if top <= max(4096, 4 * x.size):  # no sort: each value present is marked, then ranked
+        seen = np.zeros(top + 1, dtype=bool)
+        seen[k] = True
+        distinct = np.flatnonzero(seen).tolist()
+        inverse = (np.cumsum(seen) - 1)[k]
     else:
         found, inverse = np.unique(k, return_inverse=True)
         distinct = found.tolist()
@@ -70,8 +73,14 @@ def decimal_texts(values: np.ndarray, digits: int, fmt: Callable[[float], str], 
             missing = np.isnan(x)
             out = _put(out, missing, nan)
             ok |= missing
-        for i in np.flatnonzero(~ok).tolist():
-            out[i] = fmt(float(x[i]))
+        rest = np.flatnonzero(~ok)
+        # once per distinct value (by its bits: -0.0 is not 0.0): ties repeat, e.g. MinHash
+        # estimates k/128 that fall exactly on half a unit of the last digit
+        _, first, which = np.unique(x[rest].view(np.int64), return_index=True,
+                                    return_inverse=True)
+        worded = [fmt(float(v)) for v in x[rest[first]].tolist()]
+        for i, w in zip(rest.tolist(), which.ravel().tolist(), strict=True):
+            out[i] = worded[w]
     return out
 
 

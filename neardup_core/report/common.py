@@ -84,17 +84,29 @@ class LocalClock:
 
     def plain_many(self, mtimes: Sequence[float]) -> list[str]:
         """:meth:`plain` of each time, the minutes and seconds worked out with numpy."""
+        return self._many(mtimes, iso=False)
+
+    def iso_many(self, mtimes: Sequence[float]) -> list[str | None]:
+        """:meth:`iso` of each time, the minutes and seconds worked out with numpy."""
+        return self._many(mtimes, iso=True)
+
+    def _many(self, mtimes: Sequence[float], *, iso: bool) -> list[Any]:
+        """:meth:`iso` (or :meth:`plain`) of each time: each minute's words made once, the
+        seconds (and the offset after them) put in with numpy; a time out of range, or in a
+        minute of two offsets, is worded one by one."""
+        one = self.iso if iso else self.plain
         try:
             m = np.fromiter(mtimes, dtype=np.float64, count=len(mtimes))
-        except (OverflowError, TypeError, ValueError):  # not a float: as plain() words it
-            return [self.plain(t) for t in mtimes]
-        ok = np.isfinite(m) & (np.abs(m) < 1e15)  # else through plain(), one by one
+        except (OverflowError, TypeError, ValueError):  # not a float: as one() words it
+            return [one(t) for t in mtimes]
+        ok = np.isfinite(m) & (np.abs(m) < 1e15)  # else through one(), one by one
         m[~ok] = 0.0
         whole = np.floor(m)
         whole += np.rint((m - whole) * 1e6) >= 1_000_000  # as datetime rounds microseconds
         minute, second = np.divmod(whole.astype(np.int64), 60)
         distinct, inverse = _distinct(minute)
-        days = np.empty(len(distinct), dtype=object)
+        days = np.full(len(distinct), "", dtype=object)
+        offsets = np.full(len(distinct), "", dtype=object)
         missing = np.zeros(len(distinct), dtype=bool)
         for k, mi in enumerate(distinct.tolist()):
             parts = self._minutes.get(mi, False)
@@ -102,12 +114,16 @@ class LocalClock:
                 parts = self._minutes[mi] = _minute_parts(mi)
             if parts is None:
                 missing[k] = True
-                days[k] = ""
+            elif iso:
+                days[k], offsets[k] = parts
             else:
                 days[k] = f"{parts[0][:10]} {parts[0][11:]}"
-        out: list[str] = (days[inverse] + _SECONDS[second]).tolist()
+        texts = days[inverse] + _SECONDS[second]
+        if iso:
+            texts += offsets[inverse]
+        out: list[Any] = texts.tolist()
         for i in np.flatnonzero(~ok | missing[inverse]).tolist():
-            out[i] = self.plain(mtimes[i])  # out of range, or a minute of two offsets
+            out[i] = one(mtimes[i])  # out of range, or a minute of two offsets
         return out
 
     def iso(self, mtime: float) -> str | None:
@@ -159,16 +175,6 @@ def _minute_parts(minute: int) -> tuple[str, str] | None:
     hours, minutes = divmod(abs(off) // 60, 60)
     return (f"{first.tm_year:04d}-{first.tm_mon:02d}-{first.tm_mday:02d}T{first.tm_hour:02d}:"
             f"{first.tm_min:02d}:", f"{sign}{hours:02d}:{minutes:02d}")
-
-
-def texts_of(values: object, fmt: Callable[[float], str]) -> list[str]:
-    """``fmt`` of each value of a float array, worked out once per distinct value (scores are
-    MinHash estimates: few distinct values, many members)."""
-    import numpy as np
-
-    distinct, inverse = np.unique(np.asarray(values), return_inverse=True)
-    texts = [fmt(x) for x in distinct.tolist()]
-    return [texts[i] for i in inverse.ravel().tolist()]
 
 
 @contextlib.contextmanager

@@ -64,17 +64,21 @@ files took 14 s; streamed they take well under one (``python -m benchmarks.repor
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Iterator
 from json.encoder import encode_basestring
 from typing import IO, Any
 
+import numpy as np
+
+from neardup_core.report.columns import blocks, decimal_texts, interleave, pick, take
 from neardup_core.report.common import (
+    _SURROGATE,
     Destination,
     LocalClock,
     display,
     iso_time,
     open_destination,
-    texts_of,
 )
 from neardup_core.result import ScanResult
 
@@ -154,14 +158,14 @@ def _excerpts(result: ScanResult) -> list[dict[str, Any]]:
 def write_json(result: ScanResult, fp_or_path: Destination) -> None:
     """Write the JSON report (UTF-8, indented, keys in schema order), streamed section by
     section: the same bytes as ``json.dump(report_dict(result), fp, indent=2)``."""
-    excerpts = _excerpts(result)  # a few per thousand documents: as objects, like the tail
     with open_destination(fp_or_path) as fp:
+        excerpts, section = _excerpts_section(result)
         _write_head(result, fp, excerpts)
         _write_groups(result, fp)
-        _write_tail(result, fp, excerpts)
+        _write_tail(result, fp, section)
 
 
-def _write_head(result: ScanResult, fp: IO[str], excerpts: list[dict[str, Any]]) -> None:
+def _write_head(result: ScanResult, fp: IO[str], excerpts: int) -> None:
     """Everything before the groups: format, version, settings, roots, summary."""
     settings = result.options.to_dict()
     settings["threshold"] = result.threshold
@@ -173,55 +177,104 @@ def _write_head(result: ScanResult, fp: IO[str], excerpts: list[dict[str, Any]])
         "roots": [display(r) for r in result.roots],
         "summary": {"files": len(result.documents), "groups": len(result.group_table),
                     "duplicates": result.duplicate_count, "problems": len(result.problems),
-                    "excerpts": len(excerpts), "seconds": round(float(result.seconds), 3),
+                    "excerpts": excerpts, "seconds": round(float(result.seconds), 3),
                     "partial": result.partial},
     }
     fp.write(json.dumps(head, ensure_ascii=False, indent=2)[:-2])  # all but the closing "\n}"
 
 
 def _write_groups(result: ScanResult, fp: IO[str]) -> None:
-    """The ``groups`` section, from the flat group table, in blocks of a few thousand lines."""
+    """The ``groups`` section, from the flat group table, a block of members at a time."""
     fp.write(',\n  "groups": ')
     if not len(result.group_table):
         fp.write("[]")
         return
     fp.write("[\n")
-    chunk: list[str] = []
-    for k, block in enumerate(_group_blocks(result)):
-        if k:
-            chunk.append(",\n")
-        chunk.append(block)
-        if len(chunk) >= 2048:
-            fp.write("".join(chunk))
-            chunk.clear()
-    fp.write("".join(chunk))
+    for text in _group_blocks(result):
+        fp.write(text)
     fp.write("\n  ]")
 
 
 def _group_blocks(result: ScanResult) -> Iterator[str]:
-    """Each group as its indented JSON text."""
+    """The groups as their indented JSON text, a block of whole groups at a time (the second
+    and later blocks start with the comma after the one before).
+
+    Each block is put together a column at a time (:mod:`.columns`): every cell that changes
+    from member to member (path, size, modified, scores...) is a list of texts, each made once
+    per distinct value where values repeat (scores, formats, what was skipped), and the lines
+    are those columns interleaved with the constant text between them, joined once."""
     docs = result.documents
     table = result.group_table
-    offs = table.offsets.tolist()
-    members = table.members.tolist()
-    sim = texts_of(table.similarity, _score_text)
-    dist = table.distance.tolist()
-    jac = texts_of(table.jaccard, _score_text)
-    weakest = texts_of(table.weakest, _score_text)
+    offs = table.offsets
+    similarity = score_texts(table.similarity)
+    jaccard = score_texts(table.jaccard)
+    weakest = score_texts(table.weakest)
     exact = table.exact.tolist()
     clock = LocalClock()
-    for g in range(len(offs) - 1):
-        lo, hi = offs[g], offs[g + 1]
-        rows = []
-        for k in range(lo, hi):
-            d = docs[members[k]]
-            rows.append(_MEMBER % (
-                encode_basestring(display(d.path)), d.size, _json_text(clock.iso(d.mtime)),
-                encode_basestring(d.format), _json_text(d.encoding), sim[k], dist[k], jac[k],
-                "true" if k == lo else "false",
-                _SKIPPED % encode_basestring(display(d.skipped)) if d.skipped else ""))
-        yield _GROUP % (g + 1, encode_basestring(display(docs[members[lo]].path)), weakest[g],
-                        "true" if exact[g] else "false", ",\n".join(rows))
+    formats: dict[str, str] = {}  # few, often repeated: each worded once
+    encodings: dict[str | None, str] = {None: "null"}
+    skipped: dict[str | None, str] = {"": "", None: ""}
+    ends = (_MEMBER_END, _MEMBER_END + _GROUP_END)
+    for g0, g1 in blocks(offs):
+        lo, hi = int(offs[g0]), int(offs[g1])
+        n = hi - lo
+        first = offs[g0:g1] - lo
+        block = pick(docs, table.members[lo:hi])
+        paths = _json_strings(list(map(_PATH, block)))
+        heads = [_NEXT_MEMBER] * n
+        for g, at in zip(range(g0, g1), first.tolist(), strict=True):
+            heads[at] = _GROUP_HEAD % (",\n" if g else "", g + 1, paths[at], weakest[g],
+                                       "true" if exact[g] else "false")
+        reference = np.zeros(n, dtype=np.int64)
+        reference[first] = 1
+        last = np.zeros(n, dtype=np.int64)
+        last[first[1:] - 1] = 1
+        last[-1] = 1
+        kinds = list(map(_FORMAT, block))
+        for kind in set(kinds) - formats.keys():
+            formats[kind] = encode_basestring(kind) + _ENCODING_KEY
+        codecs = list(map(_ENCODING, block))
+        for codec in set(codecs) - encodings.keys():
+            encodings[codec] = encode_basestring(codec)
+        notes = list(map(_SKIPPED_OF, block))
+        for note in set(notes) - skipped.keys():
+            skipped[note] = _SKIPPED % encode_basestring(display(note))
+        modified = clock.iso_many(list(map(_MTIME, block)))
+        if None in modified:
+            mod_open, mod_close = _MODIFIED, _FORMAT_KEY
+            modified = [_json_text(m) for m in modified]
+        else:  # the quotes go with the text around them
+            mod_open, mod_close = _MODIFIED + '"', '"' + _FORMAT_KEY
+        yield interleave([
+            heads, paths, [_SIZE] * n, list(map(str, map(_SIZE_OF, block))), [mod_open] * n,
+            modified, [mod_close] * n, list(map(formats.__getitem__, kinds)),
+            list(map(encodings.__getitem__, codecs)), [_SIMILARITY] * n, similarity[lo:hi],
+            [_DISTANCE] * n, list(map(str, table.distance[lo:hi].tolist())), [_JACCARD] * n,
+            jaccard[lo:hi], take(_REFERENCE, reference),
+            list(map(skipped.__getitem__, notes)), take(ends, last)])
+
+
+def score_texts(values: np.ndarray) -> list[str]:
+    """:func:`_score_text` of each score, worked out with numpy (:func:`.columns.decimal_texts`:
+    four decimals, a score under 1 at most 0.9999, NaN ``null``), in the shortest words that
+    give the float back, as ``repr`` does."""
+    return decimal_texts(values, 4, _score_text, below_one_at_most=9999, dress=_shortest,
+                         nan="null")
+
+
+def _shortest(fixed: str) -> str:
+    """"0.1230" -> "0.123", "1.0000" -> "1.0": ``repr`` of the float a fixed text stands for
+    (four decimals or fewer: no shorter decimal is the same float)."""
+    short = fixed.rstrip("0")
+    return short + "0" if short.endswith(".") else short
+
+
+def _json_strings(texts: list[str]) -> list[str]:
+    """Each text as a JSON string (:func:`display`, then ``encode_basestring``); the column
+    is looked over for undecodable bytes at once, and mended one text at a time only then."""
+    if _SURROGATE.search("".join(texts)):
+        texts = list(map(display, texts))
+    return list(map(encode_basestring, texts))
 
 
 def _score_text(x: float) -> str:
@@ -232,24 +285,81 @@ def _json_text(s: str | None) -> str:
     return "null" if s is None else encode_basestring(s)
 
 
-#: One member and one group as ``json.dump(..., indent=2)`` lays them out at their depth
-#: (``%r`` of an int is what the encoder writes for it; scores come as text).
-_MEMBER = ('        {\n          "path": %s,\n          "size": %r,\n          "modified": %s,'
-           '\n          "format": %s,\n          "encoding": %s,\n          "similarity": %s,'
-           '\n          "distance": %r,\n          "jaccard": %s,\n          "reference": %s%s'
-           '\n        }')
+_PATH = operator.attrgetter("path")
+_SIZE_OF = operator.attrgetter("size")
+_MTIME = operator.attrgetter("mtime")
+_FORMAT = operator.attrgetter("format")
+_ENCODING = operator.attrgetter("encoding")
+_SKIPPED_OF = operator.attrgetter("skipped")
+
+#: One group and its members as ``json.dump(..., indent=2)`` lays them out at their depth,
+#: cut where a member's values go (``%r`` of an int is what the encoder writes for it; scores
+#: come as text). A group's text starts with its first member's path, the others' with the
+#: comma after the member before.
+_MEMBER_START = '        {\n          "path": '
+_GROUP_HEAD = ('%s    {\n      "id": %r,\n      "reference": %s,\n      "weakest": %s,'
+               '\n      "exact": %s,\n      "members": [\n' + _MEMBER_START)
+_NEXT_MEMBER = ",\n" + _MEMBER_START
+_SIZE = ',\n          "size": '
+_MODIFIED = ',\n          "modified": '
+_FORMAT_KEY = ',\n          "format": '
+_ENCODING_KEY = ',\n          "encoding": '
+_SIMILARITY = ',\n          "similarity": '
+_DISTANCE = ',\n          "distance": '
+_JACCARD = ',\n          "jaccard": '
+_REFERENCE = (',\n          "reference": false', ',\n          "reference": true')
 #: What its reader could not compare, after ``reference``, only where there is something.
 _SKIPPED = ',\n          "skipped": %s'
-_GROUP = ('    {\n      "id": %r,\n      "reference": %s,\n      "weakest": %s,'
-          '\n      "exact": %s,\n      "members": [\n%s\n      ]\n    }')
+_MEMBER_END = "\n        }"
+_GROUP_END = "\n      ]\n    }"
 
 
-def _write_tail(result: ScanResult, fp: IO[str], excerpts: list[dict[str, Any]]) -> None:
-    """The ``excerpts``, ``problems`` and ``notes`` sections and the end of the document."""
+def _excerpts_section(result: ScanResult) -> tuple[int, str]:
+    """How many excerpts there are, and the ``excerpts`` section's indented JSON text: the
+    bytes ``json.dumps`` gives for :func:`_excerpts` (its scores are floats: NaN would be
+    ``NaN``), put together a column at a time (thousands of entries at 200,000 files)."""
+    if result.options.excerpt_containment is None:
+        return 0, "[]"
+    ex = result.excerpts()
+    n = len(ex.part)
+    if not n:
+        return 0, "[]"
+    docs = result.documents
+    starts = [_NEXT_EXCERPT] * n
+    starts[0] = _EXCERPT_START
+    return n, "[\n" + interleave([
+        starts, _json_strings(list(map(_PATH, pick(docs, ex.part)))), [_EXCERPT_WHOLE] * n,
+        _json_strings(list(map(_PATH, pick(docs, ex.whole)))), [_CONTAINMENT] * n,
+        _float_texts(ex.containment), [_EXCERPT_SIMILARITY] * n, _float_texts(ex.similarity),
+        [_EXCERPT_END] * n]) + "\n  ]"
+
+
+def _float_texts(values: np.ndarray) -> list[str]:
+    """What ``json.dumps`` writes for ``round_score`` of each value."""
+    return decimal_texts(values, 4, _float_text, below_one_at_most=9999, dress=_shortest,
+                         nan="NaN")
+
+
+def _float_text(x: float) -> str:
+    return json.dumps(round_score(x))
+
+
+#: An entry of the ``excerpts`` section, as ``json.dumps(..., indent=2)`` lays it out there.
+_EXCERPT_START = '    {\n      "part": '
+_NEXT_EXCERPT = ",\n" + _EXCERPT_START
+_EXCERPT_WHOLE = ',\n      "whole": '
+_CONTAINMENT = ',\n      "containment": '
+_EXCERPT_SIMILARITY = ',\n      "similarity": '
+_EXCERPT_END = "\n    }"
+
+
+def _write_tail(result: ScanResult, fp: IO[str], excerpts: str) -> None:
+    """The ``excerpts`` (their text given), ``problems`` and ``notes`` sections and the end of
+    the document."""
+    fp.write(',\n  "excerpts": ' + excerpts)
     problems = [{"path": display(p.path), "kind": str(p.kind), "message": display(p.message)}
                 for p in result.problems]
-    for key, value in (("excerpts", excerpts), ("problems", problems),
-                       ("notes", [display(n) for n in result.notes])):
+    for key, value in (("problems", problems), ("notes", [display(n) for n in result.notes])):
         text = json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n  ")
         fp.write(f',\n  "{key}": {text}')
     fp.write("\n}\n")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import threading
 from typing import TYPE_CHECKING
 
@@ -20,12 +21,14 @@ from neardup_core.errors import CacheError
 from neardup_core.extract import FileEntry, content_hash
 from neardup_core.models import WORKER_ONLY_SUFFIXES, Problem, ProblemKind
 from neardup_core.scan.stages import RunStages
-from neardup_core.store.cache import CacheEntry, FingerprintCache
 from neardup_core.store.snapshot import Snapshot, snapshot_key, unpack
 
 if TYPE_CHECKING:  # a rescan the kept result answers reads nothing: no worker, no fingerprinter
     from neardup_core.scan.pool import WorkerPool
     from neardup_core.scan.worker import Outcome
+
+    # and a scan without the cache never opens it: no SQLite
+    from neardup_core.store.cache import CacheEntry, FingerprintCache
 
 _WORKER_ONLY = tuple(sorted(WORKER_ONLY_SUFFIXES))
 
@@ -61,6 +64,8 @@ class CacheOpening:
         self._thread.start()
 
     def _run(self, path: str | None, snap_key: str | None) -> None:
+        from neardup_core.store.cache import FingerprintCache  # in this thread, not the walk's
+
         if self.cache is None:
             try:
                 self.cache = FingerprintCache.open(path)
@@ -249,22 +254,32 @@ def outcome_from_cache(c: CacheEntry) -> Outcome:
                     fp, c.content_hash, None, skipped=c.skipped)
 
 
+@functools.cache
+def _entry_type() -> type[CacheEntry]:
+    """The cache's row class: imported with the cache (in the thread that opens it), not with
+    the scan, whose run may never open one."""
+    from neardup_core.store.cache import CacheEntry
+
+    return CacheEntry
+
+
 def cache_entry(o: Outcome, settings_key: str) -> CacheEntry:
     """The cache row that keeps a worker's outcome ``o`` for fingerprint settings
     ``settings_key``."""
+    entry = _entry_type()
     if o.problem is not None:
-        return CacheEntry(path=o.path, size=o.size, mtime_ns=o.mtime_ns,
-                          content_hash=o.content_hash, settings_key=settings_key, format="",
-                          encoding=None, confidence=None, replaced=0, chars=0, units=0,
-                          text_hash="", simhash=0, minhash=np.empty(0, np.uint32),
-                          line_hashes=np.empty(0, np.uint64), problem_kind=str(o.problem.kind),
-                          problem_message=o.problem.message)
+        return entry(path=o.path, size=o.size, mtime_ns=o.mtime_ns,
+                     content_hash=o.content_hash, settings_key=settings_key, format="",
+                     encoding=None, confidence=None, replaced=0, chars=0, units=0,
+                     text_hash="", simhash=0, minhash=np.empty(0, np.uint32),
+                     line_hashes=np.empty(0, np.uint64), problem_kind=str(o.problem.kind),
+                     problem_message=o.problem.message)
     assert o.extracted is not None and o.fingerprint is not None
     fmt, enc, conf, repl = o.extracted
     fp = o.fingerprint
-    return CacheEntry(path=o.path, size=o.size, mtime_ns=o.mtime_ns, content_hash=o.content_hash,
-                      settings_key=settings_key, format=fmt, encoding=enc, confidence=conf,
-                      replaced=repl, chars=fp.chars, units=fp.units, text_hash=fp.text_hash,
-                      simhash=fp.simhash, minhash=fp.minhash, line_hashes=fp.line_hashes,
-                      problem_kind=None, problem_message=None, skipped=o.skipped,
-                      winnow=fp.winnow)
+    return entry(path=o.path, size=o.size, mtime_ns=o.mtime_ns, content_hash=o.content_hash,
+                 settings_key=settings_key, format=fmt, encoding=enc, confidence=conf,
+                 replaced=repl, chars=fp.chars, units=fp.units, text_hash=fp.text_hash,
+                 simhash=fp.simhash, minhash=fp.minhash, line_hashes=fp.line_hashes,
+                 problem_kind=None, problem_message=None, skipped=o.skipped,
+                 winnow=fp.winnow)

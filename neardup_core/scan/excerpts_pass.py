@@ -19,10 +19,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from neardup_core.errors import ScanCancelled
 from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.heap import give_back
 from neardup_core.models import EXCERPT_FLOOR, Document, ExcerptTable, PairTable, ScanOptions
-from neardup_core.pairs.containment import candidates, verify
+from neardup_core.procwork import ProcessWork, timed_call
 from neardup_core.progress import Stage
 from neardup_core.scan.packed import FingerprintTable
 from neardup_core.scan.pool import WorkerPool
@@ -34,15 +35,19 @@ from neardup_core.threadwork import ThreadWork
 SetsOf = Callable[[list[int]], list[np.ndarray | None]]
 #: Files a worker reads again per task while candidates are verified.
 _SETS_BATCH = 32
+#: Winnowed hashes a scan needs before its candidate search goes to the worker processes:
+#: below that, writing the arrays out and handing tasks over costs more than it spreads.
+PROCESS_MIN_HASHES = 1 << 17
 
 __all__ = ["ExcerptsPass", "find_excerpts"]
 
 
 def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.ndarray],
-                  units: Sequence[int],
+                  units: Sequence[int] | np.ndarray,
                   opt: ScanOptions, drop_lines: np.ndarray | None, stats: dict,
                   pairs: PairTable | None = None, threshold: float = 2.0,
-                  sets_of: SetsOf | None = None) -> ExcerptTable:
+                  sets_of: SetsOf | None = None, work: ProcessWork | None = None
+                  ) -> ExcerptTable:
     """Verified excerpts among ``docs`` (their winnowed sets and unit counts, as their
     fingerprints hold them), down to the floor. The local and the Dask scan both call it.
 
@@ -54,21 +59,41 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
     under the floor), and the pair's score as their similarity.
 
     ``sets_of(indices)``: the exact shingle sets of those documents (None: unreadable), e.g.
-    read in worker processes; by default read here, one after another.
+    read in worker processes; by default read here, one after another. ``work``: worker
+    processes to search the candidates in (the local scan's, once they have read); when
+    there are none, or they fail, this process's threads do it, with the same result. A
+    cancel while they search raises :class:`~neardup_core.errors.ScanCancelled`.
     """
+    # imported while the workers read (scan.reading.load_grouping), not with the scan
+    from neardup_core.pairs.containment import candidates, verify
+
     t = time.monotonic()
     n = len(docs)
     keep = np.zeros(n, dtype=bool)
-    seen: set[str] = set()
-    for i, d in enumerate(docs):  # one document per distinct text
-        if d.text_hash not in seen:
-            seen.add(d.text_hash)
-            keep[i] = True
-    shingles = np.fromiter((max(u - opt.shingle + 1, 1) for u in units), np.int64, count=n)
-    with ThreadWork() as work:
-        part, whole, _ = candidates(winnows, shingles, keep, work)
-    # main-process CPU that divided over threads (the share benchmark models it so)
-    stats.setdefault("cpu_parallel", {})["excerpts"] = work.summary()
+    # one document per distinct text, the first of each (a dict: the digests are 128
+    # characters, which NumPy sorts ten times slower than this)
+    texts = [d.text_hash for d in docs]
+    first = dict(zip(reversed(texts), range(n - 1, -1, -1), strict=True))
+    keep[np.fromiter(first.values(), np.int64, count=len(first))] = True
+    del texts, first
+    shingles = np.maximum(np.asarray(units, np.int64) - (opt.shingle - 1), 1)
+    found = None
+    if work is not None:
+        try:
+            found = candidates(winnows, shingles, keep, work)
+            # worker CPU after the reading, which overlaps nothing (see benchmarks.scale_share)
+            stats.setdefault("cpu_workers_after", {})["excerpts"] = work.summary()
+        except ScanCancelled:
+            raise
+        except Exception:  # a broken pool, a worker that died: threads (the same result)
+            found = None
+    if found is None:
+        with ThreadWork() as threads:
+            found = candidates(winnows, shingles, keep, threads)
+        # main-process CPU that divided over threads (the share benchmark models it so)
+        stats.setdefault("cpu_parallel", {})["excerpts"] = threads.summary()
+    part, whole, _ = found
+    del found
     give_back()  # the index's temporaries, before the sets are read (see neardup_core.heap)
     known = ExcerptTable.empty()
     if pairs is not None and len(pairs) and part.shape[0]:
@@ -126,24 +151,37 @@ class ExcerptsPass(RunStages):
         if self.opt.excerpt_containment is None or self.partial or len(docs) < 2:
             return ExcerptTable.empty()
         self.emit(Stage.PAIRS, 0, 1, "Looking for excerpts")
-        # the table's one array of winnowed sets, as the workers packed it: no copy
-        table = find_excerpts(docs, WinnowSets(fps.winnow, fps.winnow_offsets),
-                              fps.units.tolist(),
-                              self.opt, self.boiler_lines, self.stats, pairs, threshold,
-                              lambda need: self._sets_of(docs, need))
+        pool = self.workers.pool if self.workers.started else None
+        work = None
+        if pool is not None and fps.winnow.shape[0] >= PROCESS_MIN_HASHES:
+            work = ProcessWork(pool, self.workers.count, lambda: self.cancel.cancelled)
+        try:
+            # the table's one array of winnowed sets, as the workers packed it: no copy
+            table = find_excerpts(docs, WinnowSets(fps.winnow, fps.winnow_offsets), fps.units,
+                                  self.opt, self.boiler_lines, self.stats, pairs, threshold,
+                                  lambda need: self._sets_of(docs, need), work)
+        except ScanCancelled:
+            self._mark_cancelled("while looking for excerpts")
+            return ExcerptTable.empty()
         self.emit(Stage.PAIRS, 1, 1, "")
         return table
 
     def _sets_of(self, docs: list[Document], need: list[int]) -> list[np.ndarray | None]:
         """The shingle sets of ``need``, read again in the scan's worker processes when they
-        are up (every core reads), else here."""
+        are up (every core reads), else here. The workers' CPU time for it is kept
+        (``stats["cpu_workers_after"]``): it overlaps nothing."""
         paths = [docs[i].path for i in need]
         pool = self.workers.pool if self.workers.started else None
         if pool is None or len(paths) <= _SETS_BATCH:
             return shingle_sets(paths, self.opt, self.boiler_lines)
         try:
-            futs = [pool.submit(shingle_sets, paths[k:k + _SETS_BATCH], self.opt,
+            futs = [pool.submit(timed_call, shingle_sets, paths[k:k + _SETS_BATCH], self.opt,
                                 self.boiler_lines) for k in range(0, len(paths), _SETS_BATCH)]
-            return [s for f in futs for s in f.result()]
+            got = [f.result() for f in futs]
         except Exception:  # a broken pool: read here (the scan's result never depends on it)
             return shingle_sets(paths, self.opt, self.boiler_lines)
+        times = [cpu for _, cpu in got]
+        self.stats.setdefault("cpu_workers_after", {})["excerpt_reads"] = {
+            "workers": self.workers.count, "cpu_s": round(sum(times), 4),
+            "phases": [[len(times), round(sum(times), 4), round(max(times, default=0.0), 4)]]}
+        return [s for sets, _ in got for s in sets]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from typing import TYPE_CHECKING
 
 from neardup_core.errors import CacheError
 from neardup_core.extract import FileEntry
@@ -19,8 +20,10 @@ from neardup_core.progress import Stage
 from neardup_core.result import ScanResult
 from neardup_core.scan.cache_lookup import CacheOpening
 from neardup_core.scan.stages import RunStages
-from neardup_core.store.cache import FingerprintCache
 from neardup_core.store.snapshot import Snapshot, grouping_code, pack
+
+if TYPE_CHECKING:  # a scan without the cache never opens it: no SQLite
+    from neardup_core.store.cache import FingerprintCache
 
 __all__ = ["KeptResult"]
 

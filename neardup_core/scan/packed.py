@@ -14,7 +14,7 @@ boilerplate stages read them that way and no per-file array is made for them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -242,23 +242,73 @@ class Assembled:
     changed: bool          # some file changed while it was read
 
 
-def _gather(values: np.ndarray, counts: np.ndarray, order: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenated segments (``counts`` long each) put in ``order``: the values and the new
-    offsets. Copied a run at a time: ``order`` is mostly runs of consecutive segments (the
-    batches), and one slice per run costs far less than an index per value."""
-    starts = np.zeros(counts.shape[0] + 1, np.int64)
-    np.cumsum(counts, out=starts[1:])
-    offsets = np.zeros(order.shape[0] + 1, np.int64)
-    np.cumsum(counts[order], out=offsets[1:])
-    if order.shape[0] == 0 or offsets[-1] == 0:
-        return _frozen(values[:0].copy()), offsets
-    cut = np.flatnonzero(np.diff(order) != 1) + 1
-    first = np.concatenate(([0], cut))
-    last = np.concatenate((cut, [order.shape[0]])) - 1
-    lo = starts[order[first]].tolist()
-    hi = starts[order[last] + 1].tolist()
-    return _frozen(np.concatenate([values[a:b] for a, b in zip(lo, hi, strict=True)])), offsets
+@dataclass(slots=True, eq=False)
+class _Pieces:
+    """Where each run of output rows comes from: rows ``out[i]:out[i + 1]`` are part
+    ``part[i]``'s fingerprinted rows from ``local[i]`` on. Batches are runs of consecutive
+    files, so a few hundred pieces cover 40,000 rows, and each column is copied a slice per
+    piece straight from the parts: one copy, not a concatenation and then a gather (the
+    MinHash column alone is 20 MB at 40,000 files; issue 22)."""
+
+    out: list[int]     # (pieces + 1,) output row where each piece starts, then the total
+    part: list[int]
+    local: list[int]
+    starts: np.ndarray  # (parts + 1,) where each part's rows would start, joined
+
+    @classmethod
+    def of(cls, d: np.ndarray, part_rows: np.ndarray) -> _Pieces:
+        """``d``: the output rows' rows among the parts' fingerprinted rows concatenated;
+        ``part_rows``: how many each part has."""
+        starts = np.zeros(part_rows.shape[0] + 1, np.int64)
+        np.cumsum(part_rows, out=starts[1:])
+        if d.shape[0] == 0:
+            return cls([0], [], [], starts)
+        cut = np.ones(d.shape[0], bool)
+        np.not_equal(d[1:], d[:-1] + 1, out=cut[1:])
+        at_start = np.zeros(int(starts[-1]) + 1, bool)
+        at_start[starts[:-1]] = True
+        cut |= at_start[d]  # a piece never runs on into the next part
+        first = np.flatnonzero(cut)
+        src = d[first]
+        part = np.searchsorted(starts, src, side="right") - 1
+        return cls([*first.tolist(), d.shape[0]], part.tolist(), (src - starts[part]).tolist(),
+                   starts)
+
+    def __iter__(self) -> Iterator[tuple[int, int, int, int]]:
+        """(output start, output end, part, its first row) of each piece."""
+        return zip(self.out[:-1], self.out[1:], self.part, self.local, strict=True)
+
+    def rows(self, columns: Sequence[np.ndarray], out: np.ndarray) -> np.ndarray:
+        """``out`` (as many rows as the pieces cover) filled from ``columns``, one per part."""
+        for lo, hi, p, at in self:
+            out[lo:hi] = columns[p][at:at + hi - lo]
+        return out
+
+    def items(self, columns: Sequence[Sequence]) -> list:
+        out: list = []
+        for lo, hi, p, at in self:
+            out += columns[p][at:at + hi - lo]
+        return out
+
+    def segments(self, values: Sequence[np.ndarray], counts: Sequence[np.ndarray],
+                 dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+        """Concatenated segments (``counts[p][r]`` values for row ``r`` of part ``p``, in turn
+        in ``values[p]``) of the output rows: the values and their offsets."""
+        every = np.concatenate(counts) if counts else np.empty(0, np.int64)
+        begin = np.zeros(every.shape[0] + 1, np.int64)  # as if the parts' values were joined
+        np.cumsum(every, out=begin[1:])
+        base = begin[self.starts[:-1]].tolist()        # where each part's values would begin
+        offsets = np.zeros(self.out[-1] + 1, np.int64)
+        if self.out[-1]:
+            np.cumsum(self.rows(counts, np.empty(self.out[-1], np.int64)), out=offsets[1:])
+        out = np.empty(int(offsets[-1]), dtype)
+        first = self.starts.tolist()
+        for lo, hi, p, at in self:
+            r = first[p] + at
+            a, b = int(begin[r]) - base[p], int(begin[r + hi - lo]) - base[p]
+            o = int(offsets[lo])
+            out[o:o + b - a] = values[p][a:b]
+        return _frozen(out), offsets
 
 
 def _drop(parts: Sequence[tuple[np.ndarray, Packed]], *names: str) -> None:
@@ -281,8 +331,9 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
     parts' big columns are emptied once joined (the batches are not read again).
 
     Batches are runs of consecutive files that come back in any order: put back in the order
-    of their first files they are usually in walk order already, and their columns are then
-    only joined; otherwise every column is gathered row by row."""
+    of their first files they are usually in walk order already, or nearly (the files read
+    ahead in this process while the workers start are interleaved with the first batches),
+    and every column is copied a run of rows at a time (:class:`_Pieces`)."""
     if not parts:
         return Assembled([], FingerprintTable.empty(k), [], False)
     # stable: of two parts that start at the same file, the later stays later
@@ -291,12 +342,11 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
     problems_all: list[Problem | None] = [q for _, p in parts for q in p.problems]
     is_doc = np.fromiter((q is None for q in problems_all), bool, count=len(problems_all))
     changed = np.concatenate([p.changed for _, p in parts])
-    in_order = bool((pos[1:] > pos[:-1]).all())
-    if in_order:
-        rows = None
+    n_docs = int(is_doc.sum())
+    if bool((pos[1:] > pos[:-1]).all()):
         problems = [q for q in problems_all if q is not None]
         keep = np.flatnonzero(is_doc)   # fingerprinted files, walk order: rows of all files
-        d = None                        # ... their rows among the fingerprinted ones: all
+        d = np.arange(n_docs, dtype=np.int64)  # ... their rows among the fingerprinted ones
         any_changed = bool(changed.any())
     else:
         # walk order, and the last answer for a position (stable sort on position, then keep
@@ -313,61 +363,47 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
         keep = rows[is_doc[rows]]
         d = doc_row[keep]
         any_changed = bool(changed[rows].any())
+    packs = [p for _, p in parts]
+    pieces = _Pieces.of(d, np.array([len(p.text_hash) for p in packs], np.int64))
+    m = d.shape[0]
 
     def col(name: str) -> list:
-        flat = [v for _, p in parts for v in getattr(p, name)]
-        return flat if d is None else list(map(flat.__getitem__, d.tolist()))
+        return pieces.items([getattr(p, name) for p in packs])
 
-    def arr(name: str) -> np.ndarray:
-        joined = np.concatenate([getattr(p, name) for _, p in parts])
-        return joined if d is None else joined[d]
+    def arr(name: str, dtype: np.dtype) -> np.ndarray:
+        return pieces.rows([getattr(p, name) for p in packs], np.empty(m, dtype))
 
-    def segments(name: str, counts: str, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
-        values = np.concatenate([getattr(p, name) for _, p in parts]).astype(dtype, copy=False)
-        n_each = np.concatenate([getattr(p, counts) for _, p in parts])
-        if d is not None:
-            return _gather(values, n_each, d)
-        offsets = np.zeros(n_each.shape[0] + 1, np.int64)
-        np.cumsum(n_each, out=offsets[1:])
-        return _frozen(values), offsets
-
-    n_docs = int(is_doc.sum())
-    minhash = np.zeros((n_docs if d is None else d.shape[0], k), np.uint32)
+    minhash = np.zeros((m, k), np.uint32)
     if k:
-        if all(p.minhash.shape[1] == k for _, p in parts):
-            minhash = arr("minhash")
-        else:  # a batch without MinHash (cannot happen with one settings): row by row
-            mh_rows = np.zeros((n_docs, k), np.uint32)
-            j = 0
-            for _, p in parts:
-                for r in p.minhash:
-                    if r.shape[0] == k:
-                        mh_rows[j] = r
-                    j += 1
-            minhash = mh_rows if d is None else mh_rows[d]
+        # a batch without MinHash (cannot happen with one settings) leaves its rows at zero
+        pieces.rows([p.minhash if p.minhash.shape[1] == k else np.zeros((len(p.text_hash), k),
+                                                                         np.uint32)
+                     for p in packs], minhash)
     if consume:
         _drop(parts, "minhash")
-    line_hashes, line_offsets = segments("line_hashes", "line_counts", np.dtype(np.uint64))
+    line_hashes, line_offsets = pieces.segments([p.line_hashes for p in packs],
+                                                [p.line_counts for p in packs], _U64)
     if consume:
         _drop(parts, "line_hashes")
-    winnow, winnow_offsets = segments("winnow", "winnow_counts", np.dtype(np.uint32))
+    winnow, winnow_offsets = pieces.segments([p.winnow for p in packs],
+                                             [p.winnow_counts for p in packs], _U32)
     if consume:
         _drop(parts, "winnow")
     text_hash = col("text_hash")
-    chars = arr("chars")
-    table = FingerprintTable(arr("simhash").astype(np.uint64, copy=False), minhash, text_hash,
-                             chars, arr("units"), line_hashes, line_offsets, winnow,
+    chars = arr("chars", _I64)
+    table = FingerprintTable(arr("simhash", _U64), minhash, text_hash, chars,
+                             arr("units", _I64), line_hashes, line_offsets, winnow,
                              winnow_offsets)
     # the documents: the identity is the walk's (a cache hit's row says nothing about which
     # file now holds the path); a file changed while read keeps it too, and if it was replaced
     # outright its new inode no longer matches, so no action will touch it unseen
     picked = list(map(entries.__getitem__, pos[keep].tolist()))
-    sizes = np.concatenate([p.size for _, p in parts])[keep]
-    mtimes = np.concatenate([p.mtime_ns for _, p in parts])[keep]
-    content = [v for _, p in parts for v in p.content_hash]
+    sizes = np.concatenate([p.size for p in packs])[keep]
+    mtimes = np.concatenate([p.mtime_ns for p in packs])[keep]
+    content = [v for p in packs for v in p.content_hash]
     docs = list(documents_from_columns(
         [e.path for e in picked], sizes.tolist(), (mtimes / 1e9).tolist(), col("fmt"),
-        col("encoding"), col("confidence"), arr("replaced").tolist(), chars.tolist(),
+        col("encoding"), col("confidence"), arr("replaced", _I64).tolist(), chars.tolist(),
         text_hash, mtimes.tolist(), [e.dev for e in picked], [e.ino for e in picked],
         list(map(content.__getitem__, keep.tolist())), col("skipped")))
     return Assembled(docs, table, problems, any_changed)

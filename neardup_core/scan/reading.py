@@ -23,6 +23,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,7 +45,9 @@ from neardup_core.scan.worker import (
     prepare_batch,
     process_batch,
 )
-from neardup_core.store.cache import CacheEntry, FingerprintCache
+
+if TYPE_CHECKING:  # a scan without the cache never opens it: no SQLite
+    from neardup_core.store.cache import CacheEntry, FingerprintCache
 
 __all__ = ["BATCH_BYTES", "BATCH_FILES", "DEAD_POOLS_LIMIT", "INPROCESS_BATCH_FILES",
            "INPROCESS_MAX_BYTES", "INPROCESS_MAX_FILES", "READ_AHEAD_BYTES", "Reading", "batches",
@@ -461,12 +464,15 @@ class Reading(RunStages):
 
 
 _GROUPING = "neardup_core.grouping.groups"
+#: What the stages after the reading import besides the grouping (and SciPy with it): the pair
+#: search and the excerpts' containment index. A few milliseconds, but on no worker's time.
+_AFTER_READING = ("neardup_core.pairs.find", "neardup_core.pairs.containment")
 
 
 def load_grouping(paths: Sequence[str] = ()) -> None:
     """Import what the end of the scan groups with (SciPy's graph routines, via the grouping
-    module) in a thread, while this process waits for the workers, and look at the names of
-    ``paths`` for copy markers there (what
+    module) and pairs with (:data:`_AFTER_READING`) in a thread, while this process waits for
+    the workers, and look at the names of ``paths`` for copy markers there (what
     :func:`~neardup_core.grouping.groups.reference_rank` asks of each file).
 
     SciPy is slow to import. At the top of the scan's modules it delayed the start of the
@@ -481,6 +487,9 @@ def load_grouping(paths: Sequence[str] = ()) -> None:
     def load() -> None:
         with contextlib.suppress(Exception):
             importlib.import_module(_GROUPING).warm_names(paths)
+        for name in _AFTER_READING:
+            with contextlib.suppress(Exception):
+                importlib.import_module(name)
 
     threading.Thread(target=load, name="neardup-load-grouping", daemon=True).start()
 

@@ -26,6 +26,7 @@ import contextlib
 import os
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,8 +45,10 @@ from neardup_core.scan.kept_result import KeptResult
 from neardup_core.scan.packed import Collected, FingerprintTable
 from neardup_core.scan.pool import WorkerPool, start_method
 from neardup_core.scan.reading import Reading
-from neardup_core.store.cache import CacheEntry, FingerprintCache
 from neardup_core.store.snapshot import folder_state
+
+if TYPE_CHECKING:  # a scan without the cache never opens it: no SQLite
+    from neardup_core.store.cache import CacheEntry, FingerprintCache
 
 __all__ = ["ScanSession", "scan_folders"]
 

@@ -40,3 +40,24 @@ def test_threaded_work_divides_only_up_to_the_threads_allowed_and_its_longest_ta
     # without the threads' account the same stages are all serial
     assert critical_path(stages, workers=30.0)["critical_path_share"] == pytest.approx(
         3.0 / 33.0, abs=1e-4)
+
+
+def test_worker_time_after_the_reading_comes_on_top_of_the_reading() -> None:
+    """The excerpt tasks run in the workers once they have read: they overlap nothing, so they
+    add their time over N (no phase under its longest task), not fold into max(R, W / N)."""
+    stages = {"imports": 0.5, "results": 0.5, "excerpts": 0.5}
+    after = {"excerpts": {"workers": 2, "cpu_s": 2.0, "phases": [[8, 1.6, 0.05], [2, 0.4, 0.3]]}}
+    cp = critical_path(stages, workers=34.0, after=after)  # 32 s reading, 2 s after it
+    assert cp["workers_after_s"] == 2.0
+    # 16 workers: 1.6 / 16 = 0.1, and the second phase no less than its 0.3 s task
+    assert cp["workers_after_at_s"]["16"] == pytest.approx(0.4)
+    assert cp["workers_after_at_s"]["4"] == pytest.approx(1.6 / 4 + 0.3)
+    took = 1.0 + 32.0 / 16 + 0.4
+    assert cp["speedup"]["16"] == pytest.approx(35.5 / took, abs=0.01)
+    assert cp["critical_path_share"] == pytest.approx((took - 34.0 / 16) / 35.5, abs=1e-4)
+    # folded into the reading, the same time would have looked cheaper
+    folded = critical_path(stages, workers=34.0)
+    assert folded["speedup"]["16"] > cp["speedup"]["16"]
+    assert folded["critical_path_share"] < cp["critical_path_share"]
+    # and at 4 workers, where the reading's 8 s leaves the main process's 0.5 s far behind
+    assert cp["speedup"]["4"] == pytest.approx(35.5 / (1.0 + 8.0 + 0.7), abs=0.01)

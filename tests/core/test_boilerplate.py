@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import textgen as tg
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neardup_core import ScanOptions, ScanSession
 from neardup_core.fingerprint import boilerplate as bp
@@ -134,3 +136,33 @@ def test_a_line_whose_length_cannot_be_learnt_is_taken_as_long(tmp_path, monkeyp
         monkeypatch.setattr(bp, "LEARN_READS", 0)
     result = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(_folder(tmp_path))])
     assert result.stats["boilerplate_reread"] == 19          # as before: every holder
+
+
+def _votes_of_every_line(lines: np.ndarray, counts: np.ndarray, cluster: np.ndarray,
+                         need: int) -> np.ndarray:
+    """The vote as the pass took it before: every line sorted with its cluster."""
+    cl = np.repeat(cluster.astype(np.int32), counts)
+    order = np.lexsort((cl, lines))
+    v, c = lines[order], cl[order]
+    distinct = np.ones(v.size, dtype=bool)
+    distinct[1:] = (v[1:] != v[:-1]) | (c[1:] != c[:-1])
+    v = v[distinct]
+    starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
+    vals, votes = v[starts], np.diff(np.r_[starts, v.size])
+    return vals[votes >= need]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 60), st.integers(1, 12))
+def test_only_lines_with_enough_places_are_voted_on_and_the_vote_is_the_same(
+        seed: int, docs: int, need: int) -> None:
+    from neardup_core.scan.boilerplate_pass import voted_lines
+
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 9, docs)
+    pool = rng.integers(0, 2**64, int(rng.integers(1, 30)), dtype=np.uint64)
+    lines = pool[rng.integers(0, pool.size, int(counts.sum()))]  # lines shared and repeated
+    cluster = rng.integers(0, max(1, docs // int(rng.integers(1, 4))), docs)
+    got = voted_lines(lines, counts, cluster, need)
+    want = _votes_of_every_line(lines, counts, cluster, need) if lines.size else lines
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()

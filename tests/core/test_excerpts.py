@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import multiprocessing
 import random
+import tempfile
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +25,8 @@ from neardup_core.fingerprint.winnowing import (
 )
 from neardup_core.models import EXCERPT_FLOOR
 from neardup_core.pairs.containment import MIN_SHINGLES, candidates, shared_passages, verify
+from neardup_core.procwork import FOLDER_PREFIX, ProcessWork
+from neardup_core.scan.pool import start_method
 from neardup_core.text.normalise import normalize
 from neardup_core.text.shingles import shingle_set
 from neardup_core.threadwork import ThreadWork
@@ -237,7 +243,9 @@ def test_near_copies_are_kept_estimated_and_shown_only_when_ungrouped(tmp_path: 
     r = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(tmp_path)])
     assert r.stats["excerpts"]["grouped_estimated"] == 1
     spread = r.stats["cpu_parallel"]["excerpts"]  # the candidate search's threads, accounted
-    assert spread["threads"] >= 1 and len(spread["phases"]) >= 3 and spread["cpu_s"] >= 0
+    # two phases: the index's hash ranges, then the groups of passes over its pairs
+    assert spread["threads"] >= 1 and len(spread["phases"]) == 2 and spread["cpu_s"] >= 0
+    assert "cpu_workers_after" not in r.stats  # one worker, no pool: nothing ran in workers
     t = r.excerpt_table
     assert len(t) == 1
     # containment of the shorter is never under its Jaccard, so never under the floor
@@ -325,9 +333,147 @@ def test_candidates_are_the_same_whatever_the_pass_chunk_and_slice_sizes(monkeyp
             # in the calling thread, or spread over 2, 3 or 5 (more than this machine's cores)
             with ThreadWork(next(threads)) as work:
                 many = containment.candidates(given, shingles, keep, work)
-            assert len(work.phases) >= 3  # ranges, then chunks and slices of each pass
+            assert len(work.phases) == 2  # ranges, then the groups of passes
             for x, y in zip(one, many, strict=True):
                 np.testing.assert_array_equal(x, y)
+
+
+@pytest.fixture(scope="module")
+def worker_pool() -> Iterator[ProcessPoolExecutor]:
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context(start_method())) as p:
+        yield p
+
+
+@pytest.mark.parametrize("all_kept", [True, False])
+def test_candidates_in_worker_processes_are_those_of_threads_and_of_a_pair_count(
+        monkeypatch, worker_pool, tmp_path, all_kept):
+    """The index's ranges and the groups of passes run as tasks of worker processes, which read
+    the arrays from files written once: the same candidates as on threads and as a pair-by-pair
+    count, whatever the sizes of the passes, chunks, slices, blocks and ranges (all of which
+    the plan hands to the workers), and no file is left behind."""
+    from neardup_core.pairs import containment
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    winnows, shingles = _families(seed=5)
+    keep = np.ones(len(winnows), bool)
+    if not all_kept:
+        keep[1::7] = False
+    want = _brute_candidates(winnows, shingles, keep)
+    assert want[0].shape[0] > 100
+    sets = WinnowSets.of(winnows)
+    workers = itertools.cycle((1, 2, 3))
+    for rows, chunk, slices, fill, sort in ((1 << 30, 1 << 18, 16, 1 << 13, 1 << 22),
+                                            (1 << 16, 1 << 8, 3, 7, 1 << 9),
+                                            (1 << 15, 50, 1, 1, 1 << 30),
+                                            (1 << 30, 7, 16, 1 << 20, 100)):
+        monkeypatch.setattr(containment, "_PASS_ROWS", rows)
+        monkeypatch.setattr(containment, "_CHUNK_ROWS", chunk)
+        monkeypatch.setattr(containment, "_SLICES", slices)
+        monkeypatch.setattr(containment, "_FILL_DOCS", fill)
+        monkeypatch.setattr(containment, "_SORT_ROWS", sort)
+        for given in (sets, winnows):  # one array, or one per document (joined for them)
+            work = ProcessWork(worker_pool, next(workers))
+            got = containment.candidates(given, shingles, keep, work)
+            for x, y in zip(want, got, strict=True):
+                np.testing.assert_array_equal(x, y)
+            assert len(work.phases) == 2 and all(len(p) for p in work.phases)
+            with ThreadWork(2) as threads:
+                on_threads = containment.candidates(given, shingles, keep, threads)
+            for x, y in zip(on_threads, got, strict=True):
+                assert x.dtype == y.dtype
+                np.testing.assert_array_equal(x, y)
+    assert not _shared_folders(tmp_path)
+
+
+def _shared_folders(root: Path) -> list[Path]:
+    """The folders of shared arrays left in ``root`` (multiprocessing keeps its own there)."""
+    return [p for p in root.iterdir() if p.name.startswith(FOLDER_PREFIX)]
+
+
+def _scan_in_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make a small scan read in worker processes and search its candidates there."""
+    import neardup_core.scan.excerpts_pass as excerpts_mod
+    import neardup_core.scan.reading as reading_mod
+
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_FILES", 0)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_BYTES", 0)
+    monkeypatch.setattr(excerpts_mod, "PROCESS_MIN_HASHES", 0)
+
+
+def _same_excerpts(a, b) -> None:
+    for f in ("part", "whole", "containment", "similarity"):
+        np.testing.assert_array_equal(getattr(a.excerpt_table, f), getattr(b.excerpt_table, f))
+
+
+def test_the_scan_searches_candidates_in_its_workers_with_the_same_result(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, tmp = tmp_path / "docs", tmp_path / "tmp"
+    root.mkdir()
+    tmp.mkdir()
+    _write_corpus(root)
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    assert "cpu_workers_after" not in here.stats and len(here.excerpt_table) >= 3
+    _scan_in_workers(monkeypatch)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    there = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
+    after = there.stats["cpu_workers_after"]["excerpts"]  # the workers' CPU, accounted
+    assert after["workers"] == 2 and len(after["phases"]) == 2 and after["cpu_s"] >= 0
+    assert "excerpts" not in there.stats.get("cpu_parallel", {})  # no threads needed
+    _same_excerpts(here, there)
+    assert not _shared_folders(tmp)  # the shared arrays are gone
+
+
+def test_a_broken_pool_leaves_the_search_to_threads_with_the_same_result(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workers are killed as the excerpt stage begins: the candidates are searched on
+    threads and the sets read here instead, and the scan finds what it finds without them."""
+    from neardup_core.scan.excerpts_pass import ExcerptsPass
+
+    root, tmp = tmp_path / "docs", tmp_path / "tmp"
+    root.mkdir()
+    tmp.mkdir()
+    _write_corpus(root)
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    _scan_in_workers(monkeypatch)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    stage = ExcerptsPass._excerpts
+    killed: list[int] = []
+
+    def kill_first(self, *args):
+        assert self.workers.pool is not None
+        killed.extend(getattr(self.workers.pool, "_processes", {}))
+        self.workers.stop()
+        return stage(self, *args)
+
+    monkeypatch.setattr(ExcerptsPass, "_excerpts", kill_first)
+    there = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
+    assert killed and not there.partial
+    assert "excerpts" in there.stats["cpu_parallel"]  # threads did the search
+    assert "excerpts" not in there.stats.get("cpu_workers_after", {})
+    _same_excerpts(here, there)
+    assert not _shared_folders(tmp)
+
+
+def test_a_cancel_while_the_workers_search_ends_the_scan_partial(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from neardup_core.progress import CancelToken
+
+    root, tmp = tmp_path / "docs", tmp_path / "tmp"
+    root.mkdir()
+    tmp.mkdir()
+    _write_corpus(root)
+    _scan_in_workers(monkeypatch)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    cancel = CancelToken()
+
+    def progress(event) -> None:
+        if event.message == "Looking for excerpts":
+            cancel.cancel()
+
+    r = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)], progress, cancel)
+    assert r.partial and any("while looking for excerpts" in n for n in r.notes)
+    assert len(r.excerpt_table) == 0 and len(r.documents) == 10
+    assert not _shared_folders(tmp)
 
 
 def test_winnow_sets_hold_each_document_in_turn():

@@ -463,3 +463,38 @@ def test_scan_result_groups_use_build_groups() -> None:
     assert [[m.doc for m in g.members] for g in ignored.groups] == [[3, 2]]
     chosen = result.regroup(references=((1,),))
     assert chosen.groups[0].reference == 1
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["/", "//", "a", "b.txt", " ", ".", "备份", "~x"]),
+                         max_size=6).map("".join), max_size=12))
+def test_paths_are_split_as_os_path_splits_them(paths: list[str]) -> None:
+    import os
+
+    folders, ids, names = reference.split_paths(paths)
+    assert [(folders[i], n) for i, n in zip(ids.tolist(), names, strict=True)] == \
+        [os.path.split(p) for p in paths]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(alphabet=["a", "b", "\x00", "é", "副"], max_size=4), max_size=30))
+def test_text_classes_are_numpys_unique_of_the_hashes_as_objects(hashes: list[str]) -> None:
+    from neardup_core.result import text_classes
+
+    want = np.unique(np.array(hashes, dtype=object), return_inverse=True)[1] if hashes else \
+        np.empty(0, np.int64)
+    got = text_classes(hashes)
+    assert got.dtype == np.int64 and got.tolist() == want.ravel().tolist()
+
+
+def test_the_scans_loading_thread_loads_what_the_group_table_is_built_with() -> None:
+    """The scan calls groups.warm_names from a thread while its workers read: the group
+    table's modules are imported then, not in the scan's serial tail."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import neardup_core.grouping.groups as g; "
+            "assert 'neardup_core.grouping.regroup' not in sys.modules; g.warm_names(['/a/b']); "
+            "assert {'neardup_core.grouping.regroup', 'neardup_core.grouping.table'} "
+            "<= set(sys.modules)")
+    subprocess.run([sys.executable, "-c", code], check=True)

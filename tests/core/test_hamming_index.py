@@ -323,3 +323,28 @@ def test_hubs_pair_the_lowest_hub_with_every_near_neighbour(strategy: str) -> No
     assert near <= linked
     with pytest.raises(ValueError, match="hubs"):
         index.all_pairs(4, window=8, hubs=hubs[:-1])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 400), st.integers(0, 8), st.booleans())
+def test_tables_searched_on_threads_give_the_same_pairs(seed: int, n: int, k: int,
+                                                         windowed: bool) -> None:
+    from neardup_core.threadwork import ThreadWork
+
+    rng = np.random.default_rng(seed)
+    fps = rng.integers(0, 2**64, n, dtype=np.uint64)
+    for i in range(1, n):  # clusters of near and exact copies
+        if rng.random() < 0.6:
+            flips = rng.integers(0, 64, int(rng.integers(0, 4)))
+            fps[i] = fps[int(rng.integers(0, i))] ^ np.bitwise_or.reduce(
+                np.left_shift(np.uint64(1), flips.astype(np.uint64)), initial=np.uint64(0))
+    hubs = rng.permutation(n).astype(np.int64)
+    extra = {"window": 2, "hubs": hubs} if windowed else {}
+    one = HammingIndex(fps, max_k=k, strategy="tables")
+    want = one.all_pairs(k, **extra)
+    many = HammingIndex(fps, max_k=k, strategy="tables")
+    with ThreadWork(4) as work:
+        got = many.all_pairs(k, work=work, **extra)
+    assert all(np.array_equal(x, y) and x.dtype == y.dtype for x, y in zip(want, got,
+                                                                          strict=True))
+    assert many.windowed == one.windowed

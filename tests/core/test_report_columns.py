@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 
 from neardup_core.messages import phrase
 from neardup_core.report.columns import blocks, decimal_texts, interleave, pick, split_paths
-from neardup_core.report.common import LocalClock, local_time
+from neardup_core.report.common import LocalClock, iso_time, local_time
 from neardup_core.report.csv_report import _cells, _guard, _quote, share3
 from neardup_core.report.html_report import _size, _sizes, _template, html_all
+from neardup_core.report.json_report import _score_text, score_texts
 from neardup_core.report.wording import group_labels, percent, weakest_label
 from neardup_core.visible import _ACTING, _CLASS, visible, visible_all
 
@@ -62,6 +63,24 @@ def test_decimal_texts_of_float32_scores_as_the_writers_pass_them():
                         dress=lambda t: t + "%")
     assert got == [percent(x) for x in scores.tolist()]
     assert decimal_texts(scores[:0], 1, percent) == []
+
+
+def test_score_texts_are_the_json_reports_words():
+    """The JSON report's scores, a column at a time: ``repr(round_score(x))``, ``null``."""
+    rng = np.random.default_rng(3)
+    for scores in (rng.uniform(0, 1, 50_000).astype(np.float32), rng.uniform(0, 1, 50_000),
+                   np.round(rng.uniform(0, 1, 50_000), 4), np.arange(129) / 128):
+        scores[:9] = [1.0, 0.0, 0.99995, 0.99996, 0.5, 0.00005, 0.00015, np.nan, 0.1]
+        assert score_texts(scores) == [_score_text(x) for x in scores.tolist()]
+    edges = np.array([-0.0, -0.5, 1.5, np.inf, -np.inf, 1e-9, 0.12345, 0.99994999, 3e12])
+    assert score_texts(np.array(_values())) == list(map(_score_text, _values()))
+    assert score_texts(edges) == [_score_text(x) for x in edges.tolist()]
+    assert score_texts(np.array([0.25, 1.0, 0.0, 0.1])) == ["0.25", "1.0", "0.0", "0.1"]
+
+
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=30))
+def test_score_texts_of_any_floats(values):
+    assert score_texts(np.array(values, dtype=np.float64)) == list(map(_score_text, values))
 
 
 @given(st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=30))
@@ -114,6 +133,23 @@ def test_many_times_are_the_words_of_local_time():
     ints = [0, 1_700_000_000, 10 ** 20, -(10 ** 12), 10 ** 400]  # times kept as integers
     assert LocalClock().plain_many(ints) == [local_time(t) for t in ints]
     assert LocalClock().plain_many(ints[:-1]) == [local_time(t) for t in ints[:-1]]
+
+
+def test_many_iso_times_are_the_words_of_iso_time():
+    """The JSON report's "modified", worked out a block at a time as for the other reports."""
+    rng = random.Random(4)
+    times = [0.0, -1.5, 1.9999999, 1e9 + 0.9999996, 1e9 + 0.4999995, 1_700_000_000.25,
+             253402300799.0, 1e20, -62135596800.0, math.nan, math.inf, 1e15, -1e16]
+    times += [rng.uniform(-3e9, 4e9) for _ in range(5000)]
+    times += [1_700_000_000 + rng.uniform(0, 600) for _ in range(5000)]
+    clock = LocalClock()
+    assert clock.iso_many(times) == [iso_time(t) for t in times]
+    assert clock.iso_many(times[::-1]) == [iso_time(t) for t in times[::-1]]  # cached
+    assert None in clock.iso_many(times)  # out of range: None, as iso_time says
+    assert LocalClock().iso_many([]) == []
+    ints = [0, 1_700_000_000, 10 ** 20, -(10 ** 12), 10 ** 400]
+    assert LocalClock().iso_many(ints) == [iso_time(t) for t in ints]
+    assert LocalClock().iso_many(ints[:-1]) == [iso_time(t) for t in ints[:-1]]
 
 
 #: One of every kind of character visible() acts on, and names that need nothing.

@@ -63,10 +63,14 @@ def test_the_clock_across_many_times_and_zones(monkeypatch):
             monkeypatch.setenv("TZ", zone)
             time.tzset()
             clock = LocalClock()
+            times = []
             for _ in range(2000):
                 t = rng.choice([rng.uniform(-3e9, 4e9), 1_700_000_000 + rng.uniform(0, 600)])
+                times.append(t)
                 assert clock.iso(t) == iso_time(t), (zone, t)
                 assert clock.plain(t) == local_time(t), (zone, t)
+            assert LocalClock().iso_many(times) == [iso_time(t) for t in times], zone
+            assert LocalClock().plain_many(times) == [local_time(t) for t in times], zone
     finally:
         monkeypatch.undo()
         time.tzset()
@@ -316,9 +320,9 @@ def block_lines(request, monkeypatch):
     fall on both sides of a block's bounds)."""
     import functools
 
-    from neardup_core.report import columns, csv_report, html_report, text_report
+    from neardup_core.report import columns, csv_report, html_report, json_report, text_report
 
-    for module in (csv_report, html_report, text_report):
+    for module in (csv_report, html_report, json_report, text_report):
         monkeypatch.setattr(module, "blocks",
                             functools.partial(columns.blocks, lines=request.param))
     return request.param
@@ -333,6 +337,56 @@ def test_streamed_csv_with_every_kind_of_name(mode, threshold, language, block_l
     result = _hostile(threshold, mode)
     assert len(result.group_table) >= 2
     assert render(write_csv, result, language=language) == _csv_as_before_in(result, language)
+
+
+@pytest.mark.parametrize("mode", list(GroupMode))
+@pytest.mark.parametrize("threshold", [0.4, 0.7])
+def test_streamed_json_with_every_kind_of_name(mode, threshold, block_lines):
+    """Names JSON must escape or mend, what was skipped, and times out of range (null) beside
+    ordinary ones, in blocks split anywhere: still the bytes ``json.dump`` gives."""
+    import dataclasses
+
+    result = _hostile(threshold, mode)
+    docs = list(result.documents)
+    for k, mtime in ((0, 1e20), (3, float("nan")), (8, -1.5), (9, 253402300799.0)):
+        docs[k] = dataclasses.replace(docs[k], mtime=mtime)
+    docs[4] = dataclasses.replace(docs[4], encoding=None)
+    result = dataclasses.replace(result, documents=tuple(docs)).regroup(threshold, mode)
+    assert len(result.group_table) >= 2
+    assert render(write_json, result) == _old(result)
+    clean = dataclasses.replace(result, documents=tuple(
+        dataclasses.replace(d, mtime=1_700_000_000.5) for d in docs)).regroup(threshold, mode)
+    assert render(write_json, clean) == _old(clean)  # every time in range: quotes in the text
+
+
+@pytest.mark.parametrize("threshold", [0.4, 0.7])
+def test_streamed_json_excerpts_are_the_dumped_ones(threshold):
+    """The ``excerpts`` section, put together a column at a time: hostile names, scores on
+    the edges of their rounding, a NaN (``json.dumps`` writes ``NaN``), none at all."""
+    import dataclasses
+
+    import numpy as np
+
+    from neardup_core.models import ExcerptTable
+
+    result = _hostile(threshold)
+    n = len(result.documents)
+    part = np.arange(n, dtype=np.int32)
+    whole = ((part + 3) % n).astype(np.int32)
+    rng = np.random.default_rng(6)
+    containment = rng.uniform(0.5, 1.0, n).astype(np.float32)
+    similarity = rng.uniform(0.0, 1.0, n).astype(np.float32)
+    containment[:4] = [1.0, 0.99996, 0.5, 0.61235]
+    similarity[:4] = [np.nan, 0.99995, 1.0, 0.00004]
+    table = ExcerptTable(part, whole, containment, similarity)
+    with_excerpts = dataclasses.replace(result, excerpt_table=table).regroup(threshold)
+    text = render(write_json, with_excerpts)
+    assert text == _old(with_excerpts)
+    assert len(json.loads(text)["excerpts"]) >= 4
+    assert '"similarity": NaN' in text
+    none = dataclasses.replace(result, excerpt_table=ExcerptTable.empty()).regroup(threshold)
+    assert render(write_json, none) == _old(none)
+    assert '"excerpts": []' in render(write_json, none)
 
 
 @pytest.mark.parametrize("mode", list(GroupMode))

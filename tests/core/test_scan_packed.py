@@ -4,6 +4,8 @@ order, whatever the order the batches came back in."""
 
 from __future__ import annotations
 
+import copy
+import itertools
 import os
 import pickle
 import random
@@ -13,15 +15,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import neardup_core.scan.reading as reading_mod
 import neardup_core.scan.worker as worker_mod
 from neardup_core import ProblemKind, ScanOptions, ScanSession
 from neardup_core.extract import FileEntry
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
-from neardup_core.models import Document
+from neardup_core.models import Document, Problem
 from neardup_core.progress import CancelToken
-from neardup_core.scan.packed import Collected, pack, read_packed
+from neardup_core.scan.packed import Collected, Packed, pack, read_packed
 from neardup_core.scan.worker import Outcome, process_batch
 
 MiB = 1024 * 1024
@@ -377,3 +381,83 @@ def test_a_table_without_lines_keeps_every_other_column(tmp_path: Path) -> None:
     assert bare.chars is table.chars
     assert all(np.array_equal(a, b) for a, b in zip(bare.winnows(), table.winnows(),
                                                       strict=True))
+
+
+def _random_packed(rng: np.random.Generator, paths: list[str], k: int) -> Packed:
+    """A batch of made-up columns: every third file a problem, the others fingerprinted."""
+    problems = [Problem(p, ProblemKind.EMPTY, "") if rng.random() < 0.3 else None
+                for p in paths]
+    m = sum(q is None for q in problems)
+    lines = rng.integers(0, 4, m)
+    winnows = rng.integers(0, 5, m)
+    return Packed(
+        size=rng.integers(0, 99, len(paths)), mtime_ns=rng.integers(0, 10**12, len(paths)),
+        changed=rng.random(len(paths)) < 0.1,
+        content_hash=[f"c{rng.integers(1000)}" for _ in paths], problems=problems,
+        fmt=["txt"] * m, encoding=[f"e{rng.integers(9)}" for _ in range(m)],
+        confidence=[float(rng.random()) for _ in range(m)],
+        skipped=[None] * m, text_hash=[f"t{rng.integers(10**6)}" for _ in range(m)],
+        replaced=rng.integers(0, 3, m), chars=rng.integers(0, 999, m),
+        units=rng.integers(0, 99, m), simhash=rng.integers(0, 2**63, m, dtype=np.uint64),
+        minhash=rng.integers(0, 2**32, (m, k), dtype=np.uint32), line_counts=lines,
+        line_hashes=rng.integers(0, 2**63, int(lines.sum()), dtype=np.uint64),
+        winnow_counts=winnows,
+        winnow=rng.integers(0, 2**32, int(winnows.sum()), dtype=np.uint32))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 60), st.booleans())
+def test_assembled_columns_are_the_last_answer_for_each_file(seed: int, n: int,
+                                                             runs: bool) -> None:
+    """Batches of runs of the walk or of scattered files, in any order, some files answered
+    twice: each column is copied a run at a time, and must hold, row by row, the last answer
+    for each file, in walk order."""
+    rng = np.random.default_rng(seed)
+    k = 4
+    entries = [FileEntry(f"/r/{i:03}.txt", i, i, 1, i) for i in range(n)]
+    order = np.arange(n) if runs else rng.permutation(n)
+    cuts = sorted(set(rng.integers(0, n + 1, int(rng.integers(0, 8))).tolist()) | {0, n})
+    batches = [order[a:b].tolist() for a, b in itertools.pairwise(cuts) if b > a]
+    if n:
+        again = sorted(set(rng.integers(0, n, int(rng.integers(0, 4))).tolist()))
+        batches += [again] if again else []  # answered twice: the later answer counts
+    rng.shuffle(batches)
+    got = Collected()
+    answers: list[tuple[list[int], Packed]] = []
+    for b in batches:
+        p = _random_packed(rng, [entries[i].path for i in b], k)
+        answers.append((b, copy.deepcopy(p)))  # assembling empties the batches it joins
+        got.add([entries[i] for i in b], p)
+    # the reference: parts in the order of their first files (stable), the last answer kept
+    last: dict[int, tuple[Packed, int, int | None]] = {}
+    for b, p in sorted(answers, key=lambda x: x[0][0]):
+        row = 0
+        for j, i in enumerate(b):
+            last[i] = (p, j, row if p.problems[j] is None else None)
+            row += p.problems[j] is None
+    out = got.assemble(entries, k)
+    want = [(i, p, r) for i, (p, _, r) in sorted(last.items()) if r is not None]
+    table = out.fingerprints
+    assert [d.path for d in out.documents] == [entries[i].path for i, _, _ in want]
+    assert out.problems == [p.problems[j] for _, (p, j, r) in sorted(last.items())
+                            if r is None]
+    assert [d.size for d in out.documents] == [int(p.size[j]) for _, (p, j, r) in
+                                               sorted(last.items()) if r is not None]
+    assert table.text_hash == [p.text_hash[r] for _, p, r in want]
+    assert [d.encoding for d in out.documents] == [p.encoding[r] for _, p, r in want]
+    assert table.simhash.tolist() == [int(p.simhash[r]) for _, p, r in want]
+    assert table.chars.tolist() == [int(p.chars[r]) for _, p, r in want]
+    assert [d.replaced for d in out.documents] == [int(p.replaced[r]) for _, p, r in want]
+    assert np.array_equal(table.minhash, np.array([p.minhash[r] for _, p, r in want],
+                                                  np.uint32).reshape(len(want), k))
+
+    def segment(p: Packed, r: int, values: str, counts: str) -> list[int]:
+        c = getattr(p, counts)
+        lo = int(c[:r].sum())
+        return getattr(p, values)[lo:lo + int(c[r])].tolist()
+
+    for row, (_, p, r) in enumerate(want):
+        lo, hi = table.line_offsets[row], table.line_offsets[row + 1]
+        assert table.line_hashes[lo:hi].tolist() == segment(p, r, "line_hashes", "line_counts")
+        assert table.winnows()[row].tolist() == segment(p, r, "winnow", "winnow_counts")
+    assert table.line_hashes.dtype == np.uint64 and table.winnow.dtype == np.uint32

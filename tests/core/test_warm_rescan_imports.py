@@ -101,3 +101,32 @@ def test_a_rescan_answered_by_the_cache_reads_nothing_and_reports_the_same(tmp_p
     assert report["summary"]["files"] == 6 and report["summary"]["groups"] >= 2
     assert _report(tmp_path / "warm.json") == report
     assert _report(tmp_path / "first.json") == report
+
+
+#: What the scan's own process must not load when workers read the folder: it reads only text
+#: and RTF ahead of them, and the fork server loads every reader for the workers.
+NOT_IN_A_COLD_SCANS_MAIN_PROCESS = (
+    "lxml", "pypdfium2", "neardup_core.extract.docx", "neardup_core.extract.odt",
+    "neardup_core.extract.html", "neardup_core.extract.pdf", "neardup_core.extract.legacy",
+    "neardup_core.extract.zip_package", "neardup_core.report.csv_report",
+    "neardup_core.report.html_report", "neardup_core.report.text_report", "neardup_core.diff",
+)
+
+
+def test_a_cold_scan_leaves_the_readers_to_its_workers(tmp_path: Path):
+    """Enough text for worker processes (over INPROCESS_MAX_FILES files and INPROCESS_MAX_BYTES
+    bytes) and a Word file only a worker reads: the scan's own process holds no reader but the
+    text one, and the Word file is in the report all the same."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for k in range(60):  # distinct texts: no boilerplate, so no re-read in this process
+        (docs / f"t{k:02d}.txt").write_text(tg.en_doc(100 + k, 600), encoding="utf-8")
+    d = docx.Document()
+    d.add_paragraph(tg.en_doc(7, 24))
+    d.save(str(docs / "w.docx"))
+    run = _run(["scan", str(docs), "--format", "json", "--no-cache", "-j", "2",
+                "-o", str(tmp_path / "cold.json")])
+    assert "multiprocessing.forkserver" in run["modules"]  # workers did the reading
+    assert [m for m in NOT_IN_A_COLD_SCANS_MAIN_PROCESS if m in run["modules"]] == []
+    report = _report(tmp_path / "cold.json")
+    assert report["summary"]["files"] == 61 and report["problems"] == []

@@ -81,6 +81,11 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "records, made by mkdtemp",
     ("neardup_core/extract/limits.py", "remove_records", "os.rmdir"):
         "removes the scan's own folder of records (named neardup-stopped-*) only when empty",
+    ("neardup_core/procwork.py", "share", "os.remove"):
+        "removes the arrays it wrote (<name>.npy) into its own folder, made by mkdtemp "
+        "(neardup-arrays-*), for the excerpt search's workers",
+    ("neardup_core/procwork.py", "share", "os.rmdir"):
+        "removes that folder of its own only when empty",
     ("app/desktop_entry.py", "uninstall_desktop_entry", "path.unlink"):
         "--uninstall-desktop-entry removes neardup's menu entry and icon, only when they hold "
         "what neardup wrote (a user's own file of that name stays)",

@@ -1,0 +1,161 @@
+"""Spreading a stage's NumPy work over the scan's worker processes, and keeping account of it.
+
+The excerpt candidate search runs after the reading, when the workers are up and idle. On a few
+threads of the main process (:mod:`neardup_core.threadwork`) it divided over at most
+MAX_THREADS cores and stayed the largest serial part of a cold scan; as tasks of the worker
+processes it divides over every core the scan reads with. :class:`ProcessWork` has the
+interface of :class:`~neardup_core.threadwork.ThreadWork` that the search uses (``threads``,
+``map``, ``share``, ``summary``), so the same plan runs on either and gives the same result.
+
+The big input arrays are not pickled into every task: :meth:`ProcessWork.share` writes them
+once into a private temporary folder, and a task gets :class:`SharedArrays`, a handle that
+pickles as that folder's name and maps the files read-only in the worker (the pages are the
+page cache's, shared by every worker that reads them). The folder goes when the block ends,
+also on an error or a cancel. Files rather than ``multiprocessing.shared_memory``: a segment
+is tracked by the resource tracker of every process that attaches to it (Python 3.11), which
+unlinks it, or warns, when a worker ends; a file needs no tracker and can never outlive a
+crash by more than a temporary folder.
+
+Each task's CPU time (``time.thread_time`` in the worker) comes back with its result, kept per
+phase as ThreadWork keeps its own: the share benchmark (:mod:`benchmarks.scale_share`) counts
+it as worker time after the reading, which overlaps nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_EXCEPTION, Executor, Future, wait
+from typing import TypeVar
+
+import numpy as np
+
+from neardup_core.errors import ScanCancelled
+
+__all__ = ["ProcessWork", "SharedArrays", "timed_call"]
+
+#: How often a wait for the workers looks at the cancel flag (seconds).
+_POLL = 0.1
+#: What the temporary folders of shared arrays are called (tests look for leftovers).
+FOLDER_PREFIX = "neardup-arrays-"
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class SharedArrays(Mapping[str, np.ndarray]):
+    """Named arrays in a folder, one ``.npy`` file each, mapped read-only when first asked for.
+    Pickles as the folder and the names, not the data."""
+
+    def __init__(self, folder: str, names: Sequence[str]) -> None:
+        self.folder = folder
+        self.names = tuple(names)
+        self._open: dict[str, np.ndarray] = {}
+
+    def __reduce__(self) -> tuple:
+        return (SharedArrays, (self.folder, self.names))
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self.names:
+            raise KeyError(name)
+        got = self._open.get(name)
+        if got is None:
+            got = np.load(os.path.join(self.folder, name + ".npy"), mmap_mode="r")
+            self._open[name] = got
+        return got
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+def timed_call(fn: Callable[..., R], *args: object) -> tuple[R, float]:
+    """``fn(*args)`` and the CPU time it took in this thread: what a worker sends back."""
+    t = time.thread_time()
+    out = fn(*args)
+    return out, time.thread_time() - t
+
+
+class ProcessWork:
+    """Runs phases of independent items as tasks of ``pool``'s ``workers`` processes (``fn``
+    and the items must pickle: a module-level function, or a ``functools.partial`` of one,
+    with :class:`SharedArrays` for the big inputs), results in the order of the items;
+    ``phases`` holds the CPU time in seconds of each phase's tasks. ``cancelled`` is asked
+    while the tasks run: when it says so, the tasks not started are dropped and the map
+    raises :class:`~neardup_core.errors.ScanCancelled`."""
+
+    def __init__(self, pool: Executor, workers: int,
+                 cancelled: Callable[[], bool] = lambda: False) -> None:
+        self.pool = pool
+        self.threads = max(1, workers)  # tasks at once, as ThreadWork calls it
+        self.cancelled = cancelled
+        self.phases: list[list[float]] = []
+
+    def __enter__(self) -> ProcessWork:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Nothing to let go: the pool is the scan's."""
+
+    @contextlib.contextmanager
+    def share(self, arrays: Mapping[str, np.ndarray]) -> Iterator[SharedArrays]:
+        """``arrays`` written once into a private temporary folder, for the tasks of this
+        block; the folder is removed when the block ends, however it ends."""
+        folder = tempfile.mkdtemp(prefix=FOLDER_PREFIX)
+        files = [os.path.join(folder, name + ".npy") for name in arrays]
+        try:
+            for path, a in zip(files, arrays.values(), strict=True):
+                np.save(path, np.ascontiguousarray(a))
+            yield SharedArrays(folder, list(arrays))
+        finally:  # the files it wrote, then the folder (only if that leaves it empty)
+            for path in files:
+                with contextlib.suppress(OSError):
+                    os.remove(path)
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        """``fn`` of each item, as one phase, each item a task (the callers cut their work in
+        a few tasks a worker). A task that fails fails the map, once every task already
+        running has ended (none is left reading a folder about to be removed)."""
+        times: list[float] = []
+        self.phases.append(times)
+        todo = list(items)
+        if not todo:
+            return []
+        futs: list[Future] = []
+        try:
+            for x in todo:
+                futs.append(self.pool.submit(timed_call, fn, x))
+            pending = set(futs)
+            while pending:
+                if self.cancelled():
+                    raise ScanCancelled()
+                done, pending = wait(pending, timeout=_POLL, return_when=FIRST_EXCEPTION)
+                for f in done:
+                    f.result()  # raises the task's error
+        except BaseException:
+            for f in futs:
+                f.cancel()
+            wait(futs)
+            raise
+        got = [f.result() for f in futs]
+        times.extend(t for _, t in got)
+        return [r for r, _ in got]
+
+    @property
+    def cpu(self) -> float:
+        """The CPU time of every task so far."""
+        return sum(sum(p) for p in self.phases)
+
+    def summary(self) -> dict:
+        """For ``stats["cpu_workers_after"]``: the worker processes, the CPU time of every
+        task, and each phase's (tasks, CPU time, longest task's CPU time)."""
+        return {"workers": self.threads, "cpu_s": round(self.cpu, 4),
+                "phases": [[len(p), round(sum(p), 4), round(max(p, default=0.0), 4)]
+                           for p in self.phases]}

@@ -1,0 +1,116 @@
+"""A stage's NumPy work as tasks of worker processes: results in item order, each task's CPU
+time kept, big arrays handed over once through a private folder that never outlives the work
+(an error, a dead worker, a cancel)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import operator
+import os
+import pickle
+import tempfile
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neardup_core.errors import ScanCancelled
+from neardup_core.procwork import FOLDER_PREFIX, ProcessWork, SharedArrays, timed_call
+from neardup_core.scan.pool import start_method
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[ProcessPoolExecutor]:
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context(start_method())) as p:
+        yield p
+
+
+@pytest.fixture
+def tmp_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where this process makes its temporary folders, watched for leftovers."""
+    root = tmp_path / "tmp"
+    root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    return root
+
+
+def _shared_folders(root: Path) -> list[Path]:
+    """The folders of shared arrays left in ``root`` (multiprocessing keeps its own there)."""
+    return [p for p in root.iterdir() if p.name.startswith(FOLDER_PREFIX)]
+
+
+def test_tasks_run_in_the_workers_in_item_order_and_each_is_timed(pool) -> None:
+    work = ProcessWork(pool, 2)
+    assert work.map(partial(operator.mul, 3), range(11)) == [3 * x for x in range(11)]
+    assert work.map(os.getpid, []) == []
+    pids = work.map(partial(timed_call, _pid), range(4))
+    assert os.getpid() not in {pid for pid, _ in pids}  # other processes ran them
+    assert all(cpu >= 0 for _, cpu in pids)
+    s = work.summary()
+    assert s["workers"] == 2 and len(s["phases"]) == 3
+    assert [p[0] for p in s["phases"]] == [11, 0, 4]  # a task an item
+    assert s["cpu_s"] == pytest.approx(sum(p[1] for p in s["phases"]), abs=1e-3)
+    assert all(p[2] <= p[1] + 1e-4 for p in s["phases"])
+
+
+def test_shared_arrays_pickle_as_their_folder_and_are_mapped_read_only(pool, tmp_root) -> None:
+    big = np.arange(200_000, dtype=np.int64)
+    work = ProcessWork(pool, 2)
+    with work.share({"big": big, "small": np.array([7, 8], np.uint32)}) as arrays:
+        folder = arrays.folder
+        assert Path(folder).parent == tmp_root and Path(folder).name.startswith(FOLDER_PREFIX)
+        assert len(pickle.dumps(arrays)) < 1000  # the names, not the 1.6 MB
+        back = pickle.loads(pickle.dumps(arrays))
+        assert isinstance(back, SharedArrays) and sorted(back) == ["big", "small"]
+        np.testing.assert_array_equal(back["big"], big)
+        assert not back["big"].flags.writeable and back["small"].dtype == np.uint32
+        with pytest.raises(KeyError):
+            back["other"]
+        # the workers read them: the sum of each, there
+        assert work.map(partial(_total, arrays), ["big", "small"]) == [int(big.sum()), 15]
+    assert not _shared_folders(tmp_root)
+
+
+def _pid(_: int) -> int:
+    return os.getpid()
+
+
+def _total(arrays: SharedArrays, name: str) -> int:
+    return int(np.asarray(arrays[name]).sum())
+
+
+def test_a_failing_task_fails_the_map_and_the_folder_goes(pool, tmp_root) -> None:
+    work = ProcessWork(pool, 2)
+    with pytest.raises(ZeroDivisionError), work.share({"a": np.zeros(10)}):
+        assert _shared_folders(tmp_root)
+        work.map(partial(operator.truediv, 1.0), [1, 2, 0, 4])
+    assert not _shared_folders(tmp_root)
+    assert work.map(partial(operator.truediv, 1.0), [2]) == [0.5]  # the pool lives on
+
+
+def test_a_worker_that_dies_fails_the_map_and_the_folder_goes(tmp_root) -> None:
+    ctx = multiprocessing.get_context(start_method())
+    with ProcessPoolExecutor(2, mp_context=ctx) as doomed:
+        work = ProcessWork(doomed, 2)
+        with pytest.raises(BrokenProcessPool), work.share({"a": np.zeros(10)}):
+            work.map(os._exit, [3])
+    assert not _shared_folders(tmp_root)
+
+
+def test_a_cancel_stops_the_map_and_the_folder_goes(pool, tmp_root) -> None:
+    asked: list[int] = []
+
+    def cancelled() -> bool:
+        asked.append(1)
+        return True
+
+    work = ProcessWork(pool, 2, cancelled)
+    with pytest.raises(ScanCancelled), work.share({"a": np.zeros(10)}):
+        work.map(partial(operator.mul, 2), range(8))
+    assert asked and not _shared_folders(tmp_root)
+    # not cancelled: the same pool still does the work
+    assert ProcessWork(pool, 2).map(partial(operator.mul, 2), range(3)) == [0, 2, 4]

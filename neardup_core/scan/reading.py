@@ -62,10 +62,11 @@ INPROCESS_MAX_BYTES = 4 * 1024 * 1024
 #: process work, part of a scan's serial share: at 40,000 files it took 1.05-1.17 s of CPU with
 #: 48 files a batch, 0.69-0.81 s with 96 and 0.64-0.82 s with 128 (side by side, two rounds;
 #: issue 22). Most of it is per batch, not per file: the pool's manager thread spends about
-#: 0.6 ms on each result it takes in, its feeder thread 0.2 ms on each task it sends. With 192
-#: files a batch (against 96, side by side, two rounds each) those two threads took 0.21-0.24 s
-#: (0.34-0.37 s) and the whole stage 0.72 s (0.86-0.90 s); 256 saved nothing more.
-BATCH_FILES = 192
+#: 0.6 ms on each result it takes in, its feeder thread 0.2 ms on each task it sends. 192 files
+#: a batch took 0.56-0.59 s against 0.67-0.71 s with 96, but cost the workers 0.5-0.8 s more
+#: CPU (17.2-17.3 s against 16.6-16.8 s, and 0.2-0.3 s more wall time on two cores; side by
+#: side, two rounds each): not worth it.
+BATCH_FILES = 96
 #: A batch read in the scan's own process (small folders, no workers): a cancel waits for it,
 #: and there is no round trip to save, so it stays small.
 INPROCESS_BATCH_FILES = 48

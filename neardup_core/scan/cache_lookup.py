@@ -151,12 +151,11 @@ class CacheLookup(RunStages):
             except CacheError as exc:
                 self._cache_failed(exc)
         self._rows.update(hits)
-        for e in new:
-            if e.path not in hits:
-                self._todo.append(e)
-                self._todo_bytes += e.size
-                if e.path.lower().endswith(_WORKER_ONLY):
-                    self._todo_worker_only = True
+        todo = [e for e in new if e.path not in hits] if hits else new
+        self._todo.extend(todo)
+        self._todo_bytes += sum(e.size for e in todo)
+        if not self._todo_worker_only:
+            self._todo_worker_only = any(e.path.lower().endswith(_WORKER_ONLY) for e in todo)
         if not self.workers.started and self.workers.unavailable is None and \
                 not self._inprocess(len(self._todo), self._todo_bytes):
             self.workers.start()

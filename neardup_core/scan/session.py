@@ -33,6 +33,7 @@ import numpy as np
 from neardup_core.errors import CacheError
 from neardup_core.extract import FileEntry, check_roots
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
+from neardup_core.gcpause import gc_paused
 from neardup_core.heap import give_back
 from neardup_core.models import Document, Method, PairTable, Problem, ScanOptions
 from neardup_core.progress import CancelToken, ProgressSink, Stage, null_progress
@@ -136,11 +137,15 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
                     if kept is not None:
                         return kept
             self._snap_state = None  # from here on the walk's entries are looked up one by one
-            outcomes = self._read(entries) if not self.partial else Collected()
-            self._cpu("results")  # collecting the workers' outcomes
-            self.stats["seconds_read"] = round(time.monotonic() - self.t0
-                                               - self.stats["seconds_walk"], 4)
-            docs, self._fps, self._entries_by_path = self._collect(entries, outcomes)
+            # Reading makes an object or a few per batch and the grouping code's imports, and
+            # collecting one per file, all kept: collections found nothing to free in them (at
+            # 40,000 files 0.10 s of the reading window and 0.04 s of collecting went to them)
+            with gc_paused():
+                outcomes = self._read(entries) if not self.partial else Collected()
+                self._cpu("results")  # collecting the workers' outcomes
+                self.stats["seconds_read"] = round(time.monotonic() - self.t0
+                                                   - self.stats["seconds_walk"], 4)
+                docs, self._fps, self._entries_by_path = self._collect(entries, outcomes)
             # what the scan keeps of the outcomes and the walk is in docs and the table now
             # (the walk's entries stay in a dict, for the boilerplate pass's re-read only)
             del outcomes, entries

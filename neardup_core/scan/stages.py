@@ -17,6 +17,7 @@ import time
 
 from neardup_core.errors import ScanCancelled
 from neardup_core.extract import FileEntry, WalkStats, walk
+from neardup_core.gcpause import gc_paused
 from neardup_core.models import Method, Problem, ScanOptions
 from neardup_core.pairs.scoring import simhash_similarity
 from neardup_core.progress import CancelToken, ProgressEvent, ProgressSink, Stage
@@ -84,12 +85,13 @@ class RunStages:
         entries: list[FileEntry] = []
         self.emit(Stage.WALK, 0, None, "Looking for files")
         try:
-            for e in walk(self.roots, self.opt, cancel=self.cancel,
-                          on_problem=self.problems.append, stats=stats):
-                entries.append(e)
-                if len(entries) % WALK_CHUNK == 0:
-                    self.emit(Stage.WALK, len(entries), None, e.path)
-                    self._walked(entries)
+            with gc_paused():  # an object per file, kept: no garbage for the collector to find
+                for e in walk(self.roots, self.opt, cancel=self.cancel,
+                              on_problem=self.problems.append, stats=stats):
+                    entries.append(e)
+                    if len(entries) % WALK_CHUNK == 0:
+                        self.emit(Stage.WALK, len(entries), None, e.path)
+                        self._walked(entries)
         except ScanCancelled:
             self._mark_cancelled("while looking for files")
         if not self.partial:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 
@@ -401,6 +402,22 @@ def test_warm_names_leaves_nothing_for_the_ranking_to_look_at() -> None:
     assert is_copy_name.cache_info().misses == names.misses
     assert reference._folder_marks.cache_info().misses == folders.misses
     assert reference._folder_marks.cache_info().hits > folders.hits
+
+
+def test_warm_names_warms_no_more_names_than_the_cache_keeps(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """More files than the name cache holds (1,000,000 files): the first names stay warm for
+    the ranking, which asks in the same order; warming the rest too would push them out."""
+    small = functools.lru_cache(maxsize=8)(reference.is_copy_name.__wrapped__)
+    monkeypatch.setattr(reference, "is_copy_name", small)
+    docs = [doc(f"/warm/many/file {i:02d}.txt") for i in range(20)]
+    want = reference_rank(docs).tolist()
+    small.cache_clear()
+    reference.warm_names(d.path for d in docs)
+    warmed = small.cache_info()
+    assert warmed.misses == 8 and warmed.currsize == 8
+    assert reference_rank(docs).tolist() == want
+    assert small.cache_info().misses - warmed.misses == 12  # only the names beyond the cache
 
 
 def test_rank_order_of_preferences() -> None:

@@ -387,3 +387,27 @@ def test_entries_pickle_as_equal_entries(tmp_path: Path) -> None:
     entry = next(walk([str(tmp_path)], ScanOptions(min_size=0)))
     back = pickle.loads(pickle.dumps(entry))
     assert back == entry and isinstance(back, FileEntry)
+
+
+def test_files_stat_the_same_through_their_open_folder_or_their_path(
+        ex_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files are stat'ed relative to their open folder where the platform can; where the folder
+    cannot be opened they are asked by path, with the same entries."""
+    _touch(ex_tree / "sub" / "h.txt")
+    by_folder = list(walk([str(ex_tree)], ScanOptions()))
+    monkeypatch.setattr(importlib.import_module("neardup_core.extract.walk"), "_open_folder",
+                        lambda folder: None)
+    by_path = list(walk([str(ex_tree)], ScanOptions()))
+    assert by_folder == by_path and len(by_folder) == 8
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+def test_a_walk_left_midway_leaves_no_folder_open(ex_tree: Path) -> None:
+    before = len(os.listdir("/proc/self/fd"))
+    it = walk([str(ex_tree)], ScanOptions())
+    next(it)
+    next(it)
+    it.close()
+    assert len(os.listdir("/proc/self/fd")) == before
+    list(walk([str(ex_tree)], ScanOptions()))
+    assert len(os.listdir("/proc/self/fd")) == before

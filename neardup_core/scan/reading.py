@@ -522,8 +522,9 @@ def load_grouping(paths: Sequence[str] = ()) -> None:
 
 def task_batches(left: int, limit: int) -> int:
     """How many of the ``left`` batches still to send the next task takes, with ``limit``
-    tasks in flight at most: up to TASK_BATCHES while every slot can have a full task
-    (read at call time), then one (the last tasks are single batches, as before)."""
+    tasks in flight at most: as many as each slot would get if they were shared out now, at
+    least one and at most TASK_BATCHES (read at call time). The tasks shrink as the batches
+    run out, and the last rounds are single batches, as before."""
     return max(1, min(TASK_BATCHES, left // max(1, limit)))
 
 

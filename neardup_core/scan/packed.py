@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
+from typing import TypeVar
 
 import numpy as np
 
@@ -27,10 +28,11 @@ from neardup_core.models import Document, Problem, documents_from_columns
 from neardup_core.scan.worker import Outcome, Prepared, fingerprint_prepared, process_batch
 
 __all__ = ["Assembled", "Collected", "FingerprintTable", "Packed", "assemble", "fingerprint_packed",
-           "pack", "read_packed"]
+           "pack", "read_packed", "split_at"]
 
 _I64, _U64, _U32 = np.dtype("<i8"), np.dtype("<u8"), np.dtype("<u4")
 _path = attrgetter("path")
+T = TypeVar("T")
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -164,18 +166,43 @@ def pack(outcomes: Sequence[Outcome]) -> Packed:
         winnow=np.concatenate(winnows).astype(_U32, copy=False) if m else np.empty(0, _U32))
 
 
+def split_at(items: Sequence[T], counts: Sequence[int] | None) -> list[Sequence[T]]:
+    """``items`` cut into runs of ``counts[0]``, ``counts[1]``, ... items (None: one run)."""
+    if counts is None:
+        return [items]
+    out: list[Sequence[T]] = []
+    at = 0
+    for c in counts:
+        out.append(items[at:at + c])
+        at += c
+    if at != len(items):
+        raise ValueError(f"runs of {sum(counts)} items for {len(items)}")
+    return out
+
+
 def read_packed(batch: list[FileEntry], settings: FingerprintSettings, max_bytes: int,
                 drop_lines: np.ndarray | None = None,
-                encodings: dict[str, str] | None = None) -> Packed:
-    """:func:`~neardup_core.scan.worker.process_batch`, packed: the task a worker runs."""
-    return pack(process_batch(batch, settings, max_bytes, drop_lines, encodings))
+                encodings: dict[str, str] | None = None,
+                counts: Sequence[int] | None = None) -> Packed:
+    """:func:`~neardup_core.scan.worker.process_batch`, packed: the task a worker runs.
+
+    ``counts``: the task holds several of the reading's batches, one after the other, this
+    many files each; each is read and fingerprinted as it would be alone (the same passes
+    over the same texts), and they come back as one: a round trip costs the scan's process
+    about as much as a batch's files do (see BATCH_FILES in :mod:`neardup_core.scan.
+    reading`)."""
+    return pack([o for part in split_at(batch, counts)
+                 for o in process_batch(list(part), settings, max_bytes, drop_lines,
+                                        encodings)])
 
 
 def fingerprint_packed(items: list[Outcome | Prepared], settings: FingerprintSettings,
-                       max_bytes: int, drop_lines: np.ndarray | None = None) -> Packed:
+                       max_bytes: int, drop_lines: np.ndarray | None = None,
+                       counts: Sequence[int] | None = None) -> Packed:
     """:func:`~neardup_core.scan.worker.fingerprint_prepared`, packed (texts read ahead in the
-    scan's process, fingerprinted in a worker)."""
-    return pack(fingerprint_prepared(items, settings, max_bytes, drop_lines))
+    scan's process, fingerprinted in a worker); ``counts`` as for :func:`read_packed`."""
+    return pack([o for part in split_at(items, counts)
+                 for o in fingerprint_prepared(list(part), settings, max_bytes, drop_lines)])
 
 
 @dataclass(slots=True, eq=False)

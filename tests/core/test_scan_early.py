@@ -79,27 +79,36 @@ def _finish(pool: _Pool, i: int) -> None:
     pool.futures[i].set_result(_Answer(len(pool.sent[i])))
 
 
+def _tasks(whole: list[list[FileEntry]], k: int) -> list[list[FileEntry]]:
+    """The batches ``whole`` joined ``k`` at a time (a task of the workers); the last ones,
+    too few for a task, are not sent during the walk."""
+    return [[e for b in whole[i:i + k] for e in b] for i in range(0, len(whole) - k + 1, k)]
+
+
+@pytest.mark.parametrize("k", [1, 3])
 @pytest.mark.parametrize("sizes", [
     [100] * 1000,                                     # cut by the file count
     [(i * 7919) % 900_000 + 1 for i in range(1000)],  # cut by bytes too, irregularly
 ])
 def test_the_walk_sends_the_full_batches_the_reading_would_make(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sizes: list[int]) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sizes: list[int], k: int) -> None:
     monkeypatch.setattr(reading_mod, "BATCH_FILES", 16)
     monkeypatch.setattr(reading_mod, "BATCH_BYTES", 2_000_000)
+    monkeypatch.setattr(reading_mod, "TASK_BATCHES", k)  # batches a task holds
     todo = _entries(sizes)
     whole = list(batches(todo))
+    tasks = _tasks(whole, k)
     run, pool = _run(tmp_path, todo[:300])  # the walk has found 300 files so far
     run._send_early()
-    assert pool.sent == whole[:4]  # two workers: four batches in flight at most
+    assert pool.sent == tasks[:4]  # two workers: four tasks in flight at most
     run._send_early()
     assert len(pool.sent) == 4  # no free slot
     _finish(pool, 1)
     _finish(pool, 2)
     run._send_early()
-    assert pool.sent == whole[:6]
-    assert run._early_done == len(whole[1]) + len(whole[2])
-    # every slot free: the batches up to the last full one of the 300 files, no further
+    assert pool.sent == tasks[:6]
+    assert run._early_done == len(tasks[1]) + len(tasks[2])
+    # every slot free: the tasks up to the last full one of the 300 files, no further
     for i in range(len(pool.sent)):
         if not pool.futures[i].done():
             _finish(pool, i)
@@ -111,19 +120,21 @@ def test_the_walk_sends_the_full_batches_the_reading_would_make(
         if len(pool.sent) == before:
             break
     sent = sum(len(b) for b in pool.sent)
-    assert pool.sent == whole[:len(pool.sent)]
+    assert pool.sent == tasks[:len(pool.sent)]
     assert run._early_sent == sent <= 300
-    rest = todo[sent:300]
-    assert len(rest) < 16 and sum(e.size for e in rest) < 2_000_000  # an unfinished batch
-    # the walk goes on: the rest of the files, and the batches go on where they stopped
+    rest = list(batches(todo[sent:300]))
+    # what is left is too little for one more task of full batches (and an unfinished one)
+    full = [b for b in rest if len(b) >= 16 or sum(e.size for e in b) >= 2_000_000]
+    assert len(full) < k and len(rest) - len(full) <= 1 and rest[:len(full)] == full
+    # the walk goes on: the rest of the files, and the tasks go on where they stopped
     copied = run._todo.copied
     run._todo = _Todo(todo)
     run._todo.copied = copied
     run._send_early()
-    assert pool.sent == whole[:len(pool.sent)]
+    assert pool.sent == tasks[:len(pool.sent)]
     assert len(pool.sent) > before
     # what each call copied is what the free slots could take, not every file not sent yet
-    assert copied and max(copied) <= 4 * 16
+    assert copied and max(copied) <= 4 * 16 * k
 
 
 def test_the_collector_is_held_off_until_the_last_pause_ends() -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from core._scan_folder import MiB, _entries, _folder, _same_outcome, _same_scan
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,52 +28,6 @@ from neardup_core.models import Document, Problem
 from neardup_core.progress import CancelToken
 from neardup_core.scan.packed import Collected, Packed, pack, read_packed
 from neardup_core.scan.worker import Outcome, process_batch
-
-MiB = 1024 * 1024
-
-
-def _folder(root: Path, files: int = 30) -> Path:
-    """Texts in English and Chinese (two near-copies), and files that are problems: binary,
-    only punctuation (no words), a damaged .docx."""
-    root.mkdir(parents=True)
-    rng = random.Random(5)
-    words = ["".join(rng.choice("abcdefghiklmnoprstuvy") for _ in range(rng.randint(3, 8)))
-             for _ in range(2000)]
-    for i in range(files):
-        r = random.Random(i)
-        body = "\n".join(" ".join(r.choice(words) for _ in range(12)) for _ in range(20))
-        if i % 5 == 0:
-            body += "\n这是一份关于季度预算的中文报告，第" + str(i) + "号。"
-        (root / f"doc{i:03d}.txt").write_text(body, encoding="utf-8")
-    if files > 3:
-        (root / "copy.txt").write_text((root / "doc003.txt").read_text(encoding="utf-8")
-                                       .replace("\n", " \n", 3), encoding="utf-8")
-    (root / "binary.txt").write_bytes(bytes(range(256)) * 4)
-    (root / "punctuation.txt").write_text("... --- !!! ??? ...\n" * 5, encoding="utf-8")
-    (root / "broken.docx").write_bytes(b"PK\x03\x04 not a zip at all")
-    return root
-
-
-def _entries(root: Path) -> list[FileEntry]:
-    out = []
-    for p in sorted(root.iterdir()):
-        st = p.stat()
-        out.append(FileEntry(str(p), st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino))
-    return out
-
-
-def _same_outcome(a: Outcome, b: Outcome) -> None:
-    assert (a.path, a.size, a.mtime_ns, a.extracted, a.content_hash, a.problem, a.changed,
-            a.skipped) == (b.path, b.size, b.mtime_ns, b.extracted, b.content_hash, b.problem,
-                           b.changed, b.skipped)
-    if a.fingerprint is None:
-        assert b.fingerprint is None
-        return
-    assert b.fingerprint is not None
-    assert a.fingerprint == b.fingerprint
-    assert np.array_equal(a.fingerprint.winnow, b.fingerprint.winnow)
-    assert a.fingerprint.line_hashes.dtype == b.fingerprint.line_hashes.dtype
-    assert a.fingerprint.winnow.dtype == b.fingerprint.winnow.dtype
 
 
 def _documents(entries: list[FileEntry], outcomes: dict[str, Outcome]
@@ -217,16 +172,6 @@ def _small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reading_mod, "INPROCESS_MAX_FILES", 4)
     monkeypatch.setattr(reading_mod, "INPROCESS_MAX_BYTES", 1024)
     monkeypatch.setattr(reading_mod, "BATCH_FILES", 5)
-
-
-def _same_scan(a, b) -> None:  # type: ignore[no-untyped-def]
-    assert a.documents == b.documents
-    assert a.problems == b.problems
-    assert np.array_equal(a.simhash, b.simhash) and np.array_equal(a.minhash, b.minhash)
-    for f in ("a", "b", "score"):
-        assert np.array_equal(getattr(a.pairs, f), getattr(b.pairs, f))
-    for f in ("part", "whole", "containment"):
-        assert np.array_equal(getattr(a.excerpt_table, f), getattr(b.excerpt_table, f))
 
 
 def test_workers_and_this_process_give_the_same_result(

@@ -1,0 +1,183 @@
+"""Worker tasks of several batches (neardup_core.scan.reading.TASK_BATCHES): each batch is read
+and fingerprinted as it would be alone and they come back as one packed answer, so the scan
+finds the same, survives a crash or a cancel the same, and the tasks shrink back to one batch
+towards the end of the reading."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from core._scan_folder import MiB, _entries, _folder, _same_outcome, _same_scan
+
+import neardup_core.scan.pool as pool_mod
+import neardup_core.scan.reading as reading_mod
+import neardup_core.scan.worker as worker_mod
+from neardup_core import ProblemKind, ScanOptions, ScanSession
+from neardup_core.fingerprint.fingerprinter import FingerprintSettings
+from neardup_core.progress import CancelToken
+from neardup_core.scan.packed import fingerprint_packed, read_packed, split_at
+from neardup_core.scan.reading import batches, task_batches
+from neardup_core.scan.worker import prepare_batch
+
+FILES = 2  # a batch
+TASK = 3   # batches a task may hold
+
+
+def _small_tasks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(reading_mod, "BATCH_FILES", FILES)
+    monkeypatch.setattr(reading_mod, "TASK_BATCHES", TASK)
+    monkeypatch.setattr(reading_mod, "READ_AHEAD_BYTES", 0)  # every file to the workers
+
+
+def _jumps(events: list[int]) -> list[int]:
+    """How many files each reading event counted (one event per task that came back)."""
+    return [b - a for a, b in zip([0, *events], events, strict=False)]
+
+
+def test_tasks_hold_several_batches_while_many_are_left_then_one() -> None:
+    limit = 4  # two workers
+    assert [task_batches(left, limit) for left in (100, 16, 15, 12, 8, 7, 4, 3, 1, 0)] == \
+        [4, 4, 3, 3, 2, 1, 1, 1, 1, 1]
+
+
+def test_split_at_cuts_runs_and_refuses_counts_that_do_not_add_up() -> None:
+    assert split_at([1, 2, 3, 4, 5], [2, 0, 3]) == [[1, 2], [], [3, 4, 5]]
+    assert split_at([1, 2], None) == [[1, 2]]
+    with pytest.raises(ValueError):
+        split_at([1, 2, 3], [1, 1])
+
+
+@pytest.mark.parametrize("how", ["read", "fingerprint"])
+def test_a_task_of_several_batches_answers_as_they_would_alone(tmp_path: Path,
+                                                               how: str) -> None:
+    entries = _entries(_folder(tmp_path / "docs", 14))
+    settings = FingerprintSettings()
+    parts = list(batches(entries, 4))
+    counts = [len(b) for b in parts]
+    if how == "read":
+        alone = [read_packed(b, settings, MiB) for b in parts]
+        joined = read_packed(entries, settings, MiB, None, None, counts)
+    else:
+        alone = [fingerprint_packed(prepare_batch(b, MiB), settings, MiB) for b in parts]
+        joined = fingerprint_packed(prepare_batch(entries, MiB), settings, MiB, None, counts)
+    joined = pickle.loads(pickle.dumps(joined))
+    want = [o for b, p in zip(parts, alone, strict=True) for o in p.outcomes(b)]
+    got = joined.outcomes(entries)
+    assert len(got) == len(want) == len(entries)
+    assert any(o.problem is not None for o in got) and any(o.problem is None for o in got)
+    for a, b in zip(want, got, strict=True):
+        _same_outcome(a, b)
+
+
+def test_workers_with_tasks_of_several_batches_find_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _folder(tmp_path / "docs", 40)
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    _small_tasks(monkeypatch)
+    events: list[int] = []
+
+    def progress(ev) -> None:  # type: ignore[no-untyped-def]
+        if ev.stage.name == "READ" and ev.done:
+            events.append(ev.done)
+
+    pooled = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)], progress)
+    assert pooled.stats["workers"]["pools"] == 1
+    _same_scan(pooled, here)
+    jumps = _jumps(events)
+    # tasks of TASK batches while many are left, and single batches at the end
+    assert max(jumps) == TASK * FILES and jumps[-1] <= FILES
+
+
+def _fingerprint_spy(items, settings, max_bytes, drop_lines=None, counts=None):  # type: ignore[no-untyped-def]
+    """fingerprint_packed, noting in a worker how many texts a task held (in the file that
+    NEARDUP_TEST_SPY names)."""
+    with open(os.environ["NEARDUP_TEST_SPY"], "a", encoding="utf-8") as f:
+        f.write(f"{len(items)}\n")
+    return fingerprint_packed(items, settings, max_bytes, drop_lines, counts)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs fork")
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+def test_read_ahead_batches_go_to_the_workers_several_to_a_task(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _folder(tmp_path / "docs", 40)
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    _small_tasks(monkeypatch)
+    monkeypatch.setattr(reading_mod, "READ_AHEAD_BYTES", 32 * MiB)
+    looks: list[int] = []
+
+    def warming(self) -> bool:  # type: ignore[no-untyped-def]
+        looks.append(1)
+        return len(looks) <= 10  # ten batches read ahead, then the workers are up
+
+    monkeypatch.setattr(pool_mod.WorkerPool, "warming", property(warming))
+    spy = tmp_path / "spy.txt"
+    monkeypatch.setenv("NEARDUP_TEST_SPY", str(spy))
+    monkeypatch.setattr(reading_mod, "fingerprint_packed", _fingerprint_spy)
+    pooled = ScanSession(ScanOptions(use_cache=False, jobs=2), mp_context="fork").run(
+        [str(root)])
+    ahead = pooled.stats["read_ahead"]  # ten batches, less a .docx (never read ahead)
+    assert 10 * FILES - 1 <= ahead <= 10 * FILES
+    assert "fingerprinted_ahead" not in pooled.stats
+    held = [int(x) for x in spy.read_text(encoding="utf-8").split()]
+    assert sum(held) == ahead and max(held) == TASK * FILES  # several batches a task
+    _same_scan(pooled, here)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs fork")
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+def test_a_worker_that_dies_in_a_task_of_several_batches_costs_only_that_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _folder(tmp_path / "docs", 40)
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    _small_tasks(monkeypatch)
+    real = worker_mod.extract
+
+    def crashing(path: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if path.endswith("doc007.txt"):
+            os._exit(1)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(worker_mod, "extract", crashing)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2), mp_context="fork").run(
+        [str(root)])
+    lost = [p for p in result.problems if p.kind == ProblemKind.LOST]
+    assert [os.path.basename(p.path) for p in lost] == ["doc007.txt"]
+    assert result.documents == tuple(d for d in here.documents
+                                     if not d.path.endswith("doc007.txt"))
+    assert [p for p in result.problems if p.kind != ProblemKind.LOST] == list(here.problems)
+
+
+def test_a_cancel_among_tasks_of_several_batches_keeps_a_consistent_part(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _folder(tmp_path / "docs", 80)
+    full = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    _small_tasks(monkeypatch)
+    cancel = CancelToken()
+    seen: list[int] = []
+
+    def progress(ev) -> None:  # type: ignore[no-untyped-def]
+        if ev.stage.name == "READ" and ev.done:
+            seen.append(ev.done)
+            if len(seen) == 2:
+                cancel.cancel()
+
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)], progress,
+                                                                      cancel)
+    assert result.partial
+    by_path = {d.path: d for d in full.documents}
+    assert 0 < len(result.documents) < len(full.documents)
+    assert all(by_path[d.path] == d for d in result.documents)
+    order = [d.path for d in full.documents]
+    got = [d.path for d in result.documents]
+    assert got == [p for p in order if p in set(got)]
+    assert len(result.simhash) == len(result.documents)
+    assert np.array_equal(result.simhash, np.array([full.simhash[order.index(p)] for p in got],
+                                                   dtype=result.simhash.dtype))

@@ -33,7 +33,7 @@ import numpy as np
 from neardup_core.errors import CacheError
 from neardup_core.extract import FileEntry, check_roots
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
-from neardup_core.gcpause import gc_paused
+from neardup_core.gcpause import gc_kept, gc_paused
 from neardup_core.heap import give_back
 from neardup_core.models import Document, Method, PairTable, Problem, ScanOptions
 from neardup_core.progress import CancelToken, ProgressSink, Stage, null_progress
@@ -120,6 +120,10 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         self._init_reading()
 
     def execute(self) -> ScanResult:
+        with gc_kept():  # what the scan's pauses make is not looked at again until it ends
+            return self._execute()
+
+    def _execute(self) -> ScanResult:
         self._cpu_mark = time.process_time()
         self._open_cache()
         try:

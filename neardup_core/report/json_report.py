@@ -73,10 +73,10 @@ import numpy as np
 
 from neardup_core.report.columns import blocks, decimal_texts, interleave, pick, take
 from neardup_core.report.common import (
-    _SURROGATE,
     Destination,
     LocalClock,
     display,
+    has_surrogates,
     iso_time,
     open_destination,
 )
@@ -272,7 +272,7 @@ def _shortest(fixed: str) -> str:
 def _json_strings(texts: list[str]) -> list[str]:
     """Each text as a JSON string (:func:`display`, then ``encode_basestring``); the column
     is looked over for undecodable bytes at once, and mended one text at a time only then."""
-    if _SURROGATE.search("".join(texts)):
+    if has_surrogates("".join(texts)):
         texts = list(map(display, texts))
     return list(map(encode_basestring, texts))
 

@@ -33,7 +33,7 @@ import numpy as np
 from neardup_core.errors import CacheError
 from neardup_core.extract import FileEntry, check_roots
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
-from neardup_core.gcpause import gc_paused
+from neardup_core.gcpause import gc_kept, gc_paused
 from neardup_core.heap import give_back
 from neardup_core.models import Document, Method, PairTable, Problem, ScanOptions
 from neardup_core.progress import CancelToken, ProgressSink, Stage, null_progress
@@ -116,10 +116,14 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         self.boiler_lines: np.ndarray | None = None  # set aside by the boilerplate pass
         # collected, until _finish takes them
         self._fps: FingerprintTable | None = None
-        self._entries_by_path: dict[str, FileEntry] = {}
+        self._entries: list[FileEntry] = []
         self._init_reading()
 
     def execute(self) -> ScanResult:
+        with gc_kept():  # what the scan's pauses make is not looked at again until it ends
+            return self._execute()
+
+    def _execute(self) -> ScanResult:
         self._cpu_mark = time.process_time()
         self._open_cache()
         try:
@@ -145,9 +149,9 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
                 self._cpu("results")  # collecting the workers' outcomes
                 self.stats["seconds_read"] = round(time.monotonic() - self.t0
                                                    - self.stats["seconds_walk"], 4)
-                docs, self._fps, self._entries_by_path = self._collect(entries, outcomes)
+                docs, self._fps, self._entries = self._collect(entries, outcomes)
             # what the scan keeps of the outcomes and the walk is in docs and the table now
-            # (the walk's entries stay in a dict, for the boilerplate pass's re-read only)
+            # (the walk's entries stay, for the boilerplate pass's re-read only)
             del outcomes, entries
             self._todo = []
             give_back()  # the batches' pages (220 MB at 200,000 files), before the pair search
@@ -170,7 +174,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
                 self.cache.close()
 
     def _collect(self, entries: list[FileEntry], outcomes: Collected
-                 ) -> tuple[list[Document], FingerprintTable, dict[str, FileEntry]]:
+                 ) -> tuple[list[Document], FingerprintTable, list[FileEntry]]:
         """The documents and fingerprints in walk order (files not reached before a cancel
         have none), their problems after the walk's."""
         k = self.opt.num_perm if self.opt.method != Method.SIMHASH else 0
@@ -178,7 +182,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         self.problems.extend(got.problems)
         if got.changed:
             self._replayable = False
-        return got.documents, got.fingerprints, {e.path: e for e in entries}
+        return got.documents, got.fingerprints, entries
 
     # -- pairs and groups ----------------------------------------------------------------------
     def _walked(self, entries: list[FileEntry]) -> None:
@@ -194,8 +198,8 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         as soon as no stage needs it: the entries and the line hashes after the boilerplate
         pass, the first MinHash and SimHash columns once the boilerplate pass has replaced
         them (about 1 KB a file at 1,000,000 files, issue 22)."""
-        fps, entries = self._fps, self._entries_by_path
-        self._fps, self._entries_by_path = None, {}
+        fps, entries = self._fps, self._entries
+        self._fps, self._entries = None, []
         assert fps is not None
         opt = self.opt
         simh, minh = fps.simhash, fps.minhash

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from neardup_core.messages import phrase
 from neardup_core.report.columns import blocks, decimal_texts, interleave, pick, split_paths
-from neardup_core.report.common import LocalClock, iso_time, local_time
+from neardup_core.report.common import LocalClock, display, has_surrogates, iso_time, local_time
 from neardup_core.report.csv_report import _cells, _guard, _quote, share3
 from neardup_core.report.html_report import _size, _sizes, _template, html_all
 from neardup_core.report.json_report import _score_text, score_texts
@@ -252,3 +252,18 @@ def test_group_labels_are_weakest_label_of_each(mode, language):
     assert group_labels(weakest, exact, mode, language, exact_label="same") == [
         "same" if e else weakest_label(mode, w, language)
         for w, e in zip(weakest.tolist(), exact.tolist(), strict=True)]
+
+
+@given(st.text(alphabet=st.sampled_from("ab/\u00e9\u6587\U0001d11e\ud800\udce9\udfff\ufffd"),
+               max_size=12))
+def test_has_surrogates_is_whether_display_changes_the_text(s: str) -> None:
+    assert has_surrogates(s) == (display(s) != s)
+
+
+def test_has_surrogates_ascii_and_not() -> None:
+    assert not has_surrogates("")
+    assert not has_surrogates("/data/plain.txt")
+    assert not has_surrogates("/data/\u6587\u6863/caf\u00e9 \U0001d11e.txt")
+    assert has_surrogates("/data/caf\udce9.txt")
+    assert has_surrogates("/data/\u6587\udcb0")
+    assert has_surrogates("\ud800")

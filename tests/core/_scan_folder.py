@@ -8,7 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
+from neardup_core import ScanOptions, ScanSession
 from neardup_core.extract import FileEntry
+from neardup_core.progress import CancelToken
 from neardup_core.scan.worker import Outcome
 
 MiB = 1024 * 1024
@@ -66,3 +68,35 @@ def _same_scan(a, b) -> None:  # type: ignore[no-untyped-def]
         assert np.array_equal(getattr(a.pairs, f), getattr(b.pairs, f))
     for f in ("part", "whole", "containment"):
         assert np.array_equal(getattr(a.excerpt_table, f), getattr(b.excerpt_table, f))
+
+
+def _cancelled_and_full(root: Path):  # type: ignore[no-untyped-def]
+    """A two-worker scan of ``root`` cancelled once its progress has said twice that files were
+    read, and the full one-process scan of the same folder."""
+    cancel = CancelToken()
+    seen: list[int] = []
+
+    def progress(ev) -> None:  # type: ignore[no-untyped-def]
+        if ev.stage.name == "READ" and ev.done:
+            seen.append(ev.done)
+            if len(seen) == 2:
+                cancel.cancel()
+
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)], progress,
+                                                                      cancel)
+    full = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    return result, full
+
+
+def _consistent_part(result, full) -> list[str]:  # type: ignore[no-untyped-def]
+    """What a cancelled scan keeps is a part of the full scan's documents, each the same and in
+    walk order, with a SimHash each; their paths."""
+    assert result.partial
+    by_path = {d.path: d for d in full.documents}
+    assert 0 < len(result.documents) < len(full.documents)
+    assert all(by_path[d.path] == d for d in result.documents)
+    order = [d.path for d in full.documents]
+    got = [d.path for d in result.documents]
+    assert got == [p for p in order if p in set(got)]  # walk order
+    assert len(result.simhash) == len(result.documents)
+    return got

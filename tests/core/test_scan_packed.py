@@ -15,7 +15,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from core._scan_folder import MiB, _entries, _folder, _same_outcome, _same_scan
+from core._scan_folder import (
+    MiB,
+    _cancelled_and_full,
+    _consistent_part,
+    _entries,
+    _folder,
+    _same_outcome,
+    _same_scan,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -216,27 +224,9 @@ def test_a_cancel_mid_scan_keeps_a_consistent_part(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _folder(tmp_path / "docs", 60)
     _small_batches(monkeypatch)
-    cancel = CancelToken()
-    seen: list[int] = []
-
-    def progress(ev) -> None:  # type: ignore[no-untyped-def]
-        if ev.stage.name == "READ" and ev.done:
-            seen.append(ev.done)
-            if len(seen) == 2:
-                cancel.cancel()
-
-    result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)], progress,
-                                                                      cancel)
-    full = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
-    assert result.partial
-    by_path = {d.path: d for d in full.documents}
-    assert 0 < len(result.documents) < len(full.documents)
-    assert all(by_path[d.path] == d for d in result.documents)
-    order = [d.path for d in full.documents]
-    got = [d.path for d in result.documents]
-    assert got == [p for p in order if p in set(got)]  # walk order
+    result, full = _cancelled_and_full(root)
+    _consistent_part(result, full)
     assert not {d.path for d in result.documents} & {p.path for p in result.problems}
-    assert len(result.simhash) == len(result.documents)
 
 
 def test_the_cache_answers_a_rescan_with_the_same_result(

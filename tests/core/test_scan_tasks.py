@@ -12,14 +12,21 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from core._scan_folder import MiB, _entries, _folder, _same_outcome, _same_scan
+from core._scan_folder import (
+    MiB,
+    _cancelled_and_full,
+    _consistent_part,
+    _entries,
+    _folder,
+    _same_outcome,
+    _same_scan,
+)
 
 import neardup_core.scan.pool as pool_mod
 import neardup_core.scan.reading as reading_mod
 import neardup_core.scan.worker as worker_mod
 from neardup_core import ProblemKind, ScanOptions, ScanSession
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
-from neardup_core.progress import CancelToken
 from neardup_core.scan.packed import fingerprint_packed, read_packed, split_at
 from neardup_core.scan.reading import batches, task_batches
 from neardup_core.scan.worker import prepare_batch
@@ -158,26 +165,9 @@ def test_a_worker_that_dies_in_a_task_of_several_batches_costs_only_that_file(
 def test_a_cancel_among_tasks_of_several_batches_keeps_a_consistent_part(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _folder(tmp_path / "docs", 80)
-    full = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
     _small_tasks(monkeypatch)
-    cancel = CancelToken()
-    seen: list[int] = []
-
-    def progress(ev) -> None:  # type: ignore[no-untyped-def]
-        if ev.stage.name == "READ" and ev.done:
-            seen.append(ev.done)
-            if len(seen) == 2:
-                cancel.cancel()
-
-    result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)], progress,
-                                                                      cancel)
-    assert result.partial
-    by_path = {d.path: d for d in full.documents}
-    assert 0 < len(result.documents) < len(full.documents)
-    assert all(by_path[d.path] == d for d in result.documents)
+    result, full = _cancelled_and_full(root)
+    got = _consistent_part(result, full)
     order = [d.path for d in full.documents]
-    got = [d.path for d in result.documents]
-    assert got == [p for p in order if p in set(got)]
-    assert len(result.simhash) == len(result.documents)
     assert np.array_equal(result.simhash, np.array([full.simhash[order.index(p)] for p in got],
                                                    dtype=result.simhash.dtype))

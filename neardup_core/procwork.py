@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -35,12 +36,27 @@ import numpy as np
 
 from neardup_core.errors import ScanCancelled
 
-__all__ = ["ProcessWork", "SharedArrays", "timed_call"]
+__all__ = ["ProcessWork", "SharedArrays", "shared_root", "timed_call"]
 
 #: How often a wait for the workers looks at the cancel flag (seconds).
 _POLL = 0.1
 #: What the temporary folders of shared arrays are called (tests look for leftovers).
 FOLDER_PREFIX = "neardup-arrays-"
+#: Where large temporary files belong on Linux and the BSDs when /tmp may be memory (tmpfs).
+LARGE_TEMP = "/var/tmp"
+
+
+def shared_root() -> str | None:
+    """The folder the shared arrays' folders are made in (None: :mod:`tempfile`'s choice).
+
+    The arrays take about 4 bytes a winnowed hash, some 400 MB at 1,000,000 files. Where /tmp
+    is a tmpfs (Debian 13, Fedora, Arch by default) files there are held in memory, on top of
+    the scan's own; /var/tmp is kept on disk for large temporary files (systemd's
+    file-hierarchy). A TMPDIR the user set is theirs to choose and wins."""
+    if os.environ.get("TMPDIR") or os.name != "posix" or sys.platform == "darwin":
+        return None
+    ok = os.path.isdir(LARGE_TEMP) and os.access(LARGE_TEMP, os.W_OK | os.X_OK)
+    return LARGE_TEMP if ok else None
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -106,7 +122,7 @@ class ProcessWork:
     def share(self, arrays: Mapping[str, np.ndarray]) -> Iterator[SharedArrays]:
         """``arrays`` written once into a private temporary folder, for the tasks of this
         block; the folder is removed when the block ends, however it ends."""
-        folder = tempfile.mkdtemp(prefix=FOLDER_PREFIX)
+        folder = tempfile.mkdtemp(prefix=FOLDER_PREFIX, dir=shared_root())
         files = [os.path.join(folder, name + ".npy") for name in arrays]
         try:
             for path, a in zip(files, arrays.values(), strict=True):

@@ -354,6 +354,8 @@ def test_candidates_in_worker_processes_are_those_of_threads_and_of_a_pair_count
     from neardup_core.pairs import containment
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # else /var/tmp (shared_root)
     winnows, shingles = _families(seed=5)
     keep = np.ones(len(winnows), bool)
     if not all_kept:
@@ -415,6 +417,7 @@ def test_the_scan_searches_candidates_in_its_workers_with_the_same_result(
     assert "cpu_workers_after" not in here.stats and len(here.excerpt_table) >= 3
     _scan_in_workers(monkeypatch)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    monkeypatch.setenv("TMPDIR", str(tmp))  # else /var/tmp (shared_root)
     there = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
     after = there.stats["cpu_workers_after"]["excerpts"]  # the workers' CPU, accounted
     assert after["workers"] == 2 and len(after["phases"]) == 2 and after["cpu_s"] >= 0
@@ -436,6 +439,7 @@ def test_a_broken_pool_leaves_the_search_to_threads_with_the_same_result(
     here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
     _scan_in_workers(monkeypatch)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    monkeypatch.setenv("TMPDIR", str(tmp))  # else /var/tmp (shared_root)
     stage = ExcerptsPass._excerpts
     killed: list[int] = []
 
@@ -464,6 +468,7 @@ def test_a_cancel_while_the_workers_search_ends_the_scan_partial(
     _write_corpus(root)
     _scan_in_workers(monkeypatch)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    monkeypatch.setenv("TMPDIR", str(tmp))  # else /var/tmp (shared_root)
     cancel = CancelToken()
 
     def progress(event) -> None:

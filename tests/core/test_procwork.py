@@ -8,6 +8,7 @@ import multiprocessing
 import operator
 import os
 import pickle
+import sys
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -35,6 +36,7 @@ def tmp_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "tmp"
     root.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(root))
+    monkeypatch.setenv("TMPDIR", str(root))  # else /var/tmp (shared_root)
     return root
 
 
@@ -114,3 +116,36 @@ def test_a_cancel_stops_the_map_and_the_folder_goes(pool, tmp_root) -> None:
     assert asked and not _shared_folders(tmp_root)
     # not cancelled: the same pool still does the work
     assert ProcessWork(pool, 2).map(partial(operator.mul, 2), range(3)) == [0, 2, 4]
+
+
+def test_shared_folders_go_where_large_temporary_files_belong(
+        pool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/tmp may be a tmpfs, which holds its files in memory (some 400 MB of arrays at 1,000,000
+    files): without a TMPDIR of the user's, the arrays go to /var/tmp, kept on disk."""
+    import neardup_core.procwork as procwork
+
+    large = tmp_path / "var-tmp"
+    large.mkdir()
+    monkeypatch.setattr(procwork, "LARGE_TEMP", str(large))
+    monkeypatch.delenv("TMPDIR", raising=False)
+    work = ProcessWork(pool, 2)
+    if os.name == "posix" and sys.platform != "darwin":
+        assert procwork.shared_root() == str(large)
+        with work.share({"a": np.arange(5)}) as arrays:
+            assert Path(arrays.folder).parent == large
+            assert work.map(partial(_total, arrays), ["a"]) == [10]
+        assert not _shared_folders(large)
+        large.chmod(0o500)  # not writable: tempfile's choice (root writes whatever the mode)
+        try:
+            if not os.access(large, os.W_OK):
+                assert procwork.shared_root() is None
+        finally:
+            large.chmod(0o700)
+    user = tmp_path / "mine"
+    user.mkdir()
+    monkeypatch.setenv("TMPDIR", str(user))  # the user's choice wins
+    assert procwork.shared_root() is None
+    monkeypatch.setattr(tempfile, "tempdir", str(user))
+    with work.share({"a": np.arange(3)}) as arrays:
+        assert Path(arrays.folder).parent == user
+    assert not _shared_folders(user)

@@ -70,8 +70,8 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
     t = time.monotonic()
     n = len(docs)
     keep = np.zeros(n, dtype=bool)
-    # one document per distinct text, the first of each (a dict: the digests are 128
-    # characters, which NumPy sorts ten times slower than this)
+    # one document per distinct text, the first of each (a dict: NumPy's unique of the
+    # digests as text measured slower than this)
     texts = [d.text_hash for d in docs]
     first = dict(zip(reversed(texts), range(n - 1, -1, -1), strict=True))
     keep[np.fromiter(first.values(), np.int64, count=len(first))] = True

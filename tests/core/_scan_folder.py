@@ -3,12 +3,14 @@ the scan's own process found (shared by test_scan_packed and test_scan_tasks).""
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
 import numpy as np
 
-from neardup_core import ScanOptions, ScanSession
+import neardup_core.scan.worker as worker_mod
+from neardup_core import ProblemKind, ScanOptions, ScanSession
 from neardup_core.extract import FileEntry
 from neardup_core.progress import CancelToken
 from neardup_core.scan.worker import Outcome
@@ -100,3 +102,24 @@ def _consistent_part(result, full) -> list[str]:  # type: ignore[no-untyped-def]
     assert got == [p for p in order if p in set(got)]  # walk order
     assert len(result.simhash) == len(result.documents)
     return got
+
+
+def _crash_on_doc007(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A worker that reads doc007.txt dies on the spot."""
+    real = worker_mod.extract
+
+    def crashing(path: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if path.endswith("doc007.txt"):
+            os._exit(1)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(worker_mod, "extract", crashing)
+
+
+def _lost_only_doc007(result, here) -> None:  # type: ignore[no-untyped-def]
+    """``result`` is the one-process scan ``here`` less doc007.txt, which it says was lost."""
+    lost = [p for p in result.problems if p.kind == ProblemKind.LOST]
+    assert [os.path.basename(p.path) for p in lost] == ["doc007.txt"]
+    assert result.documents == tuple(d for d in here.documents
+                                     if not d.path.endswith("doc007.txt"))
+    assert [p for p in result.problems if p.kind != ProblemKind.LOST] == list(here.problems)

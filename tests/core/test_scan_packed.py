@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import itertools
-import os
 import pickle
 import random
 import sys
@@ -19,8 +18,10 @@ from core._scan_folder import (
     MiB,
     _cancelled_and_full,
     _consistent_part,
+    _crash_on_doc007,
     _entries,
     _folder,
+    _lost_only_doc007,
     _same_outcome,
     _same_scan,
 )
@@ -201,22 +202,11 @@ def test_a_worker_that_dies_on_one_file_costs_only_that_file(
     root = _folder(tmp_path / "docs")
     _small_batches(monkeypatch)
     here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
-    real = worker_mod.extract
-
-    def crashing(path: str, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if path.endswith("doc007.txt"):
-            os._exit(1)
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(worker_mod, "extract", crashing)
+    _crash_on_doc007(monkeypatch)
     monkeypatch.setattr(reading_mod, "READ_AHEAD_BYTES", 0)  # every file to the workers
     result = ScanSession(ScanOptions(use_cache=False, jobs=2), mp_context="fork").run(
         [str(root)])
-    lost = [p for p in result.problems if p.kind == ProblemKind.LOST]
-    assert [os.path.basename(p.path) for p in lost] == ["doc007.txt"]
-    assert result.documents == tuple(d for d in here.documents
-                                     if not d.path.endswith("doc007.txt"))
-    assert [p for p in result.problems if p.kind != ProblemKind.LOST] == list(here.problems)
+    _lost_only_doc007(result, here)
     assert any("stopped unexpectedly" in n for n in result.notes)
 
 

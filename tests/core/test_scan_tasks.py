@@ -16,16 +16,17 @@ from core._scan_folder import (
     MiB,
     _cancelled_and_full,
     _consistent_part,
+    _crash_on_doc007,
     _entries,
     _folder,
+    _lost_only_doc007,
     _same_outcome,
     _same_scan,
 )
 
 import neardup_core.scan.pool as pool_mod
 import neardup_core.scan.reading as reading_mod
-import neardup_core.scan.worker as worker_mod
-from neardup_core import ProblemKind, ScanOptions, ScanSession
+from neardup_core import ScanOptions, ScanSession
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 from neardup_core.scan.packed import fingerprint_packed, read_packed, split_at
 from neardup_core.scan.reading import batches, task_batches
@@ -145,21 +146,10 @@ def test_a_worker_that_dies_in_a_task_of_several_batches_costs_only_that_file(
     root = _folder(tmp_path / "docs", 40)
     here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
     _small_tasks(monkeypatch)
-    real = worker_mod.extract
-
-    def crashing(path: str, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if path.endswith("doc007.txt"):
-            os._exit(1)
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(worker_mod, "extract", crashing)
+    _crash_on_doc007(monkeypatch)
     result = ScanSession(ScanOptions(use_cache=False, jobs=2), mp_context="fork").run(
         [str(root)])
-    lost = [p for p in result.problems if p.kind == ProblemKind.LOST]
-    assert [os.path.basename(p.path) for p in lost] == ["doc007.txt"]
-    assert result.documents == tuple(d for d in here.documents
-                                     if not d.path.endswith("doc007.txt"))
-    assert [p for p in result.problems if p.kind != ProblemKind.LOST] == list(here.problems)
+    _lost_only_doc007(result, here)
 
 
 def test_a_cancel_among_tasks_of_several_batches_keeps_a_consistent_part(

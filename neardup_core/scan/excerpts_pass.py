@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from neardup_core.errors import ScanCancelled
 from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.heap import give_back
 from neardup_core.models import EXCERPT_FLOOR, Document, ExcerptTable, PairTable, ScanOptions
-from neardup_core.procwork import ProcessWork, timed_call
+from neardup_core.procwork import ProcessWork
 from neardup_core.progress import Stage
 from neardup_core.scan.packed import FingerprintTable
 from neardup_core.scan.pool import WorkerPool
@@ -174,14 +175,11 @@ class ExcerptsPass(RunStages):
         pool = self.workers.pool if self.workers.started else None
         if pool is None or len(paths) <= _SETS_BATCH:
             return shingle_sets(paths, self.opt, self.boiler_lines)
+        work = ProcessWork(pool, self.workers.count)
         try:
-            futs = [pool.submit(timed_call, shingle_sets, paths[k:k + _SETS_BATCH], self.opt,
-                                self.boiler_lines) for k in range(0, len(paths), _SETS_BATCH)]
-            got = [f.result() for f in futs]
+            got = work.map(partial(shingle_sets, options=self.opt, drop_lines=self.boiler_lines),
+                           [paths[k:k + _SETS_BATCH] for k in range(0, len(paths), _SETS_BATCH)])
         except Exception:  # a broken pool: read here (the scan's result never depends on it)
             return shingle_sets(paths, self.opt, self.boiler_lines)
-        times = [cpu for _, cpu in got]
-        self.stats.setdefault("cpu_workers_after", {})["excerpt_reads"] = {
-            "workers": self.workers.count, "cpu_s": round(sum(times), 4),
-            "phases": [[len(times), round(sum(times), 4), round(max(times, default=0.0), 4)]]}
-        return [s for sets, _ in got for s in sets]
+        self.stats.setdefault("cpu_workers_after", {})["excerpt_reads"] = work.summary()
+        return [s for sets in got for s in sets]

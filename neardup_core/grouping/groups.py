@@ -74,11 +74,11 @@ def build_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
 
 
 def warm_names(paths: Iterable[str]) -> None:
-    """:func:`~neardup_core.grouping.reference.warm_names`, then the import of the modules a
-    result's group table is built with (its inputs, the regrouping): the scan calls this from
-    its loading thread while the workers read; imported at the first group table, they cost
-    the scan's serial tail some 10-15 ms (issue 22). Not at the top of this module: they
-    import it."""
+    """:func:`~neardup_core.grouping.reference.warm_names` (the ranking of ``paths`` prepared),
+    then the import of the modules a result's group table is built with (its inputs, the
+    regrouping): the scan calls this from its loading thread while the workers read; imported
+    at the first group table, they cost the scan's serial tail some 10-15 ms (issue 22). Not
+    at the top of this module: they import it."""
     reference.warm_names(paths)
     importlib.import_module("neardup_core.grouping.regroup")
 

@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import functools
 import threading
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -31,8 +32,25 @@ if TYPE_CHECKING:  # a rescan the kept result answers reads nothing: no worker, 
     from neardup_core.store.cache import CacheEntry, FingerprintCache
 
 _WORKER_ONLY = tuple(sorted(WORKER_ONLY_SUFFIXES))
+_WORKER_ONLY_TAIL = max(map(len, _WORKER_ONLY))
 
-__all__ = ["CacheLookup", "CacheOpening", "cache_entry", "outcome_from_cache"]
+__all__ = ["CacheLookup", "CacheOpening", "any_worker_only", "cache_entry", "outcome_from_cache"]
+
+
+def any_worker_only(entries: Sequence[FileEntry]) -> bool:
+    """Whether one of ``entries`` is a file only a worker may read (a PDF): what
+    ``any(e.path.lower().endswith(_WORKER_ONLY) for e in entries)`` says, for less (it looked
+    at every file of a folder without a PDF, lowering whole paths: 32 ms at 40,000 Chinese
+    paths against 7 ms, 4-5 ms saved on the benchmark folder; issue 22): one ``lower`` over
+    the ends of the paths joined. ``lower`` turns each character into one or
+    more, so the end of a path in lower case comes from as many of its last characters at
+    most (and the context it minds, a final sigma's, never makes a suffix's letter)."""
+    tail = -_WORKER_ONLY_TAIL
+    joined = "\0".join([e.path[tail:] for e in entries]) + "\0"
+    if joined.count("\0") != len(entries):  # a NUL in a path (none comes from a disk)
+        return any(e.path.lower().endswith(_WORKER_ONLY) for e in entries)
+    folded = joined.lower()
+    return any(suffix + "\0" in folded for suffix in _WORKER_ONLY)
 
 
 class CacheOpening:
@@ -155,7 +173,7 @@ class CacheLookup(RunStages):
         self._todo.extend(todo)
         self._todo_bytes += sum(e.size for e in todo)
         if not self._todo_worker_only:
-            self._todo_worker_only = any(e.path.lower().endswith(_WORKER_ONLY) for e in todo)
+            self._todo_worker_only = any_worker_only(todo)
         if not self.workers.started and self.workers.unavailable is None and \
                 not self._inprocess(len(self._todo), self._todo_bytes):
             self.workers.start()

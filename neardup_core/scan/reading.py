@@ -502,14 +502,19 @@ _AFTER_READING = ("neardup_core.pairs.find", "neardup_core.pairs.containment")
 def load_grouping(paths: Sequence[str] = ()) -> None:
     """Import what the end of the scan groups with (SciPy's graph routines, via the grouping
     module) and pairs with (:data:`_AFTER_READING`) in a thread, while this process waits for
-    the workers, and look at the names of ``paths`` for copy markers there (what
-    :func:`~neardup_core.grouping.groups.reference_rank` asks of each file).
+    the workers, and prepare there the ranking of ``paths`` (their folders and names looked at
+    for copy markers, their order: what :func:`~neardup_core.grouping.groups.reference_rank`
+    would otherwise do at the end).
 
     SciPy is slow to import. At the top of the scan's modules it delayed the start of the
     workers by that import on every cold scan; imported at the end it would lengthen the tail,
-    when one core is idle. Here it overlaps the reading, and so do the names (much of the
-    ranking's time). Failure is silent: the import where the module is needed then raises as
-    usual, and names not looked at here are looked at then.
+    when one core is idle. Here it overlaps the reading, and so does most of the ranking's
+    time. SciPy's import cannot be made smaller from here: ``scipy.sparse.csgraph`` (all the
+    grouping uses, with ``csr_matrix``) loads ``scipy.sparse``, whose array-API layer looks at
+    every attribute of NumPy (importing ``numpy.f2py`` and ``numpy.testing``), and
+    ``scipy.sparse.linalg`` and ``scipy.linalg`` with it (0.17-0.18 s of CPU here, issue 22).
+    Failure is silent: the import where the module is needed then raises as usual, and what
+    was not prepared here is done by the ranking.
     """
     if _GROUPING in sys.modules and not paths:
         return

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Callable
 
@@ -388,9 +387,11 @@ def test_copy_marker_beats_age() -> None:
     assert reference_rank(docs).tolist() == [1, 0, 2]
 
 
-def test_warm_names_leaves_nothing_for_the_ranking_to_look_at() -> None:
+def test_warm_names_leaves_nothing_for_the_ranking_to_look_at(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """What the scan's loading thread looks at while workers read is what reference_rank asks
-    of each file: the ranking then finds every answer in the caches, and ranks the same."""
+    of each file: the ranking then finds every answer kept or in the caches, looks at no name
+    again, and ranks the same."""
     docs = [doc(f"/warm/{folder}/{name}") for folder in ("备份", "a b", "Backup (2)")
             for name in ("报告.txt", "报告 (副本).txt", "notes - Copy.txt", "~$draft.docx")]
     want = reference_rank(docs).tolist()
@@ -398,26 +399,61 @@ def test_warm_names_leaves_nothing_for_the_ranking_to_look_at() -> None:
     reference._folder_marks.cache_clear()
     reference.warm_names(d.path for d in docs)
     names, folders = is_copy_name.cache_info(), reference._folder_marks.cache_info()
+    asked: list[list[str]] = []
+    looked = reference.copy_names
+    monkeypatch.setattr(reference, "copy_names", lambda n: asked.append(list(n)) or looked(n))
     assert reference_rank(docs).tolist() == want
+    assert asked == []
     assert is_copy_name.cache_info().misses == names.misses
     assert reference._folder_marks.cache_info().misses == folders.misses
     assert reference._folder_marks.cache_info().hits > folders.hits
 
 
-def test_warm_names_warms_no_more_names_than_the_cache_keeps(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """More files than the name cache holds (1,000,000 files): the first names stay warm for
-    the ranking, which asks in the same order; warming the rest too would push them out."""
-    small = functools.lru_cache(maxsize=8)(reference.is_copy_name.__wrapped__)
-    monkeypatch.setattr(reference, "is_copy_name", small)
-    docs = [doc(f"/warm/many/file {i:02d}.txt") for i in range(20)]
+def test_warm_names_prepares_no_more_paths_than_it_may(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More files than warm_names prepares the ranking of (1,000,000 files): it looks at their
+    folders only, keeps nothing of the names, and the ranking, which looks at all the names
+    then, ranks the same."""
+    monkeypatch.setattr(reference, "WARM_PATHS", 8)
+    docs = [doc(f"/warm/many/file {i:02d}{' - Copy' * (i % 3 == 0)}.txt") for i in range(20)]
     want = reference_rank(docs).tolist()
-    small.cache_clear()
+    reference.warm_names(d.path for d in docs[:8])
+    assert reference._warmed is not None
+    reference._folder_marks.cache_clear()
     reference.warm_names(d.path for d in docs)
-    warmed = small.cache_info()
-    assert warmed.misses == 8 and warmed.currsize == 8
+    assert reference._warmed is None
+    assert reference._folder_marks.cache_info().currsize == 1
+    asked: list[list[str]] = []
+    looked = reference.copy_names
+    monkeypatch.setattr(reference, "copy_names", lambda n: asked.append(list(n)) or looked(n))
     assert reference_rank(docs).tolist() == want
-    assert small.cache_info().misses - warmed.misses == 12  # only the names beyond the cache
+    assert asked == [[d.path.rpartition("/")[2] for d in docs]]
+
+
+_PATH_PIECES = ["/", "//", "a", "b", "备份", "Backup (2)", "报告", "报告 (副本)", "notes - Copy",
+                "~$draft", "x_1", "report", " ", ".", ".txt", ".docx", ".bak", "keep", "é"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_PATH_PIECES), min_size=1, max_size=6).map("".join),
+                min_size=1, max_size=25),
+       st.lists(st.tuples(st.integers(0, 24), st.integers(0, 3)), max_size=30),
+       st.lists(st.sampled_from(["", "/", "a", "keep", "/keep", "备份", "a/keep"]), max_size=2))
+def test_the_ranking_from_warmed_paths_is_the_ranking_from_scratch(
+        walked: list[str], picks: list[tuple[int, int]], roots: list[str]) -> None:
+    """The scan warms the paths the walk found; the ranking then takes any documents among
+    them, in any order, some twice, with any reference folders, and ranks them as it does with
+    nothing warmed (and as it does when one of the documents was not warmed)."""
+    docs = [doc(walked[i % len(walked)], mtime=float(m)) for i, m in picks]
+    reference.warm_names([])
+    want = reference_rank(docs, roots).tolist()
+    reference.warm_names(walked)
+    assert reference._warmed is not None
+    assert reference_rank(docs, roots).tolist() == want
+    stranger = [*docs, doc("/elsewhere/report - Copy.txt", 0.0)]
+    reference.warm_names([])
+    want = reference_rank(stranger, roots).tolist()
+    reference.warm_names(walked)
+    assert reference_rank(stranger, roots).tolist() == want
 
 
 def test_rank_order_of_preferences() -> None:

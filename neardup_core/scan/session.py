@@ -166,6 +166,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
             self.workers.close()
             self.stats["workers"] = {"start_method": self.workers.method,
                                      "pools": self.workers.pools}
+            self._settle_cache()  # the rows being written, before the cache is trimmed
             self._join_cache()  # when the walk failed: the cache it was opening is closed too
             if self.cache is not None and not self.partial:  # keep the cache within its bounds
                 with contextlib.suppress(CacheError):  # housekeeping never fails a scan
@@ -215,7 +216,9 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         first_pass = self.notes[notes_from:]
         changed = False
         if not self.partial and opt.boilerplate is not None and len(docs) >= BOILERPLATE_MIN_DOCS:
+            settled = self._cache_notes_moved
             new_fps = self._boilerplate(docs, fps, entries, pairs)
+            notes_from += self._cache_notes_moved - settled  # a failed write's note, put before
             self._cpu("boilerplate")
             changed = new_fps is not fps
             fps = new_fps  # the first SimHash and MinHash columns go with the first table
@@ -234,6 +237,10 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         give_back()
         excerpts = self._excerpts(docs, fps, pairs, threshold)
         self._cpu("excerpts")
+        # the cache's rows were written meanwhile (see Reading._write_rows); a failure's note
+        # goes into the result
+        notes_from += self._settle_cache()
+        self._cpu("cache")
         result = ScanResult(options=opt, roots=self.roots, documents=tuple(docs),
                             problems=tuple(self.problems), simhash=simh, minhash=minh,
                             pairs=pairs, threshold=threshold, group_mode=opt.group_mode,

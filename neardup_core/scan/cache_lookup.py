@@ -133,7 +133,6 @@ class CacheLookup(RunStages):
     cache: FingerprintCache | None
     workers: WorkerPool
     _own_cache: bool
-    _cache_known_empty: bool | None = None  # see _cache_holds_any
     _rows: dict[str, CacheEntry]
     _looked: int
     _todo: list[FileEntry]
@@ -162,7 +161,7 @@ class CacheLookup(RunStages):
         # the detected reading) and never kept there.
         cached = [e for e in new if self.opt.encoding_of(e.path) is None] \
             if self.opt.encodings else new
-        if self.cache is not None and cached and self._cache_holds_any():
+        if self.cache is not None and cached:
             try:
                 hits = self.cache.get_many([(e.path, e.size, e.mtime_ns) for e in cached],
                                            self.settings_key)
@@ -178,21 +177,6 @@ class CacheLookup(RunStages):
         if not self.workers.started and self.workers.unavailable is None and \
                 not self._inprocess(len(self._todo), self._todo_bytes):
             self.workers.start()
-
-    def _cache_holds_any(self) -> bool:
-        """Whether the cache holds any row for these settings, asked once: a new cache (or
-        new settings) answers no file, by path or by content, and the files of a cold scan
-        are then not looked up chunk by chunk (at 40,000 files, 0.1-0.2 s of the walk's CPU
-        time went to finding nothing; issue 22). The rows found by content during the walk
-        come from rows it already held, so the answer holds for the whole walk."""
-        if self._cache_known_empty is None:
-            assert self.cache is not None
-            try:
-                self._cache_known_empty = not self.cache.has_entries(self.settings_key)
-            except CacheError as exc:
-                self._cache_failed(exc)
-                return False
-        return not self._cache_known_empty
 
     def _same_content(self, misses: list[FileEntry]) -> dict[str, CacheEntry]:
         """Renamed, moved and copied files: the cache misses them by path, but knows their

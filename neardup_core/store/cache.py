@@ -78,6 +78,8 @@ _CHECKED_FORMAT = "neardup-cache-checked 1"
 TRANSIENT_PROBLEMS = frozenset({"unreadable", "vanished", "lost"})
 #: Whole-scan results kept (:mod:`neardup_core.store.snapshot`); older ones are dropped on write.
 RESULTS_KEPT = 8
+#: SQLite's page cache while a scan's rows are stored (:meth:`FingerprintCache.put_rows`), KiB.
+_WRITE_CACHE_KIB = 64 * 1024
 #: Paths per ``IN (...)`` query; well under SQLite's variable limit on every build.
 _CHUNK = 500
 _DAY = 86400.0
@@ -338,16 +340,17 @@ class FingerprintCache:
         from its workers' columns, with no entry object per file (issue 22)."""
         if not rows:
             return 0
-        with self._guard("write") as conn, _transaction(conn):
-            conn.executemany(_INSERT, rows)
+        with self._guard("write") as conn:
+            size = conn.execute("PRAGMA cache_size").fetchone()[0]
+            # pages held for the whole write, not spilled to the log and written again
+            # (40,000 rows, 99 MB: 0.62-0.71 s of CPU against 0.67-0.77 s, alternated; issue 22)
+            conn.execute(f"PRAGMA cache_size = {-_WRITE_CACHE_KIB}")
+            try:
+                with _transaction(conn):
+                    conn.executemany(_INSERT, rows)
+            finally:
+                conn.execute(f"PRAGMA cache_size = {int(size)}")
         return len(rows)
-
-    def has_entries(self, settings_key: str) -> bool:
-        """Whether any entry was stored for ``settings_key``: when none was, looking the files
-        of a scan up by path or by content cannot find one."""
-        with self._guard("read") as conn:
-            return conn.execute("SELECT 1 FROM entries WHERE settings_key = ? LIMIT 1",
-                                (settings_key,)).fetchone() is not None
 
     def trim(self, max_bytes: int, max_days: float, *, now: float | None = None) -> int:
         """Keep the cache within ``max_bytes`` and ``max_days`` (0 = no bound); returns how

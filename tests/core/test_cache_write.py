@@ -212,23 +212,3 @@ def test_a_cache_the_caller_gave_is_written_in_the_callers_thread(tmp_path):
     finally:
         cache.close()
 
-
-def test_a_cache_without_rows_for_the_settings_is_not_asked_file_by_file(tmp_path,
-                                                                           monkeypatch):
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    _folder(folder)
-    db = str(tmp_path / "cache.sqlite")
-    asked: list[int] = []
-    real = FingerprintCache.get_many
-    monkeypatch.setattr(FingerprintCache, "get_many",
-                        lambda self, keys, key: asked.append(len(keys)) or real(self, keys, key))
-    first = ScanSession(ScanOptions(cache_path=db, jobs=1)).run([str(folder)])
-    assert asked == [] and first.stats["read"] == len(first.documents) + len(first.problems)
-    # other settings: the rows of the first scan answer none of its files
-    other = ScanSession(ScanOptions(cache_path=db, jobs=1, shingle=4)).run([str(folder)])
-    assert asked == [] and other.stats["cache_hits"] == 0
-    (folder / "new.txt").write_text(tg.en_doc(5, 20), encoding="utf-8")  # no kept result fits
-    again = ScanSession(ScanOptions(cache_path=db, jobs=1)).run([str(folder)])
-    assert asked and again.stats["read"] == 1
-    assert again.stats["cache_hits"] == len(first.documents) + len(first.problems)

@@ -21,7 +21,8 @@ so does multiprocessing's resource tracker. A cancelled or broken pool's workers
 not waited for: what they were reading is no longer wanted, and they only ever read files.
 
 This module imports nothing heavy (the worker module only once a pool starts), so the app can
-call :func:`prestart` while it opens.
+call :func:`prestart` while it opens, and the command line before it loads the scan
+(:mod:`neardup_core.scan.early_start`).
 """
 
 from __future__ import annotations
@@ -119,7 +120,8 @@ class WorkerPool:
             self._starting.start()
 
     def _start(self) -> None:
-        # imported here, not at the top: the app imports this module while it opens
+        # imported here, not at the top: the app and the command line import this module
+        # before anything else of the scan, to start the fork server
         from neardup_core.extract.limits import limits_now, make_records, remove_records
         from neardup_core.scan.worker import init_worker, warm_up
 

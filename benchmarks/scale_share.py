@@ -14,15 +14,16 @@ Two shares are printed:
   server was started (``imports_beside``), the walk and the texts read ahead (all three while
   the fork server loads and the workers start) and collecting the workers' results (while they
   read); call their total ``R``. (The command line starts the fork server before it imports
-  the scan when the scan will most likely use workers, :mod:`neardup_core.scan.early_start`;
-  this benchmark does the same through the same function, and when that function starts none,
+  the scan when the scan will use workers, :mod:`neardup_core.scan.early_start`; this
+  benchmark does the same through the same function, and when that function starts none,
   every import is in ``S``.) The rest run when every worker is done or not yet started
-  (Python's start-up and the imports before the fork server is started, assembling the
-  documents, pairs, the boilerplate pass, excerpts and groups, closing the pool, the report):
-  ``S``. With ``N`` workers the workers need ``W / N``; the main process
-  keeps up with them while ``R <= W / N``, and beyond that the excess is on the critical path
-  too. So at ``N`` workers the scan takes ``T(N) = S + max(R, W / N)`` CPU-seconds of wall
-  time at best, against ``T1 = S + R + W`` for one core, and
+  (Python's start-up and the imports before the fork server is started, deciding whether to
+  start it early, a look at the folders included (``prestart``), assembling the documents,
+  pairs, the boilerplate pass, excerpts and groups, closing the pool, the report): ``S``.
+  With ``N`` workers the workers need ``W / N``; the main process keeps up with them while
+  ``R <= W / N``, and beyond that the excess is on the critical path too. So at ``N`` workers
+  the scan takes ``T(N) = S + max(R, W / N)`` CPU-seconds of wall time at best, against
+  ``T1 = S + R + W`` for one core, and
 
   ``s = (S + max(0, R - W / 16)) / (S + R + W)``
 
@@ -219,13 +220,14 @@ def measure(folder: str, jobs: int = 0, fmt: str = "json") -> dict:
     from neardup_core.scan.early_start import prestart_for
 
     options = ScanOptions(use_cache=False, jobs=jobs)
+    deciding = time.process_time()
     prestarted = prestart_for(options, [folder])
     mark = time.process_time()
     from neardup_core import report
     from neardup_core.scan.session import ScanSession
 
     late = time.process_time() - mark
-    imports = mark - t + T_START
+    imports = deciding - t + T_START
     wall = time.monotonic()
     with TreeCpu() as tree:
         res = ScanSession(options).run([folder])
@@ -236,7 +238,8 @@ def measure(folder: str, jobs: int = 0, fmt: str = "json") -> dict:
             writer(res, os.path.join(tmp, f"report.{fmt}"))
         report_cpu = time.process_time() - t
     wall = time.monotonic() - wall
-    stages = {"imports": round(imports + (0.0 if prestarted else late), 3)}
+    stages = {"imports": round(imports + (0.0 if prestarted else late), 3),
+              "prestart": round(mark - deciding, 3)}
     if prestarted:
         stages["imports_beside"] = round(late, 3)
     stages.update({k: round(v, 3) for k, v in res.stats.get("cpu", {}).items()})

@@ -37,7 +37,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 
-__all__ = ["WorkerPool", "prestart", "start_method", "stop_all"]
+__all__ = ["INPROCESS_MAX_BYTES", "INPROCESS_MAX_FILES", "WorkerPool", "prestart", "start_method",
+           "stop_all"]
+
+#: Below this many files (or bytes) worker processes cost more to start than they save (the
+#: reading's rule, :meth:`neardup_core.scan.reading.Reading._inprocess`; here, where the command
+#: line can ask it before it loads the scan: :mod:`neardup_core.scan.early_start`).
+INPROCESS_MAX_FILES = 48
+INPROCESS_MAX_BYTES = 4 * 1024 * 1024
 
 _prestarted = False
 #: Every pool of this program that may still have processes: what :func:`stop_all` ends.

@@ -1,7 +1,7 @@
 """``neardup scan`` starts the worker server before it imports the scan, and only when the scan
-will most likely use workers (issue 22): not with ``--jobs 1``, not on Dask, not for a folder
-the cache has seen (a warm rescan loads no fork server: tests/core/test_warm_rescan_imports.py),
-and a server started for a folder too small for workers dies with the command."""
+will use workers (issue 22): not with ``--jobs 1``, not on Dask, not for a folder the cache has
+seen (a warm rescan loads no fork server: tests/core/test_warm_rescan_imports.py), not for one
+too small for workers; and a server started but left unused dies with the command."""
 
 from __future__ import annotations
 
@@ -41,11 +41,46 @@ def folder(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def started(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
-    """Calls of the fork server's start that prestart_for made (none is really started)."""
+    """Calls of the fork server's start that prestart_for made (none is really started); the
+    three files of ``folder`` count as enough for workers."""
     calls: list[bool] = []
     monkeypatch.setattr(early_start, "prestart", lambda: calls.append(True))
     monkeypatch.setattr(early_start, "start_method", lambda: "forkserver")
+    few(monkeypatch)
     return calls
+
+
+def few(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers for more than two files and 100 bytes (the scan's rule has 48 and 4 MB)."""
+    monkeypatch.setattr(early_start, "INPROCESS_MAX_FILES", 2)
+    monkeypatch.setattr(early_start, "INPROCESS_MAX_BYTES", 100)
+
+
+def test_the_look_at_the_folders_follows_the_readings_rule(folder: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    opt = ScanOptions(use_cache=False, jobs=2)
+    assert not early_start.worth_workers(opt, [str(folder)])  # three files: read in-process
+    pdf = tmp_path / "pdf"
+    pdf.mkdir()
+    (pdf / "only.pdf").write_bytes(b"%PDF-1.4 not much")
+    assert early_start.worth_workers(opt, [str(pdf)])  # only a worker reads a PDF
+    assert early_start.worth_workers(opt, [str(folder)], seconds=-1.0)  # no time: large
+    assert not early_start.worth_workers(opt, [str(tmp_path / "missing")])
+    few(monkeypatch)
+    assert early_start.worth_workers(opt, [str(folder)])
+    monkeypatch.setattr(early_start, "INPROCESS_MAX_BYTES", 10**9)
+    assert not early_start.worth_workers(opt, [str(folder)])  # files enough, bytes too few
+    only = ScanOptions(use_cache=False, jobs=2, include=(".docx",))
+    assert not early_start.worth_workers(only, [str(folder)])  # what the walk selects
+
+
+def test_a_folder_too_small_for_workers_starts_no_server(folder: Path, started: list[bool],
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    monkeypatch.setattr(early_start, "INPROCESS_MAX_FILES", 48)
+    assert not early_start.prestart_for(ScanOptions(use_cache=False, jobs=2), [str(folder)])
+    assert started == []
 
 
 def test_a_scan_that_will_read_starts_the_server(folder: Path, started: list[bool]) -> None:
@@ -90,6 +125,8 @@ def test_a_cache_that_has_seen_the_folder_leaves_it_to_the_walk(folder: Path, tm
     assert started == [True]
     other = tmp_path / "other"
     other.mkdir()
+    for f in folder.iterdir():
+        (other / f.name).write_bytes(f.read_bytes())
     assert early_start.prestart_for(opt, [str(other)])  # a folder it has not seen
     assert started == [True, True]
 
@@ -140,6 +177,7 @@ def test_the_command_prestarts_unless_one_job_or_dask(folder: Path, tmp_path: Pa
 PROBE = """
 import json, sys
 import neardup_core.scan.early_start as early_start
+early_start.INPROCESS_MAX_FILES, early_start.INPROCESS_MAX_BYTES = 2, 100  # the scan's stay
 from multiprocessing import forkserver
 from neardup_core.cli import main
 
@@ -175,9 +213,10 @@ def _marked(mark: str) -> list[int]:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process environments of Linux")
 def test_a_server_started_for_a_small_folder_is_gone_with_the_command(folder: Path,
                                                                       tmp_path: Path) -> None:
-    """Three files: the scan reads them in its own process and the server it started before
-    its imports is never used; it must not outlive the command (nor must the resource
-    tracker). Waits until a deadline, not a timed assertion."""
+    """Three files, enough for workers by the look before the imports (its thresholds
+    lowered), not by the scan's: the scan reads them in its own process and the server is
+    never used; it must not outlive the command (nor must the resource tracker). Waits until a
+    deadline, not a timed assertion."""
     mark = _mark()
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                NEARDUP_TEST_MARK=mark)

@@ -265,7 +265,8 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         _check_output(args.output)
     if not args.dask:
         # The fork server first, the scan's imports after: they then run while it loads, off
-        # the critical path of a cold scan (issue 22); only when workers are likely wanted
+        # the critical path of a cold scan (issue 22); only when the scan will use workers
+        # (not for a rescan the cache answers, nor a small folder: see early_start)
         from neardup_core.scan.early_start import prestart_for
 
         prestart_for(options, args.paths)

@@ -55,10 +55,11 @@ from neardup_core.winnow_index import (
     PairPlan,
     pass_candidates,
     range_postings,
+    verified_rows,
 )
 
 __all__ = ["CANDIDATE_MIN", "MAX_POSTINGS", "MIN_SHINGLES", "candidates", "shared_passages",
-           "verify"]
+           "verified_table", "verify"]
 
 #: Pair rows made at once before they are spread over the slices (bounds the temporaries of
 #: one step: about 40 bytes a row).
@@ -215,33 +216,18 @@ def verify(part: np.ndarray, whole: np.ndarray, shingle_set: Callable[[int], np.
             sets[i] = shingle_set(i)
         return sets[i]
 
-    out: list[tuple[int, int, float, float]] = []
-    for p, w in zip(part.tolist(), whole.tolist(), strict=True):
-        sp, sw = get(p), get(w)
-        if sp is None or sw is None or sp.shape[0] < MIN_SHINGLES:
-            continue
-        if sw.shape[0] < sp.shape[0]:  # the part is the shorter text by its shingle set
-            p, w, sp, sw = w, p, sw, sp
-        inter = _common(sp, sw)
-        c = inter / sp.shape[0]
-        if c >= floor:
-            out.append((p, w, c, inter / (sp.shape[0] + sw.shape[0] - inter)))
-    if not out:
+    return verified_table(verified_rows(part.tolist(), whole.tolist(), get, floor))
+
+
+def verified_table(rows: Sequence[tuple[int, int, float, float]]) -> ExcerptTable:
+    """The rows :func:`~neardup_core.winnow_index.verified_rows` gives, as the table
+    :func:`verify` returns: most contained first, then by part and whole."""
+    if not rows:
         return ExcerptTable.empty()
-    out.sort(key=lambda r: (-r[2], r[0], r[1]))
+    out = sorted(rows, key=lambda r: (-r[2], r[0], r[1]))
     cols = list(zip(*out, strict=True))
     return ExcerptTable(np.array(cols[0], np.int32), np.array(cols[1], np.int32),
                         np.array(cols[2], np.float32), np.array(cols[3], np.float32))
-
-
-def _common(a: np.ndarray, b: np.ndarray) -> int:
-    """How many values two sorted sets of distinct values share: each of ``a`` looked up in
-    ``b`` (np.intersect1d sorts both again, several times the time)."""
-    if not a.shape[0] or not b.shape[0]:
-        return 0
-    at = np.searchsorted(b, a)
-    np.minimum(at, b.shape[0] - 1, out=at)
-    return int(np.count_nonzero(b[at] == a))
 
 
 # -- where: the shared passages of two texts, for reports and the app ---------------------------

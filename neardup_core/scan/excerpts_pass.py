@@ -26,14 +26,16 @@ from neardup_core.heap import give_back
 from neardup_core.models import EXCERPT_FLOOR, Document, ExcerptTable, PairTable, ScanOptions
 from neardup_core.procwork import ProcessWork
 from neardup_core.progress import Stage
+from neardup_core.scan.excerpt_checks import check_task, check_tasks
 from neardup_core.scan.packed import FingerprintTable
 from neardup_core.scan.pool import WorkerPool
 from neardup_core.scan.stages import RunStages
 from neardup_core.scan.worker import shingle_sets
 from neardup_core.threadwork import ThreadWork
 
-#: What gives the exact shingle sets of some documents (by index), None for unreadable ones.
-SetsOf = Callable[[list[int]], list[np.ndarray | None]]
+#: What checks candidates (part, whole) on the exact shingle sets of their documents, as
+#: :func:`~neardup_core.pairs.containment.verify` does, e.g. in worker processes.
+Check = Callable[[np.ndarray, np.ndarray], ExcerptTable]
 #: Files a worker reads again per task while candidates are verified.
 _SETS_BATCH = 32
 #: Winnowed hashes a scan needs before its candidate search goes to the worker processes:
@@ -47,7 +49,7 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
                   units: Sequence[int] | np.ndarray,
                   opt: ScanOptions, drop_lines: np.ndarray | None, stats: dict,
                   pairs: PairTable | None = None, threshold: float = 2.0,
-                  sets_of: SetsOf | None = None, work: ProcessWork | None = None
+                  check: Check | None = None, work: ProcessWork | None = None
                   ) -> ExcerptTable:
     """Verified excerpts among ``docs`` (their winnowed sets and unit counts, as their
     fingerprints hold them), down to the floor. The local and the Dask scan both call it.
@@ -59,8 +61,9 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
     Jaccard and the two sizes (C = J (|A| + |B|) / ((1 + J) |A|), never under J, so never
     under the floor), and the pair's score as their similarity.
 
-    ``sets_of(indices)``: the exact shingle sets of those documents (None: unreadable), e.g.
-    read in worker processes; by default read here, one after another. ``work``: worker
+    ``check(part, whole)``: the candidates verified (what :func:`verify` gives), e.g. in
+    worker processes; by default their documents are read here, one after another, and
+    checked here. ``work``: worker
     processes to search the candidates in (the local scan's, once they have read); when
     there are none, or they fail, this process's threads do it, with the same result. A
     cancel while they search raises :class:`~neardup_core.errors.ScanCancelled`.
@@ -100,14 +103,14 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
     if pairs is not None and len(pairs) and part.shape[0]:
         part, whole, known = _split_grouped(part, whole, shingles, pairs, threshold, n)
 
-    need = np.unique(np.concatenate((part, whole))).tolist()
-    if sets_of is not None:
-        got = sets_of(need)
+    if check is not None:
+        table = check(part, whole)
     else:
+        need = np.unique(np.concatenate((part, whole))).tolist()
         got = shingle_sets([docs[i].path for i in need], opt, drop_lines)
-    sets = dict(zip(need, got, strict=True))
-    table = verify(part, whole, sets.__getitem__)
-    del sets, got
+        sets = dict(zip(need, got, strict=True))
+        table = verify(part, whole, sets.__getitem__)
+        del sets, got
     give_back()
     stats["excerpts"] = {"candidates": int(part.shape[0]) + len(known), "verified": len(table),
                          "grouped_estimated": len(known),
@@ -160,26 +163,34 @@ class ExcerptsPass(RunStages):
             # the table's one array of winnowed sets, as the workers packed it: no copy
             table = find_excerpts(docs, WinnowSets(fps.winnow, fps.winnow_offsets), fps.units,
                                   self.opt, self.boiler_lines, self.stats, pairs, threshold,
-                                  lambda need: self._sets_of(docs, need), work)
+                                  lambda part, whole: self._checked(docs, part, whole), work)
         except ScanCancelled:
             self._mark_cancelled("while looking for excerpts")
             return ExcerptTable.empty()
         self.emit(Stage.PAIRS, 1, 1, "")
         return table
 
-    def _sets_of(self, docs: list[Document], need: list[int]) -> list[np.ndarray | None]:
-        """The shingle sets of ``need``, read again in the scan's worker processes when they
-        are up (every core reads), else here. The workers' CPU time for it is kept
-        (``stats["cpu_workers_after"]``): it overlaps nothing."""
-        paths = [docs[i].path for i in need]
+    def _checked(self, docs: list[Document], part: np.ndarray, whole: np.ndarray
+                 ) -> ExcerptTable:
+        """The candidates verified in the scan's worker processes when they are up (every core
+        reads, and the sets stay there: :mod:`neardup_core.scan.excerpt_checks`), else here.
+        The workers' CPU time for it is kept (``stats["cpu_workers_after"]``): it overlaps
+        nothing."""
+        from neardup_core.pairs.containment import verified_table, verify
+
+        need = np.unique(np.concatenate((part, whole))).tolist()
         pool = self.workers.pool if self.workers.started else None
-        if pool is None or len(paths) <= _SETS_BATCH:
-            return shingle_sets(paths, self.opt, self.boiler_lines)
-        work = ProcessWork(pool, self.workers.count)
-        try:
-            got = work.map(partial(shingle_sets, options=self.opt, drop_lines=self.boiler_lines),
-                           [paths[k:k + _SETS_BATCH] for k in range(0, len(paths), _SETS_BATCH)])
-        except Exception:  # a broken pool: read here (the scan's result never depends on it)
-            return shingle_sets(paths, self.opt, self.boiler_lines)
-        self.stats.setdefault("cpu_workers_after", {})["excerpt_reads"] = work.summary()
-        return [s for sets in got for s in sets]
+        if pool is not None and len(need) > _SETS_BATCH:
+            work = ProcessWork(pool, self.workers.count)
+            try:
+                got = work.map(partial(check_task, options=self.opt,
+                                       drop_lines=self.boiler_lines, floor=EXCERPT_FLOOR),
+                               check_tasks(part, whole, lambda i: docs[i].path, _SETS_BATCH))
+            except Exception:  # a broken pool: read here (the scan's result never depends on it)
+                pass
+            else:
+                self.stats.setdefault("cpu_workers_after", {})["excerpt_reads"] = work.summary()
+                return verified_table([row for rows in got for row in rows])
+        sets = dict(zip(need, shingle_sets([docs[i].path for i in need], self.opt,
+                                           self.boiler_lines), strict=True))
+        return verify(part, whole, sets.__getitem__)

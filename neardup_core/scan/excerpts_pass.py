@@ -36,8 +36,12 @@ from neardup_core.threadwork import ThreadWork
 #: What checks candidates (part, whole) on the exact shingle sets of their documents, as
 #: :func:`~neardup_core.pairs.containment.verify` does, e.g. in worker processes.
 Check = Callable[[np.ndarray, np.ndarray], ExcerptTable]
-#: Files a worker reads again per task while candidates are verified.
+#: Files a worker reads again per task while candidates are verified, at least.
 _SETS_BATCH = 32
+#: Tasks the verification is cut in, at most: three a worker for 16 workers. A task costs the
+#: main process about half a millisecond of CPU (the pool's threads hand it over and take its
+#: answer back), and at 40,000 files the longest of 48 still takes less than a 16th of them all.
+_CHECK_TASKS = 48
 #: Winnowed hashes a scan needs before its candidate search goes to the worker processes:
 #: below that, writing the arrays out and handing tasks over costs more than it spreads.
 PROCESS_MIN_HASHES = 1 << 17
@@ -185,7 +189,8 @@ class ExcerptsPass(RunStages):
             try:
                 got = work.map(partial(check_task, options=self.opt,
                                        drop_lines=self.boiler_lines, floor=EXCERPT_FLOOR),
-                               check_tasks(part, whole, lambda i: docs[i].path, _SETS_BATCH))
+                               check_tasks(part, whole, lambda i: docs[i].path,
+                                           max(_SETS_BATCH, -(-len(need) // _CHECK_TASKS))))
             except Exception:  # a broken pool: read here (the scan's result never depends on it)
                 pass
             else:

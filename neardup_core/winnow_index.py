@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["CANDIDATE_MIN", "MAX_POSTINGS", "MIN_SHINGLES", "PairPlan", "common_count",
-           "pass_candidates", "range_postings", "verified_rows"]
+           "pass_candidates", "range_postings", "saved_range_postings", "verified_rows"]
 
 #: Winnowed containment a pair needs to be verified: well below EXCERPT_FLOOR, since the winnowed
 #: estimate loses the windows at the edges of each shared passage and is a sample.
@@ -111,6 +111,17 @@ def range_postings(arrays: Arrays, fill_docs: int, bounds: tuple[int, int]
     at_doc = np.repeat(starts - first, lens) + np.arange(int(lens.sum()))
     doc = halves[:, _LO][at_doc].view(np.int32)  # documents fit 31 bits
     return doc, np.bincount(lens, minlength=MAX_POSTINGS + 1).astype(np.int64)
+
+
+def saved_range_postings(arrays: Arrays, fill_docs: int, bounds: tuple[int, int]
+                         ) -> tuple[str, np.ndarray]:
+    """:func:`range_postings` in a worker process: the documents of the lists are left in
+    the shared folder (``arrays`` is :class:`~neardup_core.procwork.SharedArrays`) under the
+    name returned, for the pair counts to read there; only the counts of lists come back."""
+    doc, lists = range_postings(arrays, fill_docs, bounds)
+    name = f"postings-{bounds[0]}"
+    arrays.save(name, doc)  # type: ignore[attr-defined]
+    return name, lists
 
 
 @dataclass(frozen=True, slots=True)

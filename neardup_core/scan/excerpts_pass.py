@@ -20,6 +20,7 @@ from functools import partial
 
 import numpy as np
 
+from neardup_core.arrays import first_of_class
 from neardup_core.errors import ScanCancelled
 from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.heap import give_back
@@ -53,8 +54,8 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
                   units: Sequence[int] | np.ndarray,
                   opt: ScanOptions, drop_lines: np.ndarray | None, stats: dict,
                   pairs: PairTable | None = None, threshold: float = 2.0,
-                  check: Check | None = None, work: ProcessWork | None = None
-                  ) -> ExcerptTable:
+                  check: Check | None = None, work: ProcessWork | None = None,
+                  text_class: np.ndarray | None = None) -> ExcerptTable:
     """Verified excerpts among ``docs`` (their winnowed sets and unit counts, as their
     fingerprints hold them), down to the floor. The local and the Dask scan both call it.
 
@@ -71,19 +72,24 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
     processes to search the candidates in (the local scan's, once they have read); when
     there are none, or they fail, this process's threads do it, with the same result. A
     cancel while they search raises :class:`~neardup_core.errors.ScanCancelled`.
+    ``text_class``: the documents' :func:`~neardup_core.result.text_classes`, when the caller
+    has them (else the text hashes are compared here).
     """
     # imported while the workers read (scan.reading.load_grouping), not with the scan
     from neardup_core.pairs.containment import candidates, verify
 
     t = time.monotonic()
     n = len(docs)
-    keep = np.zeros(n, dtype=bool)
     # one document per distinct text, the first of each (a dict: NumPy's unique of the
     # digests as text measured slower than this)
-    texts = [d.text_hash for d in docs]
-    first = dict(zip(reversed(texts), range(n - 1, -1, -1), strict=True))
-    keep[np.fromiter(first.values(), np.int64, count=len(first))] = True
-    del texts, first
+    if text_class is not None:
+        keep = first_of_class(text_class) == np.arange(n)
+    else:
+        keep = np.zeros(n, dtype=bool)
+        texts = [d.text_hash for d in docs]
+        first = dict(zip(reversed(texts), range(n - 1, -1, -1), strict=True))
+        keep[np.fromiter(first.values(), np.int64, count=len(first))] = True
+        del texts, first
     shingles = np.maximum(np.asarray(units, np.int64) - (opt.shingle - 1), 1)
     found = None
     if work is not None:
@@ -155,7 +161,7 @@ class ExcerptsPass(RunStages):
     workers: WorkerPool
 
     def _excerpts(self, docs: list[Document], fps: FingerprintTable, pairs: PairTable,
-                  threshold: float) -> ExcerptTable:
+                  threshold: float, text_class: np.ndarray | None = None) -> ExcerptTable:
         if self.opt.excerpt_containment is None or self.partial or len(docs) < 2:
             return ExcerptTable.empty()
         self.emit(Stage.PAIRS, 0, 1, "Looking for excerpts")
@@ -167,7 +173,8 @@ class ExcerptsPass(RunStages):
             # the table's one array of winnowed sets, as the workers packed it: no copy
             table = find_excerpts(docs, WinnowSets(fps.winnow, fps.winnow_offsets), fps.units,
                                   self.opt, self.boiler_lines, self.stats, pairs, threshold,
-                                  lambda part, whole: self._checked(docs, part, whole), work)
+                                  lambda part, whole: self._checked(docs, part, whole), work,
+                                  text_class)
         except ScanCancelled:
             self._mark_cancelled("while looking for excerpts")
             return ExcerptTable.empty()

@@ -89,8 +89,9 @@ class SharedArrays(Mapping[str, np.ndarray]):
             parts = self.joined_names.get(name)
             if parts is None:
                 got = self._load(name)
-            else:  # one copy, in the task that asks: read end to end, not part by part
-                got = np.concatenate([self._load(p)[lo:hi] for p, lo, hi in parts])
+            else:  # one copy, in the task that asks; each file mapped once (not once a run)
+                files = {p: self._load(p) for p in dict.fromkeys(p for p, _, _ in parts)}
+                got = np.concatenate([files[p][lo:hi] for p, lo, hi in parts])
             self._open[name] = got
         return got
 

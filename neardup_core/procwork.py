@@ -112,7 +112,11 @@ class SharedArrays(Mapping[str, np.ndarray]):
 
     def discard(self, name: str) -> None:
         """The file of ``name`` removed once no task reads it any more (a mapping of it that
-        a task holds stays valid): the folder holds less at once."""
+        a task holds stays valid): the folder holds less at once. Only an array the block
+        was given or a task saved (a plain name) is ever removed, and only from the block's
+        own folder."""
+        if name in self.joined_names or os.sep in name or name.startswith("."):
+            raise ValueError(f"not an array of this folder: {name!r}")
         with contextlib.suppress(OSError):
             os.remove(os.path.join(self.folder, name + ".npy"))
 

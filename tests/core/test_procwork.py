@@ -179,4 +179,9 @@ def test_tasks_leave_arrays_for_a_later_phase_read_as_one_and_they_go_too(pool, 
         assert work.map(partial(_joined_rows, joined), [0, 1]) == [expected, expected]
         with pytest.raises(ValueError):
             arrays.save("a", np.zeros(1))  # a name the block shares already
+        for name in ("../a", ".hidden"):  # never a file outside the folder's own arrays
+            with pytest.raises(ValueError):
+                joined.discard(name)
+        with pytest.raises(ValueError):
+            joined.discard("rows")  # made of the tasks' arrays, not a file
     assert not _shared_folders(tmp_root)  # the tasks' files went with the folder

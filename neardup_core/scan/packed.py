@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from operator import attrgetter
 from typing import TypeVar
 
@@ -28,7 +29,7 @@ from neardup_core.models import Document, Problem, documents_from_columns
 from neardup_core.scan.worker import Outcome, Prepared, fingerprint_prepared, process_batch
 
 __all__ = ["Assembled", "Collected", "FingerprintTable", "Packed", "assemble", "fingerprint_packed",
-           "pack", "read_packed", "split_at"]
+           "pack", "read_packed", "split_at", "walk_positions"]
 
 _I64, _U64, _U32 = np.dtype("<i8"), np.dtype("<u8"), np.dtype("<u4")
 _path = attrgetter("path")
@@ -485,14 +486,77 @@ class Collected:
         """See :func:`assemble`; ``entries``: the walk's, in its order. Takes the batches:
         this collection is empty afterwards, and what the documents do not keep of them is
         freed as they are joined."""
-        where = dict(zip(map(_path, entries), range(len(entries)), strict=True))
-        parts: list[tuple[np.ndarray, Packed]] = []
-        for batch, p in self.parts:
-            parts.append((np.fromiter(map(where.__getitem__, map(_path, batch)), np.int64,
-                                      count=len(batch)), p))
+        batches = [batch for batch, _ in self.parts]
+        packs = [p for _, p in self.parts]
         if self.single:
-            batch = [e for e, _ in self.single]
-            parts.append((np.fromiter(map(where.__getitem__, map(_path, batch)), np.int64,
-                                      count=len(batch)), pack([o for _, o in self.single])))
+            batches.append([e for e, _ in self.single])
+            packs.append(pack([o for _, o in self.single]))
         self.parts, self.single, self.files = [], [], 0  # what is left of them goes with parts
-        return assemble(entries, parts, k, consume=True)
+        where = walk_positions(entries, batches)
+        return assemble(entries, list(zip(where, packs, strict=True)), k, consume=True)
+
+
+def walk_positions(entries: Sequence[FileEntry], batches: Sequence[Sequence[FileEntry]]
+                   ) -> list[np.ndarray]:
+    """Where each file of each batch is in the walk ``entries`` (by path).
+
+    The batches hold the walk's own entries, and most are runs of it: a batch's first entry
+    is found by identity (its id among the walk's, one numpy search for all batches), and the
+    batch is a run if the walk's entries from there are the batch's, compared as lists (by
+    identity first). A dictionary from the walk's 40,000 paths, whose hashes were never
+    computed, and every batch's paths looked up in it cost the scan's process 15 to 30 ms on
+    the critical path (issue 22); this, about 3 ms. The other batches are found file by file,
+    by identity too (:func:`_find`)."""
+    if not batches:
+        return []
+    walk = entries if isinstance(entries, list) else list(entries)
+    ids = np.fromiter(map(id, walk), np.intp, count=len(walk))
+    heads = np.sort(np.array([id(b[0]) for b in batches if len(b)], np.intp))
+    start: dict[int, int] = {}
+    if heads.shape[0] and ids.shape[0]:
+        at = np.minimum(np.searchsorted(heads, ids), heads.shape[0] - 1)
+        hit = np.flatnonzero(heads[at] == ids)
+        start = dict(zip(heads[at[hit]].tolist(), hit.tolist(), strict=True))
+    out: list[np.ndarray | None] = []
+    for b in batches:
+        s = start.get(id(b[0])) if len(b) else 0
+        run = None
+        if s is not None and walk[s:s + len(b)] == (b if isinstance(b, list) else list(b)):
+            run = np.arange(s, s + len(b), dtype=np.int64)
+        out.append(run)
+    rest = [b for b, run in zip(batches, out, strict=True) if run is None]
+    found = _find(ids, rest)
+    by_path: dict[str, int] | None = None
+    for b, pos in zip(rest, found, strict=True):
+        missed = np.flatnonzero(pos < 0)
+        if missed.shape[0]:  # not one of the walk's objects: by path
+            if by_path is None:
+                by_path = dict(zip(map(_path, walk), range(len(walk)), strict=True))
+            pos[missed] = [by_path[b[i].path] for i in missed.tolist()]
+    it = iter(found)
+    return [next(it) if run is None else run for run in out]
+
+
+def _find(ids: np.ndarray, batches: Sequence[Sequence[FileEntry]]) -> list[np.ndarray]:
+    """Where each file of each batch is among the walk's entries, by identity (``ids``: the
+    walk's entries' ids, searched among the batches' in one numpy call); -1 for an entry that
+    is not one of the walk's objects."""
+    if not batches:
+        return []
+    sizes = [len(b) for b in batches]
+    wanted = np.fromiter(map(id, chain.from_iterable(batches)), np.intp, count=sum(sizes))
+    order = np.argsort(wanted, kind="stable")
+    ranked = wanted[order]
+    found = np.full(ranked.shape[0], -1, np.int64)
+    if ranked.shape[0] and ids.shape[0]:
+        at = np.minimum(np.searchsorted(ranked, ids), ranked.shape[0] - 1)
+        hit = np.flatnonzero(ranked[at] == ids)
+        found[at[hit]] = hit
+        # a file read twice is wanted twice: the search found the first of its equal ids
+        first = np.zeros(ranked.shape[0], bool)
+        first[0] = True
+        np.not_equal(ranked[1:], ranked[:-1], out=first[1:])
+        found = found[np.flatnonzero(first)[np.cumsum(first) - 1]]
+    pos = np.empty(ranked.shape[0], np.int64)
+    pos[order] = found
+    return np.split(pos, np.cumsum(sizes[:-1]))

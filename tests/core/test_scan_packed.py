@@ -28,6 +28,7 @@ from core._scan_folder import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import neardup_core.scan.packed as packed_mod
 import neardup_core.scan.reading as reading_mod
 import neardup_core.scan.worker as worker_mod
 from neardup_core import ProblemKind, ScanOptions, ScanSession
@@ -35,7 +36,7 @@ from neardup_core.extract import FileEntry
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 from neardup_core.models import Document, Problem
 from neardup_core.progress import CancelToken
-from neardup_core.scan.packed import Collected, Packed, pack, read_packed
+from neardup_core.scan.packed import Collected, Packed, pack, read_packed, walk_positions
 from neardup_core.scan.worker import Outcome, process_batch
 
 
@@ -386,3 +387,52 @@ def test_assembled_columns_are_the_last_answer_for_each_file(seed: int, n: int,
         assert table.line_hashes[lo:hi].tolist() == segment(p, r, "line_hashes", "line_counts")
         assert table.winnows()[row].tolist() == segment(p, r, "winnow", "winnow_counts")
     assert table.line_hashes.dtype == np.uint64 and table.winnow.dtype == np.uint32
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 50))
+def test_walk_positions_are_where_the_paths_are(seed: int, n: int) -> None:
+    """Batches found by identity (runs of the walk, scattered files, a file in two batches,
+    empty batches) or, for entries that are not the walk's own objects, by path: the same
+    positions as looking every path up in the walk."""
+    rng = np.random.default_rng(seed)
+    entries = [FileEntry(f"/r/{i:03}.txt", i, i, 1, i) for i in range(n)]
+    batches: list[list[FileEntry]] = []
+    for _ in range(int(rng.integers(0, 7))):
+        kind = int(rng.integers(0, 4))
+        if kind == 0 and n:  # a run of the walk
+            a = int(rng.integers(0, n))
+            batches.append(entries[a:a + int(rng.integers(1, 9))])
+        elif kind == 1:  # scattered files, some twice
+            batches.append([entries[i] for i in rng.integers(0, n, int(rng.integers(0, 6)))]
+                           if n else [])
+        elif kind == 2 and n:  # equal entries made again: found by path
+            batches.append([FileEntry(entries[i].path, i, i, 1, i)
+                            for i in rng.integers(0, n, int(rng.integers(1, 4)))])
+        else:
+            batches.append([])
+    where = {e.path: i for i, e in enumerate(entries)}
+    got = walk_positions(entries, batches)
+    assert len(got) == len(batches)
+    for b, pos in zip(batches, got, strict=True):
+        assert pos.dtype == np.int64
+        assert pos.tolist() == [where[e.path] for e in b]
+    # the walk and the batches as tuples: the same
+    again = walk_positions(tuple(entries), [tuple(b) for b in batches])
+    assert [a.tolist() for a in again] == [a.tolist() for a in got]
+
+
+def test_files_in_two_batches_are_found_by_identity_in_both() -> None:
+    """Not left to the lookup by path, which would hide it (the answer is the same)."""
+    entries = [FileEntry(f"/r/{i}.txt", i, i) for i in range(4)]
+    ids = np.fromiter(map(id, entries), np.intp, count=len(entries))
+    again = FileEntry(entries[1].path, 1, 1)
+    got = packed_mod._find(ids, [[entries[2], entries[2], entries[0]], [entries[2], again],
+                                 []])
+    assert [a.tolist() for a in got] == [[2, 2, 0], [2, -1], []]
+
+
+def test_walk_positions_of_a_file_not_walked_fail_as_a_lookup_would() -> None:
+    entries = [FileEntry(f"/r/{i}.txt", i, i) for i in range(3)]
+    with pytest.raises(KeyError):
+        walk_positions(entries, [[entries[0], FileEntry("/r/x.txt", 1, 1)]])

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import chain
-from operator import attrgetter
+from itertools import chain, compress, repeat
+from operator import attrgetter, is_
 from typing import TypeVar
 
 import numpy as np
@@ -368,10 +368,11 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
     parts = sorted(parts, key=lambda part: int(part[0][0]) if part[0].shape[0] else -1)
     pos = np.concatenate([p for p, _ in parts]).astype(np.int64, copy=False)
     problems_all: list[Problem | None] = [q for _, p in parts for q in p.problems]
-    is_doc = np.fromiter((q is None for q in problems_all), bool, count=len(problems_all))
+    is_doc = np.fromiter(map(is_, problems_all, repeat(None)), bool, count=len(problems_all))
     changed = np.concatenate([p.changed for _, p in parts])
     n_docs = int(is_doc.sum())
-    if bool((pos[1:] > pos[:-1]).all()):
+    in_order = bool((pos[1:] > pos[:-1]).all())
+    if in_order:
         problems = [q for q in problems_all if q is not None]
         keep = np.flatnonzero(is_doc)   # fingerprinted files, walk order: rows of all files
         d = np.arange(n_docs, dtype=np.int64)  # ... their rows among the fingerprinted ones
@@ -425,15 +426,23 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
     # the documents: the identity is the walk's (a cache hit's row says nothing about which
     # file now holds the path); a file changed while read keeps it too, and if it was replaced
     # outright its new inode no longer matches, so no action will touch it unseen
-    picked = list(map(entries.__getitem__, pos[keep].tolist()))
     sizes = np.concatenate([p.size for p in packs])[keep]
     mtimes = np.concatenate([p.mtime_ns for p in packs])[keep]
-    content = [v for p in packs for v in p.content_hash]
+    content_all = chain.from_iterable(p.content_hash for p in packs)
+    if in_order:  # the kept rows are the fingerprinted files: no index per file
+        flags = is_doc.tolist()
+        content = list(compress(content_all, flags))
+        # every file of the walk answered (a full scan): they are the walk's, in its order
+        picked = list(compress(entries, flags)) if pos.shape[0] == len(entries) else \
+            list(map(entries.__getitem__, pos[keep].tolist()))
+    else:
+        picked = list(map(entries.__getitem__, pos[keep].tolist()))
+        content = list(map(list(content_all).__getitem__, keep.tolist()))
     docs = list(documents_from_columns(
         [e.path for e in picked], sizes.tolist(), (mtimes / 1e9).tolist(), col("fmt"),
         col("encoding"), col("confidence"), arr("replaced", _I64).tolist(), chars.tolist(),
         text_hash, mtimes.tolist(), [e.dev for e in picked], [e.ino for e in picked],
-        list(map(content.__getitem__, keep.tolist())), col("skipped")))
+        content, col("skipped")))
     return Assembled(docs, table, problems, any_changed)
 
 

@@ -375,6 +375,7 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
     if in_order:
         problems = [q for q in problems_all if q is not None]
         keep = np.flatnonzero(is_doc)   # fingerprinted files, walk order: rows of all files
+        answered = is_doc  # whether each file answered has a document, in walk order
         d = np.arange(n_docs, dtype=np.int64)  # ... their rows among the fingerprinted ones
         any_changed = bool(changed.any())
     else:
@@ -387,9 +388,10 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
         last[:-1] = sp[1:] != sp[:-1]
         rows = order[last]  # rows of the concatenated files, in walk order
         doc_row = np.cumsum(is_doc) - 1  # each file's row among the fingerprinted ones
-        problems = [q for q in map(problems_all.__getitem__, rows[~is_doc[rows]].tolist())
+        answered = is_doc[rows]
+        problems = [q for q in map(problems_all.__getitem__, rows[~answered].tolist())
                     if q is not None]
-        keep = rows[is_doc[rows]]
+        keep = rows[answered]
         d = doc_row[keep]
         any_changed = bool(changed[rows].any())
     packs = [p for _, p in parts]
@@ -431,14 +433,14 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
     mtimes = np.concatenate([p.mtime_ns for p in packs])[keep]
     content_all = chain.from_iterable(p.content_hash for p in packs)
     if in_order:  # the kept rows are the fingerprinted files: no index per file
-        flags = is_doc.tolist()
-        content = list(compress(content_all, flags))
-        # every file of the walk answered (a full scan): they are the walk's, in its order
-        picked = list(compress(entries, flags)) if pos.shape[0] == len(entries) else \
-            list(map(entries.__getitem__, pos[keep].tolist()))
+        content = list(compress(content_all, is_doc.tolist()))
+    else:
+        content = list(map(list(content_all).__getitem__, keep.tolist()))
+    if answered.shape[0] == len(entries):
+        # every file of the walk answered (a full scan): its entries picked in walk order
+        picked = list(compress(entries, answered.tolist()))
     else:
         picked = list(map(entries.__getitem__, pos[keep].tolist()))
-        content = list(map(list(content_all).__getitem__, keep.tolist()))
     docs = list(documents_from_columns(
         [e.path for e in picked], sizes.tolist(), (mtimes / 1e9).tolist(), col("fmt"),
         col("encoding"), col("confidence"), arr("replaced", _I64).tolist(), chars.tolist(),

@@ -331,13 +331,13 @@ def _random_packed(rng: np.random.Generator, paths: list[str], k: int) -> Packed
         winnow=rng.integers(0, 2**32, int(winnows.sum()), dtype=np.uint32))
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(0, 60), st.booleans())
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 60), st.booleans(), st.booleans())
 def test_assembled_columns_are_the_last_answer_for_each_file(seed: int, n: int,
-                                                             runs: bool) -> None:
+                                                             runs: bool, cut: bool) -> None:
     """Batches of runs of the walk or of scattered files, in any order, some files answered
-    twice: each column is copied a run at a time, and must hold, row by row, the last answer
-    for each file, in walk order."""
+    twice, a batch not answered at all (``cut``, a cancelled scan): each column is copied a
+    run at a time, and must hold, row by row, the last answer for each file, in walk order."""
     rng = np.random.default_rng(seed)
     k = 4
     entries = [FileEntry(f"/r/{i:03}.txt", i, i, 1, i) for i in range(n)]
@@ -348,6 +348,8 @@ def test_assembled_columns_are_the_last_answer_for_each_file(seed: int, n: int,
         again = sorted(set(rng.integers(0, n, int(rng.integers(0, 4))).tolist()))
         batches += [again] if again else []  # answered twice: the later answer counts
     rng.shuffle(batches)
+    if cut:
+        batches = batches[1:]
     got = Collected()
     answers: list[tuple[list[int], Packed]] = []
     for b in batches:
@@ -369,6 +371,11 @@ def test_assembled_columns_are_the_last_answer_for_each_file(seed: int, n: int,
                             if r is None]
     assert [d.size for d in out.documents] == [int(p.size[j]) for _, (p, j, r) in
                                                sorted(last.items()) if r is not None]
+    answered = [(p, j) for _, (p, j, r) in sorted(last.items()) if r is not None]
+    assert [d.content_hash for d in out.documents] == [p.content_hash[j] for p, j in answered]
+    assert [d.mtime_ns for d in out.documents] == [int(p.mtime_ns[j]) for p, j in answered]
+    assert [(d.dev, d.ino) for d in out.documents] == [(1, i) for i, _, _ in want]
+    assert [d.confidence for d in out.documents] == [p.confidence[r] for _, p, r in want]
     assert table.text_hash == [p.text_hash[r] for _, p, r in want]
     assert [d.encoding for d in out.documents] == [p.encoding[r] for _, p, r in want]
     assert table.simhash.tolist() == [int(p.simhash[r]) for _, p, r in want]

@@ -109,6 +109,26 @@ def test_assembled_in_walk_order_whatever_order_the_batches_came_in(tmp_path: Pa
     _same_table(mixed.assemble(entries, settings.num_perm), docs, fps, problems)
 
 
+def test_simhash_only_batches_and_files_read_here_join_without_minhash(tmp_path: Path) -> None:
+    """k = 0 (the SimHash-only method): no MinHash column, whatever the order, with files
+    answered in this process (cache hits, files read here) among the batches."""
+    entries = _entries(_folder(tmp_path / "docs"))
+    settings = FingerprintSettings(minhash=False)
+    outcomes = {o.path: o for o in process_batch(entries, settings, MiB)}
+    docs, fps, problems = _documents(entries, outcomes)
+    batches = [entries[i:i + 5] for i in range(0, len(entries), 5)]
+    random.Random(7).shuffle(batches)
+    got = Collected()
+    for j, b in enumerate(batches):
+        if j % 3 == 1:
+            got.put_all(b, process_batch(b, settings, MiB))
+        else:
+            got.add(b, pickle.loads(pickle.dumps(read_packed(b, settings, MiB))))
+    out = got.assemble(entries, 0)
+    assert out.fingerprints.minhash.shape == (len(fps), 0)
+    _same_table(out, docs, fps, problems)
+
+
 @pytest.mark.parametrize("shuffled", [False, True], ids=["in-order", "gathered"])
 def test_assembling_takes_the_batches_and_frees_their_big_columns(tmp_path: Path,
                                                                    shuffled: bool) -> None:

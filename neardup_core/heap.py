@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import sys
-import threading
 from collections.abc import Callable, Iterator
 
 __all__ = ["give_back", "small_pages"]
@@ -50,9 +49,6 @@ def _hugepage_switch() -> Callable[[bool], bool] | None:
 
 
 _HUGEPAGE = _hugepage_switch()
-_pages_lock = threading.Lock()
-_small_users = 0   # contexts open (two scans in one process may overlap)
-_was_huge = True   # the setting before the first of them
 
 
 @contextlib.contextmanager
@@ -66,19 +62,12 @@ def small_pages() -> Iterator[None]:
     and winnow columns are, that cost more than the small pages' faults: at 40,000 files,
     the two copies took 51-72 ms of the scan's process with huge pages and 28-29 ms without
     (issue 22). Other threads' arrays made meanwhile get small pages too, which changes no
-    result; the setting comes back when the last context open closes."""
-    global _small_users, _was_huge
+    result."""
     if _HUGEPAGE is None:
         yield
         return
-    with _pages_lock:
-        if _small_users == 0:
-            _was_huge = _HUGEPAGE(False)
-        _small_users += 1
+    was = _HUGEPAGE(False)
     try:
         yield
     finally:
-        with _pages_lock:
-            _small_users -= 1
-            if _small_users == 0:
-                _HUGEPAGE(_was_huge)
+        _HUGEPAGE(was)

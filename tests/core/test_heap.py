@@ -49,21 +49,3 @@ def test_small_pages_switch_numpys_huge_pages_off_and_back() -> None:
         assert _set_madvise_hugepage(False) is False  # off before: left off
     finally:
         _set_madvise_hugepage(before)
-
-
-def test_small_pages_overlapping_in_two_threads_put_the_setting_back_once() -> None:
-    """Two scans in one process: the first to open turns huge pages off, the last to close
-    turns them back on, whatever order they close in."""
-    from numpy._core.multiarray import _set_madvise_hugepage
-
-    before = _set_madvise_hugepage(True)
-    try:
-        first, second = heap.small_pages(), heap.small_pages()
-        first.__enter__()
-        second.__enter__()
-        first.__exit__(None, None, None)  # the first closes while the second is open
-        assert _set_madvise_hugepage(False) is False
-        second.__exit__(None, None, None)
-        assert _set_madvise_hugepage(True) is True
-    finally:
-        _set_madvise_hugepage(before)

@@ -24,7 +24,7 @@ import numpy as np
 
 from neardup_core.extract import FileEntry
 from neardup_core.fingerprint.fingerprinter import DocFingerprint, FingerprintSettings
-from neardup_core.heap import give_back, small_pages
+from neardup_core.heap import give_back
 from neardup_core.models import Document, Problem, documents_from_columns
 from neardup_core.scan.worker import Outcome, Prepared, fingerprint_prepared, process_batch
 
@@ -404,23 +404,22 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
     def arr(name: str, dtype: np.dtype) -> np.ndarray:
         return pieces.rows([getattr(p, name) for p in packs], np.empty(m, dtype))
 
-    with small_pages():  # written once, at once (see neardup_core.heap)
-        minhash = np.zeros((m, k), np.uint32)
-        if k:
-            # a batch without MinHash (cannot happen with one settings) leaves its rows at zero
-            pieces.rows([p.minhash if p.minhash.shape[1] == k else np.zeros((len(p.text_hash), k),
-                                                                             np.uint32)
-                         for p in packs], minhash)
-        if consume:
-            _drop(parts, "minhash")
-        line_hashes, line_offsets = pieces.segments([p.line_hashes for p in packs],
-                                                    [p.line_counts for p in packs], _U64)
-        if consume:
-            _drop(parts, "line_hashes")
-        winnow, winnow_offsets = pieces.segments([p.winnow for p in packs],
-                                                 [p.winnow_counts for p in packs], _U32)
-        if consume:
-            _drop(parts, "winnow")
+    minhash = np.zeros((m, k), np.uint32)
+    if k:
+        # a batch without MinHash (cannot happen with one settings) leaves its rows at zero
+        pieces.rows([p.minhash if p.minhash.shape[1] == k else np.zeros((len(p.text_hash), k),
+                                                                         np.uint32)
+                     for p in packs], minhash)
+    if consume:
+        _drop(parts, "minhash")
+    line_hashes, line_offsets = pieces.segments([p.line_hashes for p in packs],
+                                                [p.line_counts for p in packs], _U64)
+    if consume:
+        _drop(parts, "line_hashes")
+    winnow, winnow_offsets = pieces.segments([p.winnow for p in packs],
+                                             [p.winnow_counts for p in packs], _U32)
+    if consume:
+        _drop(parts, "winnow")
     text_hash = col("text_hash")
     chars = arr("chars", _I64)
     table = FingerprintTable(arr("simhash", _U64), minhash, text_hash, chars,

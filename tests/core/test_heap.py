@@ -30,22 +30,3 @@ def test_give_back_returns_the_pages_of_freed_blocks_amid_live_ones():
 def test_give_back_is_harmless_anywhere():
     heap.give_back()
     heap.give_back()
-
-
-def test_small_pages_switch_numpys_huge_pages_off_and_back() -> None:
-    """The scan's joined columns are written once, at once (neardup_core.heap.small_pages)."""
-    from numpy._core.multiarray import _set_madvise_hugepage
-
-    before = _set_madvise_hugepage(True)
-    try:
-        with heap.small_pages():
-            assert _set_madvise_hugepage(False) is False  # off inside (and left off)
-        assert _set_madvise_hugepage(True) is True  # back as it was
-        with pytest.raises(RuntimeError), heap.small_pages():
-            raise RuntimeError("a failed join")
-        assert _set_madvise_hugepage(False) is True  # back after an error too
-        with heap.small_pages():
-            pass
-        assert _set_madvise_hugepage(False) is False  # off before: left off
-    finally:
-        _set_madvise_hugepage(before)

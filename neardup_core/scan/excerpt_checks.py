@@ -13,8 +13,11 @@ once, as it was; a component too large for one task (a text that many others lie
 into runs of candidates, and a document shared by two runs is read by both.
 
 The task runs in the workers, which may not import the pair search at start-up (the
-import-linter contract "Scan workers stay light"): this module needs only the worker module and
-:mod:`neardup_core.winnow_index`, and is loaded in a worker with its first task.
+import-linter contract "Scan workers stay light"): at its top this module needs only the worker
+module and :mod:`neardup_core.winnow_index`, and is loaded in a worker with its first task; the
+connected components the tasks are dealt out by come from the grouping
+(:func:`~neardup_core.grouping.edges.components`), imported where they are dealt out, in the
+scan's own process.
 """
 
 from __future__ import annotations
@@ -57,13 +60,16 @@ def check_tasks(part: np.ndarray, whole: np.ndarray, path_of: Callable[[int], st
                 batch: int) -> list[CheckTask]:
     """The candidates (part, whole) dealt out in tasks of about ``batch`` documents each,
     whole connected components to a task (see the module's docstring); ``path_of(i)``:
-    document ``i``'s path. Each candidate is in one task; the tasks together check them all."""
+    document ``i``'s path. Each candidate is in one task; the tasks together check them all.
+    Called in the scan's own process only, where the grouping (and SciPy) is loaded."""
+    from neardup_core.grouping.edges import components
+
     m = part.shape[0]
     if not m:
         return []
     ends = np.concatenate((part, whole))
     docs, at = np.unique(ends, return_inverse=True)
-    label = _components(at[:m], at[m:], docs.shape[0])
+    _, label = components(docs.shape[0], at[:m], at[m:])
     by = np.lexsort((whole, part, label[at[:m]]))  # the candidates of a component together
     comp = label[at[:m]][by]
     cuts = np.flatnonzero(np.diff(comp)) + 1
@@ -93,18 +99,3 @@ def _task(part: np.ndarray, whole: np.ndarray, which: np.ndarray,
     p, w = part[which], whole[which]
     docs = np.unique(np.concatenate((p, w))).tolist()
     return CheckTask(docs, list(map(path_of, docs)), p.tolist(), w.tolist())
-
-
-def _components(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
-    """The connected component of each of ``n`` nodes linked by the edges (a, b): the
-    smallest node of each, found by pointer jumping with NumPy (no SciPy in a module the
-    workers load)."""
-    label = np.arange(n)
-    while True:
-        # each edge pulls both ends to the smaller label of the two, then labels jump
-        low = np.minimum(label[a], label[b])
-        np.minimum.at(label, a, low)
-        np.minimum.at(label, b, low)
-        label = label[label]
-        if np.array_equal(label[a], label[b]) and np.array_equal(label, label[label]):
-            return label

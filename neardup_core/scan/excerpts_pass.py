@@ -76,7 +76,7 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
     has them (else the text hashes are compared here).
     """
     # imported while the workers read (scan.reading.load_grouping), not with the scan
-    from neardup_core.pairs.containment import candidates, verify
+    from neardup_core.pairs.containment import candidates
 
     t = time.monotonic()
     n = len(docs)
@@ -113,14 +113,8 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
     if pairs is not None and len(pairs) and part.shape[0]:
         part, whole, known = _split_grouped(part, whole, shingles, pairs, threshold, n)
 
-    if check is not None:
-        table = check(part, whole)
-    else:
-        need = np.unique(np.concatenate((part, whole))).tolist()
-        got = shingle_sets([docs[i].path for i in need], opt, drop_lines)
-        sets = dict(zip(need, got, strict=True))
-        table = verify(part, whole, sets.__getitem__)
-        del sets, got
+    table = check(part, whole) if check is not None else \
+        _verify_here(docs, part, whole, opt, drop_lines)
     give_back()
     stats["excerpts"] = {"candidates": int(part.shape[0]) + len(known), "verified": len(table),
                          "grouped_estimated": len(known),
@@ -152,6 +146,18 @@ def _split_grouped(part: np.ndarray, whole: np.ndarray, shingles: np.ndarray, pa
     known = ExcerptTable(part[hit][keep].astype(np.int32), whole[hit][keep].astype(np.int32),
                          est[keep].astype(np.float32), jac[keep].astype(np.float32))
     return part[~hit], whole[~hit], known
+
+
+def _verify_here(docs: Sequence[Document], part: np.ndarray, whole: np.ndarray,
+                opt: ScanOptions, drop_lines: np.ndarray | None) -> ExcerptTable:
+    """The candidates (part, whole) verified in this process, their documents read again here
+    one after another (no workers, or too few documents for them)."""
+    from neardup_core.pairs.containment import verify
+
+    need = np.unique(np.concatenate((part, whole))).tolist()
+    sets = dict(zip(need, shingle_sets([docs[i].path for i in need], opt, drop_lines),
+                    strict=True))
+    return verify(part, whole, sets.__getitem__)
 
 
 class ExcerptsPass(RunStages):
@@ -187,7 +193,7 @@ class ExcerptsPass(RunStages):
         reads, and the sets stay there: :mod:`neardup_core.scan.excerpt_checks`), else here.
         The workers' CPU time for it is kept (``stats["cpu_workers_after"]``): it overlaps
         nothing."""
-        from neardup_core.pairs.containment import verified_table, verify
+        from neardup_core.pairs.containment import verified_table
 
         need = np.unique(np.concatenate((part, whole))).tolist()
         pool = self.workers.pool if self.workers.started else None
@@ -203,6 +209,4 @@ class ExcerptsPass(RunStages):
             else:
                 self.stats.setdefault("cpu_workers_after", {})["excerpt_reads"] = work.summary()
                 return verified_table([row for rows in got for row in rows])
-        sets = dict(zip(need, shingle_sets([docs[i].path for i in need], self.opt,
-                                           self.boiler_lines), strict=True))
-        return verify(part, whole, sets.__getitem__)
+        return _verify_here(docs, part, whole, self.opt, self.boiler_lines)

@@ -10,14 +10,20 @@ Two shares are printed:
 - the **raw share**: all of the main process's CPU time over all CPU time, ``M / (M + W)``
   (what this benchmark printed before, and an upper bound on the serial part);
 - the **critical-path share** ``s``, the serial part proper. The main process's stages are of
-  two kinds. Some run while the other processes work: the walk and the texts read ahead (while
+  two kinds. Some run while the other processes work: the scan's imports made after the fork
+  server was started (``imports_beside``), the walk and the texts read ahead (all three while
   the fork server loads and the workers start) and collecting the workers' results (while they
-  read); call their total ``R``. The rest run when every worker is done or not yet started
-  (imports, assembling the documents, pairs, the boilerplate pass, excerpts and groups, closing
-  the pool, the report): ``S``. With ``N`` workers the workers need ``W / N``; the main process
-  keeps up with them while ``R <= W / N``, and beyond that the excess is on the critical path
-  too. So at ``N`` workers the scan takes ``T(N) = S + max(R, W / N)`` CPU-seconds of wall
-  time at best, against ``T1 = S + R + W`` for one core, and
+  read); call their total ``R``. (The command line starts the fork server before it imports
+  the scan when the scan will use workers, :mod:`neardup_core.scan.early_start`; this
+  benchmark does the same through the same function, and when that function starts none,
+  every import is in ``S``.) The rest run when every worker is done or not yet started
+  (Python's start-up and the imports before the fork server is started, deciding whether to
+  start it early, a look at the folders included (``prestart``), assembling the documents,
+  pairs, the boilerplate pass, excerpts and groups, closing the pool, the report): ``S``.
+  With ``N`` workers the workers need ``W / N``; the main process keeps up with them while
+  ``R <= W / N``, and beyond that the excess is on the critical path too. So at ``N`` workers
+  the scan takes ``T(N) = S + max(R, W / N)`` CPU-seconds of wall time at best, against
+  ``T1 = S + R + W`` for one core, and
 
   ``s = (S + max(0, R - W / 16)) / (S + R + W)``
 
@@ -71,7 +77,8 @@ with psutil (the workers are forks of the fork server, not children of this proc
 ``RUSAGE_CHILDREN`` does not see them): each process's last-seen CPU time, sampled every
 100 ms by a sampling process of its own, left out of both. The fork server (and
 multiprocessing's resource tracker), this process's direct children, are counted with the
-workers and also shown apart: their CPU is start-up work, done while the main process walks.
+workers and also shown apart: their CPU is start-up work, done while the main process imports
+the scan and walks.
 Run in a fresh process so the imports count.
 """
 
@@ -91,7 +98,7 @@ WORKERS = (4, 8, 16)
 #: Main-process stages that run while the other processes work (see the module's docstring).
 #: Not ``cache``: with the cache on (``--cache``), its new rows are made and written after the
 #: reading (by a thread of their own, beside the pair search, but counted serial all the same).
-OVERLAPPED = ("walk", "read_ahead", "results")
+OVERLAPPED = ("imports_beside", "walk", "read_ahead", "results")
 
 
 #: The sampler: run in a process of its own, so that none of its CPU time is the scan's.
@@ -206,18 +213,30 @@ def critical_path(stages: dict[str, float], workers: float, parallel: dict | Non
 
 def measure(folder: str, jobs: int = 0, fmt: str = "json", cache: bool = False) -> dict:
     """Scan ``folder`` cold (no cache; ``cache``: a new, empty one, as a user's first scan)
-    and write a report; CPU time by stage and process."""
+    and write a report; CPU time by stage and process.
+
+    As the command line does: the fork server is started, if the command would start it,
+    before the scan is imported (the same function decides, asking the new cache too), and
+    the imports after it are counted as overlapped."""
     t = time.process_time()
-    from neardup_core import report
     from neardup_core.models import ScanOptions
+    from neardup_core.scan.early_start import prestart_for
+
+    cache_dir = tempfile.TemporaryDirectory()
+    options = ScanOptions(use_cache=cache, jobs=jobs,
+                          cache_path=os.path.join(cache_dir.name, "cache.sqlite") if cache
+                          else None)
+    deciding = time.process_time()
+    prestarted = prestart_for(options, [folder])
+    mark = time.process_time()
+    from neardup_core import report
     from neardup_core.scan.session import ScanSession
 
-    imports = time.process_time() - t + T_START
+    late = time.process_time() - mark
+    imports = deciding - t + T_START
     wall = time.monotonic()
-    with TreeCpu() as tree, tempfile.TemporaryDirectory() as cache_dir:
-        opt = ScanOptions(use_cache=cache, jobs=jobs,
-                          cache_path=os.path.join(cache_dir, "cache.sqlite"))
-        res = ScanSession(opt).run([folder])
+    with TreeCpu() as tree, cache_dir:
+        res = ScanSession(options).run([folder])
         t = time.process_time()
         with tempfile.TemporaryDirectory() as tmp:
             writer = {"json": report.write_json, "csv": report.write_csv,
@@ -225,7 +244,10 @@ def measure(folder: str, jobs: int = 0, fmt: str = "json", cache: bool = False) 
             writer(res, os.path.join(tmp, f"report.{fmt}"))
         report_cpu = time.process_time() - t
     wall = time.monotonic() - wall
-    stages = {"imports": round(imports, 3)}
+    stages = {"imports": round(imports + (0.0 if prestarted else late), 3),
+              "prestart": round(mark - deciding, 3)}
+    if prestarted:
+        stages["imports_beside"] = round(late, 3)
     stages.update({k: round(v, 3) for k, v in res.stats.get("cpu", {}).items()})
     stages["report"] = round(report_cpu, 3)
     main = sum(stages.values())

@@ -36,3 +36,21 @@ def lowest_in_runs(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
     key = np.asarray(values, dtype=np.int64) * np.int64(max(m, 1)) + np.arange(m, dtype=np.int64)
     counts = np.asarray(counts, dtype=np.int64)
     return np.minimum.reduceat(key, np.cumsum(counts) - counts) % max(m, 1)
+
+
+def first_of_class(classes: np.ndarray) -> np.ndarray:
+    """For each entry, the position of the first entry of its class (classes are integers
+    >= 0, e.g. :func:`neardup_core.result.text_classes`): the document that stands for its
+    identical copies."""
+    c = np.asarray(classes, dtype=np.int64)
+    n = c.shape[0]
+    if not n:
+        return np.empty(0, np.int64)
+    order = np.argsort(c, kind="stable")  # within a class, ascending positions
+    s = c[order]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(s[1:], s[:-1], out=new[1:])
+    out = np.empty(n, np.int64)
+    out[order] = order[new][np.cumsum(new) - 1]
+    return out

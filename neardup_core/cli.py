@@ -263,6 +263,13 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         args.output = None  # standard output, as without -o
     if args.output:
         _check_output(args.output)
+    if not args.dask:
+        # The fork server first, the scan's imports after: they then run while it loads, off
+        # the critical path of a cold scan (issue 22); only when the scan will use workers
+        # (not for a rescan the cache answers, nor a small folder: see early_start)
+        from neardup_core.scan.early_start import prestart_for
+
+        prestart_for(options, args.paths)
     cancel = CancelToken()
     stopped_by: int | None = None  # the signal that cancelled the scan
     t0 = time.monotonic()

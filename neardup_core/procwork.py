@@ -64,24 +64,61 @@ R = TypeVar("R")
 
 class SharedArrays(Mapping[str, np.ndarray]):
     """Named arrays in a folder, one ``.npy`` file each, mapped read-only when first asked for.
-    Pickles as the folder and the names, not the data."""
+    Pickles as the folder and the names, not the data.
 
-    def __init__(self, folder: str, names: Sequence[str]) -> None:
+    A task may leave an array of its own in the folder for a later phase (:meth:`save`), so
+    that a large answer goes from worker to worker without crossing the pool's pipes and this
+    process; the later phase reads the arrays of the phase before end to end as one
+    (:meth:`joined`)."""
+
+    def __init__(self, folder: str, names: Sequence[str],
+                 joined: Mapping[str, Sequence[tuple[str, int, int]]] | None = None) -> None:
         self.folder = folder
-        self.names = tuple(names)
+        self.joined_names = {k: tuple(v) for k, v in (joined or {}).items()}
+        self.names = tuple(names) + tuple(k for k in self.joined_names if k not in names)
         self._open: dict[str, np.ndarray] = {}
 
     def __reduce__(self) -> tuple:
-        return (SharedArrays, (self.folder, self.names))
+        return (SharedArrays, (self.folder, self.names, self.joined_names))
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self.names:
             raise KeyError(name)
         got = self._open.get(name)
         if got is None:
-            got = np.load(os.path.join(self.folder, name + ".npy"), mmap_mode="r")
+            parts = self.joined_names.get(name)
+            if parts is None:
+                got = self._load(name)
+            else:  # one copy, in the task that asks; each file mapped once (not once a run)
+                files = {p: self._load(p) for p in dict.fromkeys(p for p, _, _ in parts)}
+                got = np.concatenate([files[p][lo:hi] for p, lo, hi in parts])
             self._open[name] = got
         return got
+
+    def _load(self, name: str) -> np.ndarray:
+        return np.load(os.path.join(self.folder, name + ".npy"), mmap_mode="r")
+
+    def save(self, name: str, array: np.ndarray) -> None:
+        """Leave ``array`` in the folder as ``name`` (a name no other task uses), for a later
+        phase of the same block to read through :meth:`joined`."""
+        if name in self.names or os.sep in name or name.startswith("."):
+            raise ValueError(f"not a name for a new array: {name!r}")
+        np.save(os.path.join(self.folder, name + ".npy"), np.ascontiguousarray(array))
+
+    def joined(self, name: str, parts: Sequence[tuple[str, int, int]]) -> SharedArrays:
+        """These arrays and ``name``: the runs ``parts`` (an array's name, start and end) of
+        arrays in the folder (saved by tasks) end to end."""
+        return SharedArrays(self.folder, self.names, {**self.joined_names, name: tuple(parts)})
+
+    def discard(self, name: str) -> None:
+        """The file of ``name`` removed once no task reads it any more (a mapping of it that
+        a task holds stays valid): the folder holds less at once. Only an array the block
+        was given or a task saved (a plain name) is ever removed, and only from the block's
+        own folder."""
+        if name in self.joined_names or os.sep in name or name.startswith("."):
+            raise ValueError(f"not an array of this folder: {name!r}")
+        with contextlib.suppress(OSError):
+            os.remove(os.path.join(self.folder, name + ".npy"))
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names)
@@ -121,17 +158,19 @@ class ProcessWork:
     @contextlib.contextmanager
     def share(self, arrays: Mapping[str, np.ndarray]) -> Iterator[SharedArrays]:
         """``arrays`` written once into a private temporary folder, for the tasks of this
-        block; the folder is removed when the block ends, however it ends."""
+        block; the folder is removed when the block ends, however it ends, with what the
+        tasks saved in it (:meth:`SharedArrays.save`)."""
         folder = tempfile.mkdtemp(prefix=FOLDER_PREFIX, dir=shared_root())
-        files = [os.path.join(folder, name + ".npy") for name in arrays]
         try:
-            for path, a in zip(files, arrays.values(), strict=True):
-                np.save(path, np.ascontiguousarray(a))
+            for name, a in arrays.items():
+                np.save(os.path.join(folder, name + ".npy"), np.ascontiguousarray(a))
             yield SharedArrays(folder, list(arrays))
-        finally:  # the files it wrote, then the folder (only if that leaves it empty)
-            for path in files:
-                with contextlib.suppress(OSError):
-                    os.remove(path)
+        finally:  # the arrays' files, then the folder (only if that leaves it empty)
+            with contextlib.suppress(OSError):
+                for entry in os.scandir(folder):
+                    if entry.name.endswith(".npy") and entry.is_file(follow_symlinks=False):
+                        with contextlib.suppress(OSError):
+                            os.remove(entry.path)
             with contextlib.suppress(OSError):
                 os.rmdir(folder)
 

@@ -246,14 +246,59 @@ def text_classes(hashes: list[str]) -> np.ndarray:
     grouping at 40,000 files, issue 22): as fixed-width text numpy sorts them natively. Its
     padding is NULs, so a string ending in one would be taken for a shorter one; a text hash
     never does (hexadecimal), but one read from a results file may, and is then sorted as an
-    object."""
+    object. Hashes as the scan makes them are ranked by their values instead
+    (:func:`_hex_classes`), in half the time again."""
     n = len(hashes)
+    fast = _hex_classes(hashes)
+    if fast is not None:
+        return fast
     text = np.array(hashes, dtype=str) if n else np.empty(0, dtype=str)
     if text.dtype.kind != "U" or not np.array_equal(
             np.strings.str_len(text), np.fromiter(map(len, hashes), np.int64, n)):
         text = np.array(hashes, dtype=object)
     _, inverse = np.unique(text, return_inverse=True)
     return inverse.astype(np.int64).reshape(n)
+
+
+def _hex_classes(hashes: list[str]) -> np.ndarray | None:
+    """:func:`text_classes` of hashes that are all digits and lowercase hexadecimal letters,
+    of one length that is a whole number of 64-bit words (the scan's, 32 digits), None for
+    any others. Such texts sort as the numbers they write do, word by word, so they are
+    ranked by those words: one C call turns them all into bytes, and 64-bit integers sort
+    several times faster than text."""
+    n = len(hashes)
+    if not n or not isinstance(hashes[0], str):
+        return None
+    width = len(hashes[0])
+    try:
+        joined = "".join(hashes)
+    except TypeError:  # not all text
+        return None
+    if not width or width % 16 or len(joined) != n * width or not joined.isascii() \
+            or any(c in joined for c in "ABCDEF"):  # upper case sorts apart from lower
+        return None
+    try:
+        raw = bytes.fromhex(joined)
+    except ValueError:  # not hexadecimal
+        return None
+    # fromhex skips white space: no byte missing means none; and every hash has the width
+    if 2 * len(raw) != len(joined) or \
+            not (np.fromiter(map(len, hashes), np.int64, n) == width).all():
+        return None
+    words = np.frombuffer(raw, dtype=">u8").reshape(n, width // 16).astype(np.uint64)
+    order = np.argsort(words[:, 0])
+    w = words[order]
+    same = w[1:] == w[:-1]
+    if words.shape[1] > 1 and (same[:, 0] & ~same.all(axis=1)).any():  # a first word shared
+        order = np.lexsort(words.T[::-1])
+        w = words[order]
+        same = w[1:] == w[:-1]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.logical_not(same.all(axis=1), out=new[1:])
+    out = np.empty(n, np.int64)
+    out[order] = np.cumsum(new) - 1
+    return out
 
 
 #: Cached properties of a ScanResult that depend only on its documents, not on the grouping.

@@ -1,5 +1,6 @@
 """The heavy units of the excerpt candidate search: the posting lists of one range of winnowed
-hash values, and the candidate pairs of one group of documents.
+hash values, and the candidate pairs of one group of documents; and the exact check of
+candidates on their shingle sets (:func:`verified_rows`), which the workers run too.
 
 :mod:`neardup_core.pairs.containment` plans the search and says why it is built this way; the
 units are here, apart from it, because the scan's worker processes run them
@@ -14,13 +15,13 @@ whatever runs them, in whatever order.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CANDIDATE_MIN", "MAX_POSTINGS", "MIN_SHINGLES", "PairPlan", "pass_candidates",
-           "range_postings"]
+__all__ = ["CANDIDATE_MIN", "MAX_POSTINGS", "MIN_SHINGLES", "PairPlan", "common_count",
+           "pass_candidates", "range_postings", "saved_range_postings", "verified_rows"]
 
 #: Winnowed containment a pair needs to be verified: well below EXCERPT_FLOOR, since the winnowed
 #: estimate loses the windows at the edges of each shared passage and is a sample.
@@ -110,6 +111,17 @@ def range_postings(arrays: Arrays, fill_docs: int, bounds: tuple[int, int]
     at_doc = np.repeat(starts - first, lens) + np.arange(int(lens.sum()))
     doc = halves[:, _LO][at_doc].view(np.int32)  # documents fit 31 bits
     return doc, np.bincount(lens, minlength=MAX_POSTINGS + 1).astype(np.int64)
+
+
+def saved_range_postings(arrays: Arrays, fill_docs: int, bounds: tuple[int, int]
+                         ) -> tuple[str, np.ndarray]:
+    """:func:`range_postings` in a worker process: the documents of the lists are left in
+    the shared folder (``arrays`` is :class:`~neardup_core.procwork.SharedArrays`) under the
+    name returned, for the pair counts to read there; only the counts of lists come back."""
+    doc, lists = range_postings(arrays, fill_docs, bounds)
+    name = f"postings-{bounds[0]}"
+    arrays.save(name, doc)  # type: ignore[attr-defined]
+    return name, lists
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,3 +269,35 @@ def _estimates(a: np.ndarray, b: np.ndarray, shared: np.ndarray, shingles: np.nd
     est = (shared / np.maximum(np.asarray(sizes[part]), 1)).astype(np.float32)
     ok = (est >= CANDIDATE_MIN) & (np.where(a_part, sa, sb) >= MIN_SHINGLES)
     return part[ok], whole[ok], est[ok]
+
+
+def verified_rows(part: Sequence[int], whole: Sequence[int],
+                  shingle_set: Callable[[int], np.ndarray | None], floor: float
+                  ) -> list[tuple[int, int, float, float]]:
+    """(part, whole, exact containment, exact Jaccard) of the candidates whose containment
+    reaches ``floor``, in the candidates' order (see
+    :func:`neardup_core.pairs.containment.verify`, which sorts them). ``shingle_set(i)``:
+    document ``i``'s sorted distinct shingle hashes, None when it could not be read again
+    (its pairs are dropped); asked for once a candidate end."""
+    out: list[tuple[int, int, float, float]] = []
+    for p, w in zip(part, whole, strict=True):
+        sp, sw = shingle_set(p), shingle_set(w)
+        if sp is None or sw is None or sp.shape[0] < MIN_SHINGLES:
+            continue
+        if sw.shape[0] < sp.shape[0]:  # the part is the shorter text by its shingle set
+            p, w, sp, sw = w, p, sw, sp
+        inter = common_count(sp, sw)
+        c = inter / sp.shape[0]
+        if c >= floor:
+            out.append((p, w, c, inter / (sp.shape[0] + sw.shape[0] - inter)))
+    return out
+
+
+def common_count(a: np.ndarray, b: np.ndarray) -> int:
+    """How many values two sorted sets of distinct values share: each of ``a`` looked up in
+    ``b`` (np.intersect1d sorts both again, several times the time)."""
+    if not a.shape[0] or not b.shape[0]:
+        return 0
+    at = np.searchsorted(b, a)
+    np.minimum(at, b.shape[0] - 1, out=at)
+    return int(np.count_nonzero(b[at] == a))

@@ -39,14 +39,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
+from typing import Any
 
 import numpy as np
 
 from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.models import EXCERPT_FLOOR, ExcerptTable
-from neardup_core.procwork import ProcessWork
+from neardup_core.procwork import ProcessWork, SharedArrays
 from neardup_core.threadwork import ThreadWork
 from neardup_core.winnow_index import (
     CANDIDATE_MIN,
@@ -55,10 +56,12 @@ from neardup_core.winnow_index import (
     PairPlan,
     pass_candidates,
     range_postings,
+    saved_range_postings,
+    verified_rows,
 )
 
 __all__ = ["CANDIDATE_MIN", "MAX_POSTINGS", "MIN_SHINGLES", "candidates", "shared_passages",
-           "verify"]
+           "verified_table", "verify"]
 
 #: Pair rows made at once before they are spread over the slices (bounds the temporaries of
 #: one step: about 40 bytes a row).
@@ -113,24 +116,26 @@ def candidates(winnows: WinnowSets | Sequence[np.ndarray], shingles: np.ndarray,
     # share benchmark (on 2 cores) see what 16 workers would run
     at_once = work.threads if isinstance(work, ThreadWork) else max(work.threads,
                                                                     _PLAN_WORKERS_MIN)
-    rows, blocks = _postings(sets, sizes, work, at_once)
-    # Pairs are counted in passes, each over the pairs whose first document falls in one slice
-    # of the documents (every occurrence of a pair lands in the same pass), so the pair keys of
-    # one pass, not of the whole collection, are held at once: a folder whose documents share
-    # many phrases has hundreds of millions of such keys, and only a few pairs reach the
-    # estimate a candidate needs. The passes are dealt out in groups (by the first document
-    # too), a task each, _GROUPS_PER_TASK_RUNNER a thread or worker; a group's passes run one
-    # after another, so the rows in flight are those of one pass per thread or worker, and
-    # there are enough passes that all of these together hold at most _PASS_ROWS.
-    total = sum(lists * s * (s - 1) // 2 for _, s, lists in blocks)
-    # a power of two: a group's entries are picked by a bitwise and, not a division
-    groups = 1 if at_once == 1 else 1 << (at_once * _GROUPS_PER_TASK_RUNNER - 1).bit_length()
-    passes = max(1, -(-total * at_once // (groups * _PASS_ROWS)))
-    plan = PairPlan(tuple(blocks), n, groups, passes, _CHUNK_ROWS, _SLICES)
-    with work.share({"rows": rows, "shingles": np.asarray(shingles, np.int64),
-                     "sizes": sizes}) as arrays:
-        del rows
-        found = work.map(partial(pass_candidates, arrays, plan), range(groups))
+    with work.share({"values": sets.values if isinstance(sets, WinnowSets) else sets.block,
+                     "offsets": sets.offsets, "sizes": sizes,
+                     "shingles": np.asarray(shingles, np.int64)}) as arrays:
+        inputs, blocks = _postings(sets, sizes, work, at_once, arrays)
+        # Pairs are counted in passes, each over the pairs whose first document falls in one
+        # slice of the documents (every occurrence of a pair lands in the same pass), so the
+        # pair keys of one pass, not of the whole collection, are held at once: a folder whose
+        # documents share many phrases has hundreds of millions of such keys, and only a few
+        # pairs reach the estimate a candidate needs. The passes are dealt out in groups (by
+        # the first document too), a task each, _GROUPS_PER_TASK_RUNNER a thread or worker; a
+        # group's passes run one after another, so the rows in flight are those of one pass
+        # per thread or worker, and there are enough passes that all of these together hold
+        # at most _PASS_ROWS.
+        total = sum(lists * s * (s - 1) // 2 for _, s, lists in blocks)
+        # a power of two: a group's entries are picked by a bitwise and, not a division
+        groups = 1 if at_once == 1 else 1 << (at_once * _GROUPS_PER_TASK_RUNNER - 1).bit_length()
+        passes = max(1, -(-total * at_once // (groups * _PASS_ROWS)))
+        plan = PairPlan(tuple(blocks), n, groups, passes, _CHUNK_ROWS, _SLICES)
+        found = work.map(partial(pass_candidates, inputs, plan), range(groups))
+        del inputs
     found = [f for f in found if f[0].shape[0]]
     if not found:
         return empty
@@ -161,10 +166,13 @@ class _Listed:
 
 
 def _postings(winnows: WinnowSets | _Listed, sizes: np.ndarray, work: ThreadWork | ProcessWork,
-              at_once: int) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
+              at_once: int, arrays: Mapping[str, Any]
+              ) -> tuple[Mapping[str, Any], list[tuple[int, int, int]]]:
     """The inverted index: the documents of every posting list that can pair documents (2 to
-    MAX_POSTINGS of them), one list after another (int32, ascending within a list), and
-    (start, length, lists) of each run of lists of one length in it.
+    MAX_POSTINGS of them), one list after another (int32, ascending within a list), as
+    ``rows`` of the arrays returned (``arrays``, the shared ``values``, ``offsets``, ``sizes``
+    and ``shingles``, with it), and (start, length, lists) of each run of lists of one length
+    in it.
 
     Posting lists come from sorts of (hash, document) rows packed in 64-bit words, one range of
     hash values at a time, each range holding about _SORT_ROWS rows: at 100,000 documents the
@@ -173,7 +181,10 @@ def _postings(winnows: WinnowSets | _Listed, sizes: np.ndarray, work: ThreadWork
     ones are dropped from each range before the next is sorted. Ranges are sorted side by side
     on ``work``'s threads or workers (``at_once`` of them planned for), each then a share of
     _SORT_ROWS, so the rows in flight stay the same
-    (:func:`neardup_core.winnow_index.range_postings`).
+    (:func:`neardup_core.winnow_index.range_postings`). Worker processes leave their lists in
+    the shared folder, and each task of the pair counts reads them there
+    (:meth:`~neardup_core.procwork.SharedArrays.joined`): at 40,000 files the 7 MB of lists
+    cost this process 0.02 s of CPU to take back through the pool's pipes and write out again.
     """
     total = int(sizes.sum())
     ranges = max(1, -(-total // max(1, _SORT_ROWS // at_once)))
@@ -182,25 +193,30 @@ def _postings(winnows: WinnowSets | _Listed, sizes: np.ndarray, work: ThreadWork
     sample = np.sort(winnows.values[::every] if isinstance(winnows, WinnowSets)
                      else winnows.sample(every))
     cuts = sample[(np.arange(1, ranges) * sample.shape[0]) // ranges].astype(np.int64)
-    bounds = np.unique(np.r_[np.int64(0), cuts, np.int64(1 << 32)]).tolist()
-    source = {"values": winnows.values if isinstance(winnows, WinnowSets) else winnows.block,
-              "offsets": winnows.offsets, "sizes": sizes}
-    with work.share(source) as arrays:
-        got = work.map(partial(range_postings, arrays, _FILL_DOCS),
-                       list(itertools.pairwise(bounds)))
+    bounds = list(itertools.pairwise(np.unique(np.r_[np.int64(0), cuts,
+                                                     np.int64(1 << 32)]).tolist()))
+    saved = isinstance(arrays, SharedArrays)
+    got = work.map(partial(saved_range_postings if saved else range_postings, arrays,
+                           _FILL_DOCS), bounds)
+    if saved:  # the pair counts no longer read the hashes
+        arrays.discard("values")
     # the lists of one length from every range side by side: one run each for the passes
     where = [np.r_[np.int64(0), np.cumsum(lists * np.arange(MAX_POSTINGS + 1))] for _, lists in got]
-    runs: list[np.ndarray] = []
+    runs: list[tuple[int, int, int]] = []  # (range, start, end) in the range's lists
     blocks: list[tuple[int, int, int]] = []
     at = 0
     for s in range(2, MAX_POSTINGS + 1):
         c = sum(int(lists[s]) for _, lists in got)
         if c:
-            runs.extend(d[w[s]:w[s + 1]] for (d, _), w in zip(got, where, strict=True))
+            runs.extend((r, int(w[s]), int(w[s + 1])) for r, w in enumerate(where)
+                        if w[s + 1] > w[s])
             blocks.append((at, s, c))
             at += c * s
-    rows = np.concatenate([np.empty(0, np.int32), *runs])
-    return rows, blocks
+    if saved:
+        assert isinstance(arrays, SharedArrays)
+        return arrays.joined("rows", [(got[r][0], lo, hi) for r, lo, hi in runs]), blocks
+    rows = np.concatenate([np.empty(0, np.int32), *(got[r][0][lo:hi] for r, lo, hi in runs)])
+    return {**arrays, "rows": rows}, blocks
 
 
 def verify(part: np.ndarray, whole: np.ndarray, shingle_set: Callable[[int], np.ndarray | None],
@@ -215,33 +231,18 @@ def verify(part: np.ndarray, whole: np.ndarray, shingle_set: Callable[[int], np.
             sets[i] = shingle_set(i)
         return sets[i]
 
-    out: list[tuple[int, int, float, float]] = []
-    for p, w in zip(part.tolist(), whole.tolist(), strict=True):
-        sp, sw = get(p), get(w)
-        if sp is None or sw is None or sp.shape[0] < MIN_SHINGLES:
-            continue
-        if sw.shape[0] < sp.shape[0]:  # the part is the shorter text by its shingle set
-            p, w, sp, sw = w, p, sw, sp
-        inter = _common(sp, sw)
-        c = inter / sp.shape[0]
-        if c >= floor:
-            out.append((p, w, c, inter / (sp.shape[0] + sw.shape[0] - inter)))
-    if not out:
+    return verified_table(verified_rows(part.tolist(), whole.tolist(), get, floor))
+
+
+def verified_table(rows: Sequence[tuple[int, int, float, float]]) -> ExcerptTable:
+    """The rows :func:`~neardup_core.winnow_index.verified_rows` gives, as the table
+    :func:`verify` returns: most contained first, then by part and whole."""
+    if not rows:
         return ExcerptTable.empty()
-    out.sort(key=lambda r: (-r[2], r[0], r[1]))
+    out = sorted(rows, key=lambda r: (-r[2], r[0], r[1]))
     cols = list(zip(*out, strict=True))
     return ExcerptTable(np.array(cols[0], np.int32), np.array(cols[1], np.int32),
                         np.array(cols[2], np.float32), np.array(cols[3], np.float32))
-
-
-def _common(a: np.ndarray, b: np.ndarray) -> int:
-    """How many values two sorted sets of distinct values share: each of ``a`` looked up in
-    ``b`` (np.intersect1d sorts both again, several times the time)."""
-    if not a.shape[0] or not b.shape[0]:
-        return 0
-    at = np.searchsorted(b, a)
-    np.minimum(at, b.shape[0] - 1, out=at)
-    return int(np.count_nonzero(b[at] == a))
 
 
 # -- where: the shared passages of two texts, for reports and the app ---------------------------

@@ -18,7 +18,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from neardup_core.arrays import unique_sorted
+from neardup_core.arrays import first_of_class, unique_sorted
 from neardup_core.errors import ScanCancelled
 from neardup_core.heap import give_back
 from neardup_core.models import Document, Method, PairTable, ScanOptions
@@ -70,7 +70,8 @@ Emit = Callable[[Stage, int, "int | None", str], None]
 
 def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, floor: float,
                rank: np.ndarray, opt: ScanOptions, *, emit: Emit, cancel: CancelToken,
-               notes: list[str], stats: dict) -> tuple[PairTable, bool]:
+               notes: list[str], stats: dict, text_class: np.ndarray | None = None
+               ) -> tuple[PairTable, bool]:
     """Every pair of ``docs`` that scores at least ``floor``, and whether a cancel cut the
     search short (the table then holds the pairs found until then).
 
@@ -78,15 +79,20 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
     columns with SimHash alone), ``rank`` the documents' reference ranks: crowded buckets are
     linked around the best-ranked document. What the user should know (crowded buckets, a
     pair budget met) is appended to ``notes``; the stage's counts and time go into ``stats``.
+    ``text_class``: the documents' :func:`~neardup_core.result.text_classes`, when the
+    caller has them (else the text hashes are compared here).
     """
     n = len(docs)
     emit(Stage.PAIRS, 0, 3, "Finding similar pairs")
     t = time.monotonic()
     cancelled = False
     # Exact tier: identical normalised texts collapse to their first document.
-    first: dict[str, int] = {}
-    rep_of = np.fromiter(map(first.setdefault, map(_text_hash, docs), range(n)), np.int64, n)
-    del first  # a dict entry and an int a document: not kept through the search
+    if text_class is not None:
+        rep_of = first_of_class(text_class)
+    else:
+        first: dict[str, int] = {}
+        rep_of = np.fromiter(map(first.setdefault, map(_text_hash, docs), range(n)), np.int64, n)
+        del first  # a dict entry and an int a document: not kept through the search
     reps = np.flatnonzero(rep_of == np.arange(n))
     copies = np.flatnonzero(rep_of != np.arange(n))
     ca: list[np.ndarray] = []

@@ -211,8 +211,7 @@ def _group_blocks(result: ScanResult) -> Iterator[str]:
     weakest = score_texts(table.weakest)
     exact = table.exact.tolist()
     clock = LocalClock()
-    formats: dict[str, str] = {}  # few, often repeated: each worded once
-    encodings: dict[str | None, str] = {None: "null"}
+    kinds: dict[tuple[str, str | None], str] = {}  # (format, encoding): few, each worded once
     skipped: dict[str | None, str] = {"": "", None: ""}
     ends = (_MEMBER_END, _MEMBER_END + _GROUP_END)
     for g0, g1 in blocks(offs):
@@ -230,28 +229,41 @@ def _group_blocks(result: ScanResult) -> Iterator[str]:
         last = np.zeros(n, dtype=np.int64)
         last[first[1:] - 1] = 1
         last[-1] = 1
-        kinds = list(map(_FORMAT, block))
-        for kind in set(kinds) - formats.keys():
-            formats[kind] = encode_basestring(kind) + _ENCODING_KEY
-        codecs = list(map(_ENCODING, block))
-        for codec in set(codecs) - encodings.keys():
-            encodings[codec] = encode_basestring(codec)
-        notes = list(map(_SKIPPED_OF, block))
-        for note in set(notes) - skipped.keys():
-            skipped[note] = _SKIPPED % encode_basestring(display(note))
         modified = clock.iso_many(list(map(_MTIME, block)))
         if None in modified:
             mod_open, mod_close = _MODIFIED, _FORMAT_KEY
             modified = [_json_text(m) for m in modified]
         else:  # the quotes go with the text around them
             mod_open, mod_close = _MODIFIED + '"', '"' + _FORMAT_KEY
+        # the cells between the varying ones are joined to the few-valued ones next to them,
+        # each distinct value worded once a block: fewer columns to interleave
+        codecs = list(map(_FORMAT_AND_ENCODING, block))
+        for kind in set(codecs) - kinds.keys():
+            kinds[kind] = (encode_basestring(kind[0]) + _ENCODING_KEY + _json_text(kind[1])
+                           + _SIMILARITY)
+        middle = {k: mod_close + kinds[k] for k in set(codecs)}
+        notes = list(map(_SKIPPED_OF, block))
+        seen = list(set(notes))
+        for note in seen:
+            if note not in skipped:
+                skipped[note] = _SKIPPED % encode_basestring(display(note))
+        which = dict(zip(seen, range(len(seen)), strict=True))
+        note = np.fromiter(map(which.__getitem__, notes), np.int64, n)
         yield interleave([
             heads, paths, [_SIZE] * n, list(map(str, map(_SIZE_OF, block))), [mod_open] * n,
-            modified, [mod_close] * n, list(map(formats.__getitem__, kinds)),
-            list(map(encodings.__getitem__, codecs)), [_SIMILARITY] * n, similarity[lo:hi],
-            [_DISTANCE] * n, list(map(str, table.distance[lo:hi].tolist())), [_JACCARD] * n,
-            jaccard[lo:hi], take(_REFERENCE, reference),
-            list(map(skipped.__getitem__, notes)), take(ends, last)])
+            modified, list(map(middle.__getitem__, codecs)), similarity[lo:hi],
+            _distance_cells(table.distance[lo:hi]), jaccard[lo:hi],
+            take([_REFERENCE[r] + skipped[k] + ends[e]
+                  for k in seen for r in (0, 1) for e in (0, 1)],
+                 note * 4 + reference * 2 + last)])
+
+
+def _distance_cells(distance: np.ndarray) -> list[str]:
+    """Each distance with the keys around it (``_DISTANCE``, the value, ``_JACCARD``)."""
+    d = np.asarray(distance)
+    if d.dtype.kind not in "ui" or (d.size and (int(d.min()) < 0 or int(d.max()) > 255)):
+        return [_DISTANCE + str(x) + _JACCARD for x in d.tolist()]
+    return take(_DISTANCES, d)
 
 
 def score_texts(values: np.ndarray) -> list[str]:
@@ -288,8 +300,7 @@ def _json_text(s: str | None) -> str:
 _PATH = operator.attrgetter("path")
 _SIZE_OF = operator.attrgetter("size")
 _MTIME = operator.attrgetter("mtime")
-_FORMAT = operator.attrgetter("format")
-_ENCODING = operator.attrgetter("encoding")
+_FORMAT_AND_ENCODING = operator.attrgetter("format", "encoding")
 _SKIPPED_OF = operator.attrgetter("skipped")
 
 #: One group and its members as ``json.dump(..., indent=2)`` lays them out at their depth,
@@ -308,6 +319,8 @@ _SIMILARITY = ',\n          "similarity": '
 _DISTANCE = ',\n          "distance": '
 _JACCARD = ',\n          "jaccard": '
 _REFERENCE = (',\n          "reference": false', ',\n          "reference": true')
+#: A member's distance and the keys around it, for each distance a uint8 can hold.
+_DISTANCES = tuple(_DISTANCE + str(x) + _JACCARD for x in range(256))
 #: What its reader could not compare, after ``reference``, only where there is something.
 _SKIPPED = ',\n          "skipped": %s'
 _MEMBER_END = "\n        }"

@@ -20,22 +20,29 @@ from functools import partial
 
 import numpy as np
 
+from neardup_core.arrays import first_of_class
 from neardup_core.errors import ScanCancelled
 from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.heap import give_back
 from neardup_core.models import EXCERPT_FLOOR, Document, ExcerptTable, PairTable, ScanOptions
 from neardup_core.procwork import ProcessWork
 from neardup_core.progress import Stage
+from neardup_core.scan.excerpt_checks import check_task, check_tasks
 from neardup_core.scan.packed import FingerprintTable
 from neardup_core.scan.pool import WorkerPool
 from neardup_core.scan.stages import RunStages
 from neardup_core.scan.worker import shingle_sets
 from neardup_core.threadwork import ThreadWork
 
-#: What gives the exact shingle sets of some documents (by index), None for unreadable ones.
-SetsOf = Callable[[list[int]], list[np.ndarray | None]]
-#: Files a worker reads again per task while candidates are verified.
+#: What checks candidates (part, whole) on the exact shingle sets of their documents, as
+#: :func:`~neardup_core.pairs.containment.verify` does, e.g. in worker processes.
+Check = Callable[[np.ndarray, np.ndarray], ExcerptTable]
+#: Files a worker reads again per task while candidates are verified, at least.
 _SETS_BATCH = 32
+#: Tasks the verification is cut in, at most: three a worker for 16 workers. A task costs the
+#: main process about half a millisecond of CPU (the pool's threads hand it over and take its
+#: answer back), and at 40,000 files the longest of 48 still takes less than a 16th of them all.
+_CHECK_TASKS = 48
 #: Winnowed hashes a scan needs before its candidate search goes to the worker processes:
 #: below that, writing the arrays out and handing tasks over costs more than it spreads.
 PROCESS_MIN_HASHES = 1 << 17
@@ -47,8 +54,8 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
                   units: Sequence[int] | np.ndarray,
                   opt: ScanOptions, drop_lines: np.ndarray | None, stats: dict,
                   pairs: PairTable | None = None, threshold: float = 2.0,
-                  sets_of: SetsOf | None = None, work: ProcessWork | None = None
-                  ) -> ExcerptTable:
+                  check: Check | None = None, work: ProcessWork | None = None,
+                  text_class: np.ndarray | None = None) -> ExcerptTable:
     """Verified excerpts among ``docs`` (their winnowed sets and unit counts, as their
     fingerprints hold them), down to the floor. The local and the Dask scan both call it.
 
@@ -59,24 +66,30 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
     Jaccard and the two sizes (C = J (|A| + |B|) / ((1 + J) |A|), never under J, so never
     under the floor), and the pair's score as their similarity.
 
-    ``sets_of(indices)``: the exact shingle sets of those documents (None: unreadable), e.g.
-    read in worker processes; by default read here, one after another. ``work``: worker
+    ``check(part, whole)``: the candidates verified (what :func:`verify` gives), e.g. in
+    worker processes; by default their documents are read here, one after another, and
+    checked here. ``work``: worker
     processes to search the candidates in (the local scan's, once they have read); when
     there are none, or they fail, this process's threads do it, with the same result. A
     cancel while they search raises :class:`~neardup_core.errors.ScanCancelled`.
+    ``text_class``: the documents' :func:`~neardup_core.result.text_classes`, when the caller
+    has them (else the text hashes are compared here).
     """
     # imported while the workers read (scan.reading.load_grouping), not with the scan
-    from neardup_core.pairs.containment import candidates, verify
+    from neardup_core.pairs.containment import candidates
 
     t = time.monotonic()
     n = len(docs)
-    keep = np.zeros(n, dtype=bool)
     # one document per distinct text, the first of each (a dict: NumPy's unique of the
     # digests as text measured slower than this)
-    texts = [d.text_hash for d in docs]
-    first = dict(zip(reversed(texts), range(n - 1, -1, -1), strict=True))
-    keep[np.fromiter(first.values(), np.int64, count=len(first))] = True
-    del texts, first
+    if text_class is not None:
+        keep = first_of_class(text_class) == np.arange(n)
+    else:
+        keep = np.zeros(n, dtype=bool)
+        texts = [d.text_hash for d in docs]
+        first = dict(zip(reversed(texts), range(n - 1, -1, -1), strict=True))
+        keep[np.fromiter(first.values(), np.int64, count=len(first))] = True
+        del texts, first
     shingles = np.maximum(np.asarray(units, np.int64) - (opt.shingle - 1), 1)
     found = None
     if work is not None:
@@ -100,14 +113,8 @@ def find_excerpts(docs: Sequence[Document], winnows: WinnowSets | Sequence[np.nd
     if pairs is not None and len(pairs) and part.shape[0]:
         part, whole, known = _split_grouped(part, whole, shingles, pairs, threshold, n)
 
-    need = np.unique(np.concatenate((part, whole))).tolist()
-    if sets_of is not None:
-        got = sets_of(need)
-    else:
-        got = shingle_sets([docs[i].path for i in need], opt, drop_lines)
-    sets = dict(zip(need, got, strict=True))
-    table = verify(part, whole, sets.__getitem__)
-    del sets, got
+    table = check(part, whole) if check is not None else \
+        _verify_here(docs, part, whole, opt, drop_lines)
     give_back()
     stats["excerpts"] = {"candidates": int(part.shape[0]) + len(known), "verified": len(table),
                          "grouped_estimated": len(known),
@@ -141,6 +148,18 @@ def _split_grouped(part: np.ndarray, whole: np.ndarray, shingles: np.ndarray, pa
     return part[~hit], whole[~hit], known
 
 
+def _verify_here(docs: Sequence[Document], part: np.ndarray, whole: np.ndarray,
+                opt: ScanOptions, drop_lines: np.ndarray | None) -> ExcerptTable:
+    """The candidates (part, whole) verified in this process, their documents read again here
+    one after another (no workers, or too few documents for them)."""
+    from neardup_core.pairs.containment import verify
+
+    need = np.unique(np.concatenate((part, whole))).tolist()
+    sets = dict(zip(need, shingle_sets([docs[i].path for i in need], opt, drop_lines),
+                    strict=True))
+    return verify(part, whole, sets.__getitem__)
+
+
 class ExcerptsPass(RunStages):
     """The excerpt stage of a local run (a mixin: the run sets ``boiler_lines``)."""
 
@@ -148,7 +167,7 @@ class ExcerptsPass(RunStages):
     workers: WorkerPool
 
     def _excerpts(self, docs: list[Document], fps: FingerprintTable, pairs: PairTable,
-                  threshold: float) -> ExcerptTable:
+                  threshold: float, text_class: np.ndarray | None = None) -> ExcerptTable:
         if self.opt.excerpt_containment is None or self.partial or len(docs) < 2:
             return ExcerptTable.empty()
         self.emit(Stage.PAIRS, 0, 1, "Looking for excerpts")
@@ -160,26 +179,34 @@ class ExcerptsPass(RunStages):
             # the table's one array of winnowed sets, as the workers packed it: no copy
             table = find_excerpts(docs, WinnowSets(fps.winnow, fps.winnow_offsets), fps.units,
                                   self.opt, self.boiler_lines, self.stats, pairs, threshold,
-                                  lambda need: self._sets_of(docs, need), work)
+                                  lambda part, whole: self._checked(docs, part, whole), work,
+                                  text_class)
         except ScanCancelled:
             self._mark_cancelled("while looking for excerpts")
             return ExcerptTable.empty()
         self.emit(Stage.PAIRS, 1, 1, "")
         return table
 
-    def _sets_of(self, docs: list[Document], need: list[int]) -> list[np.ndarray | None]:
-        """The shingle sets of ``need``, read again in the scan's worker processes when they
-        are up (every core reads), else here. The workers' CPU time for it is kept
-        (``stats["cpu_workers_after"]``): it overlaps nothing."""
-        paths = [docs[i].path for i in need]
+    def _checked(self, docs: list[Document], part: np.ndarray, whole: np.ndarray
+                 ) -> ExcerptTable:
+        """The candidates verified in the scan's worker processes when they are up (every core
+        reads, and the sets stay there: :mod:`neardup_core.scan.excerpt_checks`), else here.
+        The workers' CPU time for it is kept (``stats["cpu_workers_after"]``): it overlaps
+        nothing."""
+        from neardup_core.pairs.containment import verified_table
+
+        need = np.unique(np.concatenate((part, whole))).tolist()
         pool = self.workers.pool if self.workers.started else None
-        if pool is None or len(paths) <= _SETS_BATCH:
-            return shingle_sets(paths, self.opt, self.boiler_lines)
-        work = ProcessWork(pool, self.workers.count)
-        try:
-            got = work.map(partial(shingle_sets, options=self.opt, drop_lines=self.boiler_lines),
-                           [paths[k:k + _SETS_BATCH] for k in range(0, len(paths), _SETS_BATCH)])
-        except Exception:  # a broken pool: read here (the scan's result never depends on it)
-            return shingle_sets(paths, self.opt, self.boiler_lines)
-        self.stats.setdefault("cpu_workers_after", {})["excerpt_reads"] = work.summary()
-        return [s for sets in got for s in sets]
+        if pool is not None and len(need) > _SETS_BATCH:
+            work = ProcessWork(pool, self.workers.count)
+            try:
+                got = work.map(partial(check_task, options=self.opt,
+                                       drop_lines=self.boiler_lines, floor=EXCERPT_FLOOR),
+                               check_tasks(part, whole, lambda i: docs[i].path,
+                                           max(_SETS_BATCH, -(-len(need) // _CHECK_TASKS))))
+            except Exception:  # a broken pool: read here (the scan's result never depends on it)
+                pass
+            else:
+                self.stats.setdefault("cpu_workers_after", {})["excerpt_reads"] = work.summary()
+                return verified_table([row for rows in got for row in rows])
+        return _verify_here(docs, part, whole, self.opt, self.boiler_lines)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
+from itertools import chain, compress, repeat
+from operator import attrgetter, is_
 from typing import TypeVar
 
 import numpy as np
@@ -28,7 +29,7 @@ from neardup_core.models import Document, Problem, documents_from_columns
 from neardup_core.scan.worker import Outcome, Prepared, fingerprint_prepared, process_batch
 
 __all__ = ["Assembled", "Collected", "FingerprintTable", "Packed", "assemble", "fingerprint_packed",
-           "pack", "read_packed", "split_at"]
+           "pack", "read_packed", "split_at", "walk_positions"]
 
 _I64, _U64, _U32 = np.dtype("<i8"), np.dtype("<u8"), np.dtype("<u4")
 _path = attrgetter("path")
@@ -367,12 +368,14 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
     parts = sorted(parts, key=lambda part: int(part[0][0]) if part[0].shape[0] else -1)
     pos = np.concatenate([p for p, _ in parts]).astype(np.int64, copy=False)
     problems_all: list[Problem | None] = [q for _, p in parts for q in p.problems]
-    is_doc = np.fromiter((q is None for q in problems_all), bool, count=len(problems_all))
+    is_doc = np.fromiter(map(is_, problems_all, repeat(None)), bool, count=len(problems_all))
     changed = np.concatenate([p.changed for _, p in parts])
     n_docs = int(is_doc.sum())
-    if bool((pos[1:] > pos[:-1]).all()):
+    in_order = bool((pos[1:] > pos[:-1]).all())
+    if in_order:
         problems = [q for q in problems_all if q is not None]
         keep = np.flatnonzero(is_doc)   # fingerprinted files, walk order: rows of all files
+        answered = is_doc  # whether each file answered has a document, in walk order
         d = np.arange(n_docs, dtype=np.int64)  # ... their rows among the fingerprinted ones
         any_changed = bool(changed.any())
     else:
@@ -385,9 +388,10 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
         last[:-1] = sp[1:] != sp[:-1]
         rows = order[last]  # rows of the concatenated files, in walk order
         doc_row = np.cumsum(is_doc) - 1  # each file's row among the fingerprinted ones
-        problems = [q for q in map(problems_all.__getitem__, rows[~is_doc[rows]].tolist())
+        answered = is_doc[rows]
+        problems = [q for q in map(problems_all.__getitem__, rows[~answered].tolist())
                     if q is not None]
-        keep = rows[is_doc[rows]]
+        keep = rows[answered]
         d = doc_row[keep]
         any_changed = bool(changed[rows].any())
     packs = [p for _, p in parts]
@@ -424,15 +428,23 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
     # the documents: the identity is the walk's (a cache hit's row says nothing about which
     # file now holds the path); a file changed while read keeps it too, and if it was replaced
     # outright its new inode no longer matches, so no action will touch it unseen
-    picked = list(map(entries.__getitem__, pos[keep].tolist()))
     sizes = np.concatenate([p.size for p in packs])[keep]
     mtimes = np.concatenate([p.mtime_ns for p in packs])[keep]
-    content = [v for p in packs for v in p.content_hash]
+    content_all = chain.from_iterable(p.content_hash for p in packs)
+    if in_order:  # the kept rows are the fingerprinted files: no index per file
+        content = list(compress(content_all, is_doc.tolist()))
+    else:
+        content = list(map(list(content_all).__getitem__, keep.tolist()))
+    if answered.shape[0] == len(entries):
+        # every file of the walk answered (a full scan): its entries picked in walk order
+        picked = list(compress(entries, answered.tolist()))
+    else:
+        picked = list(map(entries.__getitem__, pos[keep].tolist()))
     docs = list(documents_from_columns(
         [e.path for e in picked], sizes.tolist(), (mtimes / 1e9).tolist(), col("fmt"),
         col("encoding"), col("confidence"), arr("replaced", _I64).tolist(), chars.tolist(),
         text_hash, mtimes.tolist(), [e.dev for e in picked], [e.ino for e in picked],
-        list(map(content.__getitem__, keep.tolist())), col("skipped")))
+        content, col("skipped")))
     return Assembled(docs, table, problems, any_changed)
 
 
@@ -493,14 +505,77 @@ class Collected:
         """See :func:`assemble`; ``entries``: the walk's, in its order. Takes the batches:
         this collection is empty afterwards, and what the documents do not keep of them is
         freed as they are joined."""
-        where = dict(zip(map(_path, entries), range(len(entries)), strict=True))
-        parts: list[tuple[np.ndarray, Packed]] = []
-        for batch, p in self.parts:
-            parts.append((np.fromiter(map(where.__getitem__, map(_path, batch)), np.int64,
-                                      count=len(batch)), p))
+        batches = [batch for batch, _ in self.parts]
+        packs = [p for _, p in self.parts]
         if self.single:
-            batch = [e for e, _ in self.single]
-            parts.append((np.fromiter(map(where.__getitem__, map(_path, batch)), np.int64,
-                                      count=len(batch)), pack([o for _, o in self.single])))
+            batches.append([e for e, _ in self.single])
+            packs.append(pack([o for _, o in self.single]))
         self.parts, self.single, self.files = [], [], 0  # what is left of them goes with parts
-        return assemble(entries, parts, k, consume=True)
+        where = walk_positions(entries, batches)
+        return assemble(entries, list(zip(where, packs, strict=True)), k, consume=True)
+
+
+def walk_positions(entries: Sequence[FileEntry], batches: Sequence[Sequence[FileEntry]]
+                   ) -> list[np.ndarray]:
+    """Where each file of each batch is in the walk ``entries`` (by path).
+
+    The batches hold the walk's own entries, and most are runs of it: a batch's first entry
+    is found by identity (its id among the walk's, one numpy search for all batches), and the
+    batch is a run if the walk's entries from there are the batch's, compared as lists (by
+    identity first). A dictionary from the walk's 40,000 paths, whose hashes were never
+    computed, and every batch's paths looked up in it cost the scan's process 15 to 30 ms on
+    the critical path (issue 22); this, 4-5 ms. The other batches are found file by file,
+    by identity too (:func:`_find`)."""
+    if not batches:
+        return []
+    walk = entries if isinstance(entries, list) else list(entries)
+    ids = np.fromiter(map(id, walk), np.intp, count=len(walk))
+    heads = np.sort(np.array([id(b[0]) for b in batches if len(b)], np.intp))
+    start: dict[int, int] = {}
+    if heads.shape[0] and ids.shape[0]:
+        at = np.minimum(np.searchsorted(heads, ids), heads.shape[0] - 1)
+        hit = np.flatnonzero(heads[at] == ids)
+        start = dict(zip(heads[at[hit]].tolist(), hit.tolist(), strict=True))
+    out: list[np.ndarray | None] = []
+    for b in batches:
+        s = start.get(id(b[0])) if len(b) else 0
+        run = None
+        if s is not None and walk[s:s + len(b)] == (b if isinstance(b, list) else list(b)):
+            run = np.arange(s, s + len(b), dtype=np.int64)
+        out.append(run)
+    rest = [b for b, run in zip(batches, out, strict=True) if run is None]
+    found = _find(ids, rest)
+    by_path: dict[str, int] | None = None
+    for b, pos in zip(rest, found, strict=True):
+        missed = np.flatnonzero(pos < 0)
+        if missed.shape[0]:  # not one of the walk's objects: by path
+            if by_path is None:
+                by_path = dict(zip(map(_path, walk), range(len(walk)), strict=True))
+            pos[missed] = [by_path[b[i].path] for i in missed.tolist()]
+    it = iter(found)
+    return [next(it) if run is None else run for run in out]
+
+
+def _find(ids: np.ndarray, batches: Sequence[Sequence[FileEntry]]) -> list[np.ndarray]:
+    """Where each file of each batch is among the walk's entries, by identity (``ids``: the
+    walk's entries' ids, searched among the batches' in one numpy call); -1 for an entry that
+    is not one of the walk's objects."""
+    if not batches:
+        return []
+    sizes = [len(b) for b in batches]
+    wanted = np.fromiter(map(id, chain.from_iterable(batches)), np.intp, count=sum(sizes))
+    order = np.argsort(wanted, kind="stable")
+    ranked = wanted[order]
+    found = np.full(ranked.shape[0], -1, np.int64)
+    if ranked.shape[0] and ids.shape[0]:
+        at = np.minimum(np.searchsorted(ranked, ids), ranked.shape[0] - 1)
+        hit = np.flatnonzero(ranked[at] == ids)
+        found[at[hit]] = hit
+        # a file read twice is wanted twice: the search found the first of its equal ids
+        first = np.zeros(ranked.shape[0], bool)
+        first[0] = True
+        np.not_equal(ranked[1:], ranked[:-1], out=first[1:])
+        found = found[np.flatnonzero(first)[np.cumsum(first) - 1]]
+    pos = np.empty(ranked.shape[0], np.int64)
+    pos[order] = found
+    return np.split(pos, np.cumsum(sizes[:-1]))

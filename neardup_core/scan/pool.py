@@ -21,7 +21,8 @@ so does multiprocessing's resource tracker. A cancelled or broken pool's workers
 not waited for: what they were reading is no longer wanted, and they only ever read files.
 
 This module imports nothing heavy (the worker module only once a pool starts), so the app can
-call :func:`prestart` while it opens.
+call :func:`prestart` while it opens, and the command line before it loads the scan
+(:mod:`neardup_core.scan.early_start`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 
-__all__ = ["WorkerPool", "prestart", "start_method", "stop_all"]
+__all__ = ["INPROCESS_MAX_BYTES", "INPROCESS_MAX_FILES", "WorkerPool", "prestart", "start_method",
+           "stop_all"]
+
+#: Below this many files (or bytes) worker processes cost more to start than they save (the
+#: reading's rule, :meth:`neardup_core.scan.reading.Reading._inprocess`; here, where the command
+#: line can ask it before it loads the scan: :mod:`neardup_core.scan.early_start`).
+INPROCESS_MAX_FILES = 48
+INPROCESS_MAX_BYTES = 4 * 1024 * 1024
 
 _prestarted = False
 #: Every pool of this program that may still have processes: what :func:`stop_all` ends.
@@ -119,7 +127,8 @@ class WorkerPool:
             self._starting.start()
 
     def _start(self) -> None:
-        # imported here, not at the top: the app imports this module while it opens
+        # imported here, not at the top: the app and the command line import this module
+        # before anything else of the scan, to start the fork server
         from neardup_core.extract.limits import limits_now, make_records, remove_records
         from neardup_core.scan.worker import init_worker, warm_up
 

@@ -35,7 +35,7 @@ from neardup_core.progress import Stage
 from neardup_core.scan.cache_lookup import outcome_from_cache
 from neardup_core.scan.cache_write import CacheWrite, cache_rows
 from neardup_core.scan.packed import Collected, fingerprint_packed, read_packed
-from neardup_core.scan.pool import WorkerPool
+from neardup_core.scan.pool import INPROCESS_MAX_BYTES, INPROCESS_MAX_FILES, WorkerPool
 from neardup_core.scan.stages import RunStages
 from neardup_core.scan.worker import (
     Outcome,
@@ -54,9 +54,6 @@ __all__ = ["BATCH_BYTES", "BATCH_FILES", "DEAD_POOLS_LIMIT", "INPROCESS_BATCH_FI
            "INPROCESS_MAX_BYTES", "INPROCESS_MAX_FILES", "READ_AHEAD_BYTES", "TASK_BATCHES",
            "Reading", "batches", "load_grouping", "task_batches"]
 
-#: Below this many files (or bytes) worker processes cost more to start than they save.
-INPROCESS_MAX_FILES = 48
-INPROCESS_MAX_BYTES = 4 * 1024 * 1024
 #: A batch sent to a worker: small enough that cancel is quick and a crash loses little, large
 #: enough that the per-batch costs (a round trip, one fingerprinting pass) stay small (measured
 #: faster than half as many on the benchmark corpus). Collecting the workers' results is main-

@@ -37,7 +37,7 @@ from neardup_core.gcpause import gc_kept, gc_paused
 from neardup_core.heap import give_back
 from neardup_core.models import Document, Method, PairTable, Problem, ScanOptions
 from neardup_core.progress import CancelToken, ProgressSink, Stage, null_progress
-from neardup_core.result import ScanResult
+from neardup_core.result import ScanResult, text_classes
 from neardup_core.scan.boilerplate_pass import BOILERPLATE_MIN_DOCS, BoilerplatePass
 from neardup_core.scan.cache_lookup import CacheLookup, CacheOpening
 from neardup_core.scan.excerpts_pass import ExcerptsPass
@@ -212,7 +212,10 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
 
         rank = reference_rank(docs, opt.reference_folders)
         self._cpu("collect")
-        pairs = self._pairs(docs, simh, minh, floor, rank)
+        # which documents have one text: the pairs' exact tier, the excerpts' one document a
+        # text and the groups all read it (each compared the hashes itself, issue 22)
+        text_class = text_classes([d.text_hash for d in docs])
+        pairs = self._pairs(docs, simh, minh, floor, rank, text_class)
         first_pass = self.notes[notes_from:]
         changed = False
         if not self.partial and opt.boilerplate is not None and len(docs) >= BOILERPLATE_MIN_DOCS:
@@ -233,9 +236,9 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
             del self.notes[notes_from:notes_from + len(first_pass)]
             del pairs
             give_back()
-            pairs = self._pairs(docs, simh, minh, floor, rank)
+            pairs = self._pairs(docs, simh, minh, floor, rank, text_class)
         give_back()
-        excerpts = self._excerpts(docs, fps, pairs, threshold)
+        excerpts = self._excerpts(docs, fps, pairs, threshold, text_class)
         self._cpu("excerpts")
         # the cache's rows were written meanwhile (see Reading._write_rows); a failure's note
         # goes into the result
@@ -246,7 +249,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
                             pairs=pairs, threshold=threshold, group_mode=opt.group_mode,
                             partial=self.partial, seconds=round(time.monotonic() - self.t0, 3),
                             notes=tuple(self.notes), stats=self.stats, excerpt_table=excerpts)
-        result.known(auto_rank=rank)
+        result.known(auto_rank=rank, text_class=text_class)
         self._group(result)
         self._cpu("group")
         return result, notes_from
@@ -260,11 +263,13 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         self.emit(Stage.DONE, 1, 1, "")
 
     def _pairs(self, docs: list[Document], simh: np.ndarray, minh: np.ndarray,
-               floor: float, rank: np.ndarray) -> PairTable:
+               floor: float, rank: np.ndarray, text_class: np.ndarray | None = None
+               ) -> PairTable:
         from neardup_core.pairs.find import find_pairs  # not needed when a kept result answers
 
         pairs, cancelled = find_pairs(docs, simh, minh, floor, rank, self.opt, emit=self.emit,
-                                      cancel=self.cancel, notes=self.notes, stats=self.stats)
+                                      cancel=self.cancel, notes=self.notes, stats=self.stats,
+                                      text_class=text_class)
         self._cpu("pairs")
         if cancelled:
             self._mark_cancelled("while pairing documents")

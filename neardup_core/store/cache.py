@@ -62,6 +62,7 @@ import numpy as np
 import xxhash
 
 from neardup_core.errors import CacheRefused, CacheUnavailable
+from neardup_core.store.cache_file import FILE_NAME, default_path
 
 #: 2: entries.skipped (what the reader could not compare); 3: entries.winnow (the winnowed
 #: shingle hashes excerpts are found by). An older cache is brought up to date on open.
@@ -70,7 +71,6 @@ SCHEMA_VERSION = 3
 #: any other program's.
 APPLICATION_ID = 0x4E445550
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-FILE_NAME = "fingerprints-v1.sqlite"
 #: Beside the database: the state it was left in by a process that had checked every page.
 CHECKED_SUFFIX = "-checked"
 _CHECKED_FORMAT = "neardup-cache-checked 1"
@@ -165,12 +165,6 @@ class CacheEntry:
 
 class _Corrupt(Exception):
     """Internal: the file is not a usable cache database and should be rebuilt."""
-
-
-def default_path() -> str:
-    import platformdirs
-
-    return str(Path(platformdirs.user_cache_dir("neardup")) / FILE_NAME)
 
 
 def _connect(path: str, busy_timeout: float) -> sqlite3.Connection:
@@ -782,6 +776,6 @@ def _entry(r: tuple, path: str | None = None) -> CacheEntry:
         _array(r[21], "<u4", np.uint32))
 
 
-__all__ = ["APPLICATION_ID", "CHECKED_SUFFIX", "TRANSIENT_PROBLEMS", "CacheEntry", "CacheRefused",
-           "FingerprintCache", "check_cache_file", "content_hash", "default_path", "entry_of_row",
-           "stored_path", "stored_row"]
+__all__ = ["APPLICATION_ID", "CHECKED_SUFFIX", "FILE_NAME", "TRANSIENT_PROBLEMS", "CacheEntry",
+           "CacheRefused", "FingerprintCache", "check_cache_file", "content_hash",
+           "default_path", "entry_of_row", "stored_path", "stored_row"]

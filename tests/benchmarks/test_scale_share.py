@@ -61,3 +61,15 @@ def test_worker_time_after_the_reading_comes_on_top_of_the_reading() -> None:
     assert folded["critical_path_share"] < cp["critical_path_share"]
     # and at 4 workers, where the reading's 8 s leaves the main process's 0.5 s far behind
     assert cp["speedup"]["4"] == pytest.approx(35.5 / (1.0 + 8.0 + 0.7), abs=0.01)
+
+
+def test_imports_after_the_fork_server_started_count_beside_it() -> None:
+    """The command line starts the fork server before it imports the scan (when the scan will
+    want workers); the imports after that run while the server loads, as the walk does, and
+    count as the walk does: free while 16 workers take longer, serial past that."""
+    stages = {"imports": 0.1, "imports_beside": 0.2, "walk": 0.3, "pairs": 1.0}
+    cp = critical_path(stages, workers=32.0)
+    assert cp["overlapped_s"] == 0.5 and cp["serial_s"] == 1.1
+    assert cp["critical_path_share"] == pytest.approx(1.1 / 33.6, abs=1e-4)
+    crowded = critical_path(stages, workers=6.4)  # 16 workers: 0.4 s, 0.1 s less than beside
+    assert crowded["critical_path_share"] == pytest.approx((1.1 + 0.1) / 8.0, abs=1e-4)

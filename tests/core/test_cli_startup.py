@@ -15,7 +15,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("numpy", "scipy", "rjieba", "xxhash", "neardup_core.result", "neardup_core.scan",
          "neardup_core.scan.session", "neardup_core.pairs", "neardup_core.grouping",
-         "neardup_core.fingerprint", "neardup_core.extract", "neardup_core.report.json_report")
+         "neardup_core.fingerprint", "neardup_core.extract", "neardup_core.report.json_report",
+         "multiprocessing.forkserver")  # no worker server is started for --version
 
 PROBE = """
 import contextlib, io, json, sys

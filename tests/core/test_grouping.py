@@ -523,6 +523,36 @@ def test_text_classes_are_numpys_unique_of_the_hashes_as_objects(hashes: list[st
     assert got.dtype == np.int64 and got.tolist() == want.ravel().tolist()
 
 
+#: Hashes as the scan makes them (32 lowercase hexadecimal digits), from few distinct words so
+#: that equal first words with different second ones come up, and a few that are not.
+_HEX_WORDS = ["0" * 16, "f" * 16, "0123456789abcdef", "00000000000000ff", "8000000000000000"]
+_HEX_HASH = st.tuples(st.sampled_from(_HEX_WORDS), st.sampled_from(_HEX_WORDS)).map("".join)
+_NEAR_HEX = st.sampled_from(["0123456789ABCDEF" * 2, "0" * 31, "0" * 33, "0 " * 16, "g" * 32,
+                             "é" * 32, "0" * 15 + "\x00" + "0" * 16, "", "0" * 16])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_HEX_HASH, max_size=30), st.lists(_NEAR_HEX, max_size=2), st.randoms())
+def test_text_classes_of_scan_hashes_are_those_of_the_hashes_as_objects(
+        hashes: list[str], odd: list[str], rng) -> None:
+    """The scan's hashes are ranked by their values (result._hex_classes); with any hash not
+    of that form among them, as text: either way in Python's order of the strings."""
+    from neardup_core.arrays import first_of_class
+    from neardup_core.result import text_classes
+
+    for case in (hashes, [*hashes, *odd]):
+        case = list(case)
+        rng.shuffle(case)
+        want = np.unique(np.array(case, dtype=object), return_inverse=True)[1] if case else \
+            np.empty(0, np.int64)
+        got = text_classes(case)
+        assert got.dtype == np.int64 and got.tolist() == want.ravel().tolist()
+        first = {}
+        for i, h in enumerate(case):
+            first.setdefault(h, i)
+        assert first_of_class(got).tolist() == [first[h] for h in case]
+
+
 def test_the_scans_loading_thread_loads_what_the_group_table_is_built_with() -> None:
     """The scan calls groups.warm_names from a thread while its workers read: the group
     table's modules are imported then, not in the scan's serial tail."""

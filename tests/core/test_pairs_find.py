@@ -15,6 +15,7 @@ from neardup_core.pairs.find import LSH_BANDS_PER_CHUNK, LSH_MAX_BUCKET, find_pa
 from neardup_core.pairs.lsh import candidate_pairs, scan_params
 from neardup_core.pairs.scoring import minhash_agreement
 from neardup_core.progress import CancelToken
+from neardup_core.result import text_classes
 
 
 def _docs(hashes: list[str]) -> list[Document]:
@@ -100,3 +101,9 @@ def _same_pairs_as_scoring_every_candidate(seed: int, n: int, floor: float) -> N
                           minhash_agreement(minh, pairs.a[~pairs.exact].astype(np.int64),
                                             pairs.b[~pairs.exact].astype(np.int64)))
     assert isinstance(pairs, PairTable)
+    # the scan hands over the documents' text classes: the same table
+    classes = text_classes(hashes)
+    again, _ = find_pairs(_docs(hashes), simh, minh, floor, rank, opt, emit=lambda *a: None,
+                          cancel=CancelToken(), notes=[], stats={}, text_class=classes)
+    for f in ("a", "b", "distance", "jaccard", "score", "exact"):
+        np.testing.assert_array_equal(getattr(again, f), getattr(pairs, f))

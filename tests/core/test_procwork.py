@@ -149,3 +149,39 @@ def test_shared_folders_go_where_large_temporary_files_belong(
     with work.share({"a": np.arange(3)}) as arrays:
         assert Path(arrays.folder).parent == user
     assert not _shared_folders(user)
+
+
+def _save_range(arrays: SharedArrays, k: int) -> str:
+    """A task's answer left in the folder: the numbers k*10 .. k*10+k-1."""
+    name = f"part-{k}"
+    arrays.save(name, np.arange(k * 10, k * 10 + k, dtype=np.int32))
+    return name
+
+
+def _joined_rows(arrays: SharedArrays, _: int) -> list[int]:
+    return np.asarray(arrays["rows"]).tolist()
+
+
+def test_tasks_leave_arrays_for_a_later_phase_read_as_one_and_they_go_too(pool, tmp_root
+                                                                          ) -> None:
+    work = ProcessWork(pool, 2)
+    with work.share({"a": np.zeros(3)}) as arrays:
+        names = work.map(partial(_save_range, arrays), [1, 2, 3])
+        assert names == ["part-1", "part-2", "part-3"]
+        arrays.discard("a")  # nothing reads it any more
+        assert not (Path(arrays.folder) / "a.npy").exists()
+        runs = [("part-3", 1, 3), ("part-1", 0, 1), ("part-2", 0, 2)]
+        joined = arrays.joined("rows", runs)
+        back = pickle.loads(pickle.dumps(joined))
+        assert "rows" in back and back.joined_names == {"rows": tuple(runs)}
+        expected = [31, 32, 10, 20, 21]
+        np.testing.assert_array_equal(back["rows"], expected)
+        assert work.map(partial(_joined_rows, joined), [0, 1]) == [expected, expected]
+        with pytest.raises(ValueError):
+            arrays.save("a", np.zeros(1))  # a name the block shares already
+        for name in ("../a", ".hidden"):  # never a file outside the folder's own arrays
+            with pytest.raises(ValueError):
+                joined.discard(name)
+        with pytest.raises(ValueError):
+            joined.discard("rows")  # made of the tasks' arrays, not a file
+    assert not _shared_folders(tmp_root)  # the tasks' files went with the folder

@@ -416,3 +416,18 @@ def test_streamed_html_is_what_it_was(mode, threshold, language, max_diffs, bloc
     assert "same text as the reference" in page or language != "en"
     cut = "Differences are shown for the first" in page
     assert cut if max_diffs == 0 and language == "en" else not (cut and max_diffs == 1000)
+
+
+def test_distance_cells_are_the_distances_between_their_keys() -> None:
+    """The distance column comes from a table of texts for what a uint8 holds; any other
+    integer is worded one by one, the same way."""
+    import numpy as np
+
+    from neardup_core.report.json_report import _distance_cells
+
+    def want(values: list[int]) -> list[str]:
+        return [f',\n          "distance": {v},\n          "jaccard": ' for v in values]
+
+    assert _distance_cells(np.array([0, 64, 255, 7], np.uint8)) == want([0, 64, 255, 7])
+    assert _distance_cells(np.array([3, 300, -1], np.int64)) == want([3, 300, -1])
+    assert _distance_cells(np.array([], np.uint8)) == []

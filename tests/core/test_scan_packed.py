@@ -28,6 +28,7 @@ from core._scan_folder import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import neardup_core.scan.packed as packed_mod
 import neardup_core.scan.reading as reading_mod
 import neardup_core.scan.worker as worker_mod
 from neardup_core import ProblemKind, ScanOptions, ScanSession
@@ -35,7 +36,7 @@ from neardup_core.extract import FileEntry
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 from neardup_core.models import Document, Problem
 from neardup_core.progress import CancelToken
-from neardup_core.scan.packed import Collected, Packed, pack, read_packed
+from neardup_core.scan.packed import Collected, Packed, pack, read_packed, walk_positions
 from neardup_core.scan.worker import Outcome, process_batch
 
 
@@ -106,6 +107,26 @@ def test_assembled_in_walk_order_whatever_order_the_batches_came_in(tmp_path: Pa
         else:
             mixed.add(b, pickle.loads(pickle.dumps(read_packed(b, settings, MiB))))
     _same_table(mixed.assemble(entries, settings.num_perm), docs, fps, problems)
+
+
+def test_simhash_only_batches_and_files_read_here_join_without_minhash(tmp_path: Path) -> None:
+    """k = 0 (the SimHash-only method): no MinHash column, whatever the order, with files
+    answered in this process (cache hits, files read here) among the batches."""
+    entries = _entries(_folder(tmp_path / "docs"))
+    settings = FingerprintSettings(minhash=False)
+    outcomes = {o.path: o for o in process_batch(entries, settings, MiB)}
+    docs, fps, problems = _documents(entries, outcomes)
+    batches = [entries[i:i + 5] for i in range(0, len(entries), 5)]
+    random.Random(7).shuffle(batches)
+    got = Collected()
+    for j, b in enumerate(batches):
+        if j % 3 == 1:
+            got.put_all(b, process_batch(b, settings, MiB))
+        else:
+            got.add(b, pickle.loads(pickle.dumps(read_packed(b, settings, MiB))))
+    out = got.assemble(entries, 0)
+    assert out.fingerprints.minhash.shape == (len(fps), 0)
+    _same_table(out, docs, fps, problems)
 
 
 @pytest.mark.parametrize("shuffled", [False, True], ids=["in-order", "gathered"])
@@ -330,13 +351,13 @@ def _random_packed(rng: np.random.Generator, paths: list[str], k: int) -> Packed
         winnow=rng.integers(0, 2**32, int(winnows.sum()), dtype=np.uint32))
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(0, 60), st.booleans())
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 60), st.booleans(), st.booleans())
 def test_assembled_columns_are_the_last_answer_for_each_file(seed: int, n: int,
-                                                             runs: bool) -> None:
+                                                             runs: bool, cut: bool) -> None:
     """Batches of runs of the walk or of scattered files, in any order, some files answered
-    twice: each column is copied a run at a time, and must hold, row by row, the last answer
-    for each file, in walk order."""
+    twice, a batch not answered at all (``cut``, a cancelled scan): each column is copied a
+    run at a time, and must hold, row by row, the last answer for each file, in walk order."""
     rng = np.random.default_rng(seed)
     k = 4
     entries = [FileEntry(f"/r/{i:03}.txt", i, i, 1, i) for i in range(n)]
@@ -347,6 +368,8 @@ def test_assembled_columns_are_the_last_answer_for_each_file(seed: int, n: int,
         again = sorted(set(rng.integers(0, n, int(rng.integers(0, 4))).tolist()))
         batches += [again] if again else []  # answered twice: the later answer counts
     rng.shuffle(batches)
+    if cut:
+        batches = batches[1:]
     got = Collected()
     answers: list[tuple[list[int], Packed]] = []
     for b in batches:
@@ -368,6 +391,11 @@ def test_assembled_columns_are_the_last_answer_for_each_file(seed: int, n: int,
                             if r is None]
     assert [d.size for d in out.documents] == [int(p.size[j]) for _, (p, j, r) in
                                                sorted(last.items()) if r is not None]
+    answered = [(p, j) for _, (p, j, r) in sorted(last.items()) if r is not None]
+    assert [d.content_hash for d in out.documents] == [p.content_hash[j] for p, j in answered]
+    assert [d.mtime_ns for d in out.documents] == [int(p.mtime_ns[j]) for p, j in answered]
+    assert [(d.dev, d.ino) for d in out.documents] == [(1, i) for i, _, _ in want]
+    assert [d.confidence for d in out.documents] == [p.confidence[r] for _, p, r in want]
     assert table.text_hash == [p.text_hash[r] for _, p, r in want]
     assert [d.encoding for d in out.documents] == [p.encoding[r] for _, p, r in want]
     assert table.simhash.tolist() == [int(p.simhash[r]) for _, p, r in want]
@@ -386,3 +414,52 @@ def test_assembled_columns_are_the_last_answer_for_each_file(seed: int, n: int,
         assert table.line_hashes[lo:hi].tolist() == segment(p, r, "line_hashes", "line_counts")
         assert table.winnows()[row].tolist() == segment(p, r, "winnow", "winnow_counts")
     assert table.line_hashes.dtype == np.uint64 and table.winnow.dtype == np.uint32
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 50))
+def test_walk_positions_are_where_the_paths_are(seed: int, n: int) -> None:
+    """Batches found by identity (runs of the walk, scattered files, a file in two batches,
+    empty batches) or, for entries that are not the walk's own objects, by path: the same
+    positions as looking every path up in the walk."""
+    rng = np.random.default_rng(seed)
+    entries = [FileEntry(f"/r/{i:03}.txt", i, i, 1, i) for i in range(n)]
+    batches: list[list[FileEntry]] = []
+    for _ in range(int(rng.integers(0, 7))):
+        kind = int(rng.integers(0, 4))
+        if kind == 0 and n:  # a run of the walk
+            a = int(rng.integers(0, n))
+            batches.append(entries[a:a + int(rng.integers(1, 9))])
+        elif kind == 1:  # scattered files, some twice
+            batches.append([entries[i] for i in rng.integers(0, n, int(rng.integers(0, 6)))]
+                           if n else [])
+        elif kind == 2 and n:  # equal entries made again: found by path
+            batches.append([FileEntry(entries[i].path, i, i, 1, i)
+                            for i in rng.integers(0, n, int(rng.integers(1, 4)))])
+        else:
+            batches.append([])
+    where = {e.path: i for i, e in enumerate(entries)}
+    got = walk_positions(entries, batches)
+    assert len(got) == len(batches)
+    for b, pos in zip(batches, got, strict=True):
+        assert pos.dtype == np.int64
+        assert pos.tolist() == [where[e.path] for e in b]
+    # the walk and the batches as tuples: the same
+    again = walk_positions(tuple(entries), [tuple(b) for b in batches])
+    assert [a.tolist() for a in again] == [a.tolist() for a in got]
+
+
+def test_files_in_two_batches_are_found_by_identity_in_both() -> None:
+    """Not left to the lookup by path, which would hide it (the answer is the same)."""
+    entries = [FileEntry(f"/r/{i}.txt", i, i) for i in range(4)]
+    ids = np.fromiter(map(id, entries), np.intp, count=len(entries))
+    again = FileEntry(entries[1].path, 1, 1)
+    got = packed_mod._find(ids, [[entries[2], entries[2], entries[0]], [entries[2], again],
+                                 []])
+    assert [a.tolist() for a in got] == [[2, 2, 0], [2, -1], []]
+
+
+def test_walk_positions_of_a_file_not_walked_fail_as_a_lookup_would() -> None:
+    entries = [FileEntry(f"/r/{i}.txt", i, i) for i in range(3)]
+    with pytest.raises(KeyError):
+        walk_positions(entries, [[entries[0], FileEntry("/r/x.txt", 1, 1)]])

@@ -82,8 +82,12 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("neardup_core/extract/limits.py", "remove_records", "os.rmdir"):
         "removes the scan's own folder of records (named neardup-stopped-*) only when empty",
     ("neardup_core/procwork.py", "share", "os.remove"):
-        "removes the arrays it wrote (<name>.npy) into its own folder, made by mkdtemp "
-        "(neardup-arrays-*), for the excerpt search's workers",
+        "removes the arrays (regular <name>.npy files) that it and the tasks of its block "
+        "wrote into its own folder, made by mkdtemp (neardup-arrays-*), for the excerpt "
+        "search's workers",
+    ("neardup_core/procwork.py", "discard", "os.remove"):
+        "removes one such array (<name>.npy, a plain name) from that folder of its own once "
+        "no task reads it",
     ("neardup_core/procwork.py", "share", "os.rmdir"):
         "removes that folder of its own only when empty",
     ("app/desktop_entry.py", "uninstall_desktop_entry", "path.unlink"):

@@ -16,6 +16,7 @@ before.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -85,7 +86,8 @@ def cache_rows(collected: Collected, settings_key: str,
 
 
 class CacheWrite:
-    """Rows stored by a thread of their own; the cache is the thread's until :meth:`join`.
+    """Rows stored by a thread of their own; the cache is the thread's until :meth:`join`
+    returns (no thread's before it takes it: :meth:`FingerprintCache.let_go`).
     Not ``threaded``: stored at once in the calling thread (a connection the scan was given
     may be bound to its caller's thread: SQLite's ``check_same_thread``)."""
 
@@ -96,10 +98,11 @@ class CacheWrite:
         self._crash: BaseException | None = None
         self._rows = rows
         self._cpu: float | None = None  # the thread's CPU time, once it is done
-        self._clock: int | None = None
+        self._clock: int | None = None  # its CPU clock, which it reads itself (see _run)
         self._thread = threading.Thread(target=self._run, name="neardup-cache-write",
                                         daemon=True)
         if threaded:
+            cache.let_go()
             self._thread.start()
         else:  # a connection that must stay in its thread: written here, at once
             t = time.thread_time()
@@ -108,6 +111,10 @@ class CacheWrite:
 
     def _run(self) -> None:
         try:
+            # this thread's clock, asked here: another thread asking for it by the thread's id
+            # once the thread has ended would read what is left of it (pthread_getcpuclockid)
+            with contextlib.suppress(AttributeError, OSError):
+                self._clock = time.pthread_getcpuclockid(threading.get_ident())
             self.cache.hand_over()
             self.cache.put_rows(self._rows)
         except CacheError as exc:
@@ -118,26 +125,30 @@ class CacheWrite:
             self._rows = []
             self._cpu = time.thread_time()
 
+    @property
+    def running(self) -> bool:
+        """Whether the thread still writes (the cache is its own until it is done)."""
+        return self._thread.is_alive()
+
     def cpu(self) -> float:
         """The writing thread's CPU time so far (where the system can tell it from another
         thread, else 0 until it is done): the scan counts it apart from the stages it
         overlaps."""
         if self._cpu is not None:
             return self._cpu
-        try:
-            if self._clock is None:
-                ident = self._thread.ident
-                if ident is None:
-                    return 0.0
-                self._clock = time.pthread_getcpuclockid(ident)
-            spent = time.clock_gettime(self._clock)
-        except (AttributeError, OSError):  # no per-thread clock, or the thread just ended
-            return self._cpu if self._cpu is not None else 0.0
+        clock = self._clock
+        spent = 0.0
+        if clock is not None:
+            with contextlib.suppress(OSError):  # the thread has just ended: _cpu is set
+                spent = time.clock_gettime(clock)
+        # the thread may have ended meanwhile (its clock then another thread's, or none)
         return self._cpu if self._cpu is not None else spent
 
     def join(self) -> CacheError | None:
         """Wait for the write; the cache is the calling thread's again. Returns the write's
-        error (the cache then stopped working); anything else it met is raised here."""
+        error (the cache then stopped working); anything else it met is raised here. When
+        the wait itself is interrupted (``KeyboardInterrupt``), the cache stays the writing
+        thread's: wait again before it is used or closed."""
         if self._thread.ident is not None:
             self._thread.join()
         self.cache.hand_over()

@@ -237,6 +237,11 @@ class Reading(RunStages):
             row = entry_of_row(self._fresh_rows[path], path)
         return row
 
+    def _cache_busy(self) -> bool:
+        """Whether the cache's rows are still being written (the run's end was interrupted
+        while it waited for them): the cache is the writing thread's, not to be touched."""
+        return self._cache_write is not None and self._cache_write.running
+
     def _aside_cpu(self) -> float:
         return self._cache_write.cpu() if self._cache_write is not None else \
             self._cache_write_cpu
@@ -245,16 +250,25 @@ class Reading(RunStages):
         """Wait for the cache's rows being written, if they are, and take the cache back; a
         write that failed turns the cache off, its note where it would have been had the
         rows been written before the scan went on. Returns the notes put before the last
-        ones so (0 or 1)."""
-        write, self._cache_write = self._cache_write, None
+        ones so (0 or 1). A crash of the writing thread is raised here."""
+        write = self._cache_write
         if write is None:
             return 0
         try:
             error = write.join()
         finally:
-            self._cache_write_cpu = write.cpu()
-            cpu = self.stats.setdefault("cpu", {})
-            cpu["cache"] = round(cpu.get("cache", 0.0) + self._cache_write_cpu, 4)
+            # kept while the thread writes (a KeyboardInterrupt in the wait): the run's end
+            # waits again rather than close the connection under it
+            if not write.running:
+                self._cache_write = None
+                self._cache_write_cpu = write.cpu()
+                cpu = self.stats.setdefault("cpu", {})
+                cpu["cache"] = round(cpu.get("cache", 0.0) + self._cache_write_cpu, 4)
+        if self.cache is not write.cache:  # turned off meanwhile: closed now it is free
+            if self._own_cache:
+                with contextlib.suppress(Exception):
+                    write.cache.close()
+            return 0
         if error is None:
             return 0
         after = self.notes[self._cache_write_note:]

@@ -166,13 +166,23 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
             self.workers.close()
             self.stats["workers"] = {"start_method": self.workers.method,
                                      "pools": self.workers.pools}
-            self._settle_cache()  # the rows being written, before the cache is trimmed
-            self._join_cache()  # when the walk failed: the cache it was opening is closed too
-            if self.cache is not None and not self.partial:  # keep the cache within its bounds
-                with contextlib.suppress(CacheError):  # housekeeping never fails a scan
-                    self.cache.trim(self.opt.cache_limit, self.opt.cache_days)
-            if self._own_cache and self.cache is not None:
-                self.cache.close()
+            try:
+                self._settle_cache()  # the rows being written, before the cache is trimmed
+            finally:  # even when the writing thread crashed, or the wait was interrupted
+                self._close_cache()
+
+    def _close_cache(self) -> None:
+        """Trim and close the cache at the run's end, unless its rows are still being written
+        (the wait for them was interrupted): the connection is then the writing thread's,
+        left to it (not closed under it; its transaction commits or is rolled back)."""
+        self._join_cache()  # when the walk failed: the cache it was opening is closed too
+        if self._cache_busy():
+            return
+        if self.cache is not None and not self.partial:  # keep the cache within its bounds
+            with contextlib.suppress(CacheError):  # housekeeping never fails a scan
+                self.cache.trim(self.opt.cache_limit, self.opt.cache_days)
+        if self._own_cache and self.cache is not None:
+            self.cache.close()
 
     def _collect(self, entries: list[FileEntry], outcomes: Collected
                  ) -> tuple[list[Document], FingerprintTable, list[FileEntry]]:

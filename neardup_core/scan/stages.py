@@ -63,6 +63,11 @@ class RunStages:
         (the cache's rows written while the scan goes on): not the stages it overlaps."""
         return 0.0
 
+    def _cache_busy(self) -> bool:
+        """Whether a thread of the run still writes to the cache (the connection is its own
+        until the run takes it back: not to be closed meanwhile)."""
+        return False
+
     def emit(self, stage: Stage, done: int, total: int | None, message: str = "", *,
              bytes_done: int = 0, bytes_total: int = 0) -> None:
         self.progress(ProgressEvent(stage, done, total, message, time.monotonic() - self.t0,

@@ -181,7 +181,7 @@ class FingerprintCache:
                  recovered_from: str | None = None) -> None:
         self._conn: sqlite3.Connection | None = conn
         self.path = path
-        self._owner = threading.get_ident()  # the one thread that may use it
+        self._owner: int | None = threading.get_ident()  # the one thread that may use it
         #: Where a damaged database was moved before this one was built, else None.
         self.recovered_from = recovered_from
         #: Every page was checked when :meth:`open` opened it (or it was left so): closing it
@@ -255,6 +255,12 @@ class FingerprintCache:
         """Make the calling thread the one that uses this cache from now on (a scan opens its
         cache in a helper thread while it walks, then takes it over)."""
         self._owner = threading.get_ident()
+
+    def let_go(self) -> None:
+        """No thread may use this cache until one takes it (:meth:`hand_over`): a thread about
+        to be started for it cannot say who it is yet, and the one that starts it must not
+        use it meanwhile (its calls fail as from any other thread)."""
+        self._owner = None
 
     @property
     def closed(self) -> bool:

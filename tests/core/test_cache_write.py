@@ -10,6 +10,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 import textgen as tg
 
 from neardup_core import ScanOptions, ScanSession
@@ -19,7 +20,7 @@ from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 from neardup_core.models import ProblemKind
 from neardup_core.progress import CancelToken, Stage
 from neardup_core.scan.cache_lookup import cache_entry
-from neardup_core.scan.cache_write import cache_rows
+from neardup_core.scan.cache_write import CacheWrite, cache_rows
 from neardup_core.scan.packed import Collected, pack
 from neardup_core.scan.worker import lost, process_batch
 from neardup_core.store.cache import FingerprintCache, stored_row
@@ -32,6 +33,7 @@ NOTE = "The fingerprint cache stopped working and was turned off for this scan: 
 def _folder(root: Path) -> Path:
     """Texts that share a header and a footer (the scan says it set them aside, a note after the
     reading's), one pair of near-copies, and a .docx that is not one (a problem that is kept)."""
+    root.mkdir(exist_ok=True)
     for i in range(6):
         (root / f"report{i}.txt").write_text(f"{MARK}\n{tg.en_doc(40 + i, 150)}\n{FOOTER}",
                                              encoding="utf-8")
@@ -62,6 +64,41 @@ def _stored(path: str) -> list[tuple]:
     try:
         cols = [r[1] for r in conn.execute("PRAGMA table_info(entries)") if r[1] != "stored"]
         return sorted(conn.execute(f"SELECT {', '.join(cols)} FROM entries"))
+    finally:
+        conn.close()
+
+
+_ALIVE_BEFORE: set[threading.Thread] = set()
+
+
+@pytest.fixture(autouse=True)
+def _earlier_threads():
+    """Threads alive when the test starts are not its own (a scan another test left running
+    in a thread of its own, as the app's do, may be writing its rows): never counted."""
+    _ALIVE_BEFORE.clear()
+    _ALIVE_BEFORE.update(threading.enumerate())
+    yield
+    _ALIVE_BEFORE.clear()
+
+
+def _writers() -> list[threading.Thread]:
+    """This test's writing threads still alive."""
+    return [t for t in threading.enumerate()
+            if t.name == "neardup-cache-write" and t not in _ALIVE_BEFORE]
+
+
+def _groups(result) -> list[list[int]]:
+    return [[m.doc for m in g.members] for g in result.groups]
+
+
+def _quoted(path: str) -> list[tuple]:
+    """The entries as SQLite holds them (``quote``: 1 and 1.0, text and blob differ), all but
+    when each was stored, by path."""
+    conn = sqlite3.connect(path)
+    try:
+        cols = [r[1] for r in conn.execute("PRAGMA table_info(entries)") if r[1] != "stored"]
+        return sorted(conn.execute(
+            f"SELECT {', '.join(f'quote({c})' for c in cols)} FROM entries"))
     finally:
         conn.close()
 
@@ -104,7 +141,7 @@ def test_a_cold_scan_stores_what_a_rescan_answers_from(tmp_path):
     opt = dict(cache_path=db, jobs=1)
     first = ScanSession(ScanOptions(**opt)).run([str(folder)])
     assert "cache" in first.stats["cpu"]
-    assert not [t for t in threading.enumerate() if t.name == "neardup-cache-write"]
+    assert not _writers()
     assert len(_stored(db)) == len(first.documents) + len(first.problems)
     # the boilerplate pass stored its fingerprints over the rows written in the thread
     assert first.stats["boilerplate_reread"] > 0
@@ -155,28 +192,37 @@ def test_a_cancel_while_the_rows_are_written_waits_for_them(tmp_path, monkeypatc
     db = str(tmp_path / "cache.sqlite")
     cancel = CancelToken()
     real = FingerprintCache.put_rows
-    started = threading.Event()
+    started, written = threading.Event(), threading.Event()
+    during = []
 
     def slow(self, rows):
         started.set()
         time.sleep(0.3)  # the scan is cancelled while this write goes on
-        return real(self, rows)
+        n = real(self, rows)
+        written.set()
+        return n
 
     def progress(event):
-        if event.stage == Stage.PAIRS and started.is_set():
+        # the first pairing's: waits for the writing thread, which may not have run yet on a
+        # loaded machine (the cancel then came in the second pairing, after the boilerplate
+        # pass had waited for the write, or never)
+        if event.stage == Stage.PAIRS and not cancel.cancelled:
+            assert started.wait(30)
+            during.append(not written.is_set())
             cancel.cancel()
 
     monkeypatch.setattr(FingerprintCache, "put_rows", slow)
     result = ScanSession(ScanOptions(cache_path=db, jobs=1)).run([str(folder)], progress,
                                                                   cancel)
-    assert started.is_set() and cancel.cancelled
-    assert not [t for t in threading.enumerate() if t.name == "neardup-cache-write"]
+    assert started.is_set() and cancel.cancelled and result.partial and during == [True]
+    assert not _writers()
     monkeypatch.undo()
     plain = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(folder)])
     assert len(_stored(db)) == len(plain.documents) + len(plain.problems)
+    # a cancelled scan keeps no whole result: the next one is answered file by file
     again = ScanSession(ScanOptions(cache_path=db, jobs=1)).run([str(folder)])
-    assert again.stats["read"] == 0 or again.stats.get("snapshot")
-    assert result.partial or not any("cancelled" in n for n in result.notes)
+    assert again.stats["read"] == 0 and not again.stats.get("snapshot")
+    assert _groups(again) == _groups(plain) and list(again.notes) == list(plain.notes)
 
 
 def test_a_crash_in_the_writing_thread_is_raised_by_the_scan(tmp_path, monkeypatch):
@@ -212,3 +258,220 @@ def test_a_cache_the_caller_gave_is_written_in_the_callers_thread(tmp_path):
     finally:
         cache.close()
 
+
+
+def _codecs_folder(root: Path) -> Path:
+    """The test folder, with texts whose reading has a confidence and replaced characters."""
+    _folder(root)
+    (root / "gbk.txt").write_bytes(tg.zh_doc(5, 12).encode("gb18030"))
+    (root / "latin.txt").write_bytes(tg.en_doc(9, 20).replace("e", "\u00e9").encode("latin-1"))
+    (root / "bad bytes.txt").write_bytes(tg.en_doc(11, 20).encode() + b"\xff\xfe\x80" * 3)
+    (root / "empty.txt").write_bytes(b"")
+    return root
+
+
+def test_the_stored_rows_are_byte_for_byte_those_put_many_stored(tmp_path, monkeypatch):
+    """Stored through SQLite both ways, main's way through put_many itself (its filter, its
+    rows), and compared as SQLite holds them (``quote``: each value's stored type and bytes)."""
+    entries = _entries(_codecs_folder(tmp_path / "docs"))
+    opt = ScanOptions()
+    settings, key = FingerprintSettings.from_options(opt), opt.fingerprint_key()
+    c = Collected()
+    c.add(entries[:7], pack(process_batch(entries[:7], settings, opt.max_size)))
+    for e, o in zip(entries[7:], process_batch(entries[7:], settings, opt.max_size),
+                    strict=True):
+        c.put(e, o)  # read in this process: packed at the end
+    outcomes = list(c.by_path().values())
+    assert {o.problem.kind for o in outcomes if o.problem is not None} >= {ProblemKind.CORRUPT}
+    assert any(o.extracted is not None and o.extracted[2] not in (None, 1.0) for o in outcomes)
+    now = 1_700_000_000.25
+    monkeypatch.setattr("neardup_core.store.cache.time.time", lambda: now)
+    old, new = str(tmp_path / "old.sqlite"), str(tmp_path / "new.sqlite")
+    with FingerprintCache.open(old) as cache:  # what the scan's thread stored on main
+        cache.put_many(cache_entry(o, key) for o in outcomes)
+    with FingerprintCache.open(new) as cache:
+        cache.put_rows(list(cache_rows(c, key, None, now)[0].values()))
+    assert _quoted(new) == _quoted(old) and len(_quoted(new)) == len(entries)
+    with sqlite3.connect(new) as a, sqlite3.connect(old) as b:
+        assert a.execute("SELECT DISTINCT stored FROM entries").fetchall() == \
+            b.execute("SELECT DISTINCT stored FROM entries").fetchall() == [(now,)]
+
+
+def test_a_cold_scan_stores_the_rows_put_many_stored(tmp_path):
+    """End to end: the scan's cache (boilerplate off: its pass rewrites some rows) against the
+    rows the outcomes of the same files made, stored the old way."""
+    folder = _codecs_folder(tmp_path / "docs")
+    db = str(tmp_path / "cache.sqlite")
+    opt = ScanOptions(cache_path=db, jobs=1, boilerplate=None)
+    result = ScanSession(opt).run([str(folder)])
+    assert not [n for n in result.notes if "cache" in n.lower()]
+    entries = _entries(folder)
+    old = str(tmp_path / "old.sqlite")
+    settings = FingerprintSettings.from_options(opt)
+    with FingerprintCache.open(old) as cache:
+        cache.put_many(cache_entry(o, opt.fingerprint_key())
+                       for o in process_batch(entries, settings, opt.max_size))
+    assert _quoted(db) == _quoted(old) and len(_quoted(db)) == len(entries)
+
+
+def _limited(monkeypatch, pragma: str) -> dict:
+    """put_rows in a connection that SQLite itself refuses to write as ``pragma`` says (the
+    disk full, or read only): the real error, met in the writing thread."""
+    real = FingerprintCache.put_rows
+    seen: dict = {}
+
+    def limited(self, rows):
+        seen["thread"] = threading.current_thread().name
+        conn = self._conn
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(pragma.format(pages=pages))
+        try:
+            return real(self, rows)
+        except BaseException as exc:
+            seen["error"] = exc
+            raise
+
+    monkeypatch.setattr(FingerprintCache, "put_rows", limited)
+    return seen
+
+
+def _check(db: str) -> list[str]:
+    conn = sqlite3.connect(db)
+    try:
+        return [r[0] for r in conn.execute("PRAGMA integrity_check")]
+    finally:
+        conn.close()
+
+
+def test_a_full_disk_in_the_writing_thread_is_a_note_and_the_cache_stays_whole(tmp_path,
+                                                                              monkeypatch):
+    folder = _folder(tmp_path / "docs")
+    db = str(tmp_path / "cache.sqlite")
+    FingerprintCache.open(db).close()
+    seen = _limited(monkeypatch, "PRAGMA max_page_count = {pages}")  # SQLITE_FULL
+    result = ScanSession(ScanOptions(cache_path=db, jobs=1)).run([str(folder)])
+    monkeypatch.undo()
+    assert seen["thread"] == "neardup-cache-write"
+    assert isinstance(seen["error"], CacheUnavailable)  # SQLite's error, turned into ours
+    assert "full" in str(seen["error"])
+    plain = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(folder)])
+    assert list(result.notes) == [NOTE + str(seen["error"]), *plain.notes]
+    assert _groups(result) == _groups(plain) and len(result.documents) == len(plain.documents)
+    assert not _writers()
+    assert _check(db) == ["ok"] and _stored(db) == []  # rolled back whole, not half written
+    again = ScanSession(ScanOptions(cache_path=db, jobs=1)).run([str(folder)])
+    assert list(again.notes) == list(plain.notes) and _groups(again) == _groups(plain)
+    assert len(_stored(db)) == len(plain.documents) + len(plain.problems)
+
+
+def test_a_read_only_cache_met_by_the_writing_thread_is_a_note(tmp_path, monkeypatch):
+    folder = _folder(tmp_path / "docs")
+    db = str(tmp_path / "cache.sqlite")
+    seen = _limited(monkeypatch, "PRAGMA query_only = ON")  # SQLITE_READONLY
+    result = ScanSession(ScanOptions(cache_path=db, jobs=1)).run([str(folder)])
+    monkeypatch.undo()
+    assert seen["thread"] == "neardup-cache-write" and isinstance(seen["error"],
+                                                                 CacheUnavailable)
+    plain = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(folder)])
+    assert list(result.notes) == [NOTE + str(seen["error"]), *plain.notes]
+    assert _groups(result) == _groups(plain)
+    assert _check(db) == ["ok"] and _stored(db) == []
+
+
+def _slow_write(monkeypatch, seconds: float) -> dict:
+    """put_rows that waits ``seconds`` before it writes; what it met, and its cache."""
+    real = FingerprintCache.put_rows
+    seen: dict = {"started": threading.Event(), "done": threading.Event()}
+
+    def slow(self, rows):
+        seen["cache"] = self
+        seen["started"].set()
+        time.sleep(seconds)
+        try:
+            seen["stored"] = real(self, rows)
+        except BaseException as exc:
+            seen["error"] = exc
+            raise
+        finally:
+            seen["done"].set()
+        return seen["stored"]
+
+    monkeypatch.setattr(FingerprintCache, "put_rows", slow)
+    return seen
+
+
+def test_an_interrupted_wait_for_the_rows_waits_again_before_closing(tmp_path, monkeypatch):
+    """Ctrl-C while the scan waits for its rows: the scan's end waits for them again, then
+    closes the cache (not under the writing thread, not left open)."""
+    folder = _folder(tmp_path / "docs")
+    db = str(tmp_path / "cache.sqlite")
+    seen = _slow_write(monkeypatch, 0.3)
+    real_join = CacheWrite.join
+    calls = []
+
+    def interrupted_once(self):
+        calls.append(self.running)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return real_join(self)
+
+    monkeypatch.setattr(CacheWrite, "join", interrupted_once)
+    with pytest.raises(KeyboardInterrupt):
+        ScanSession(ScanOptions(cache_path=db, jobs=1)).run([str(folder)])
+    monkeypatch.undo()
+    assert calls[0] and len(calls) == 2  # interrupted while it wrote, then waited for
+    assert not _writers() and "error" not in seen and seen["cache"].closed
+    plain = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(folder)])
+    assert len(_stored(db)) == len(plain.documents) + len(plain.problems)
+
+
+def test_a_scan_interrupted_twice_leaves_the_connection_to_the_writing_thread(tmp_path,
+                                                                              monkeypatch):
+    folder = _folder(tmp_path / "docs")
+    db = str(tmp_path / "cache.sqlite")
+    seen = _slow_write(monkeypatch, 0.3)
+
+    def interrupted(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(CacheWrite, "join", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ScanSession(ScanOptions(cache_path=db, jobs=1)).run([str(folder)])
+    assert seen["done"].wait(30)
+    for t in _writers():
+        t.join()
+    monkeypatch.undo()
+    # never closed under it: its rows were stored whole
+    assert "error" not in seen and seen["stored"] > 0
+    seen["cache"].close()
+    assert _check(db) == ["ok"] and len(_stored(db)) == seen["stored"]
+
+
+def test_the_cache_is_no_thread_s_until_the_writing_thread_takes_it(tmp_path, monkeypatch):
+    db = str(tmp_path / "cache.sqlite")
+    gate, taken, release = threading.Event(), threading.Event(), threading.Event()
+    real_hand_over = FingerprintCache.hand_over
+
+    def hand_over(self):
+        if threading.current_thread().name == "neardup-cache-write":
+            assert gate.wait(30)  # the thread has started but not yet taken the cache
+        real_hand_over(self)
+
+    def held(self, rows):
+        taken.set()
+        assert release.wait(30)
+        return len(rows)
+
+    monkeypatch.setattr(FingerprintCache, "hand_over", hand_over)
+    monkeypatch.setattr(FingerprintCache, "put_rows", held)
+    with FingerprintCache.open(db) as cache:
+        write = CacheWrite(cache, [("row",)])
+        with pytest.raises(CacheUnavailable, match="another thread"):
+            len(cache)  # handed over already: the scan's thread may not use it
+        gate.set()
+        assert taken.wait(30) and write.running
+        with pytest.raises(CacheUnavailable, match="another thread"):
+            len(cache)  # nor while the thread writes
+        release.set()
+        assert write.join() is None and not write.running and write.cpu() >= 0.0
+        assert len(cache) == 0  # the scan's own again

@@ -5,7 +5,10 @@ crash as when they were made from outcome objects and written in the scan's thre
 from __future__ import annotations
 
 import dataclasses
+import os
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -475,3 +478,38 @@ def test_the_cache_is_no_thread_s_until_the_writing_thread_takes_it(tmp_path, mo
         release.set()
         assert write.join() is None and not write.running and write.cpu() >= 0.0
         assert len(cache) == 0  # the scan's own again
+
+
+_DIES_WRITING = """
+import os, sys
+from neardup_core import ScanOptions, ScanSession
+from neardup_core.store.cache import FingerprintCache
+
+real = FingerprintCache.put_rows
+
+def dying(self, rows):
+    def fed():
+        for i, row in enumerate(rows):
+            if i == len(rows) // 2:
+                os._exit(7)  # killed halfway through the rows, in the writing thread
+            yield row
+    return real(self, fed())
+
+FingerprintCache.put_rows = dying
+ScanSession(ScanOptions(cache_path=sys.argv[2], jobs=1)).run([sys.argv[1]])
+"""
+
+
+def test_a_process_killed_while_its_rows_are_written_leaves_a_cache_that_answers_right(
+        tmp_path):
+    folder = _folder(tmp_path / "docs")
+    db = str(tmp_path / "cache.sqlite")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    done = subprocess.run([sys.executable, "-c", _DIES_WRITING, str(folder), db], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 7, done.stderr
+    assert _check(db) == ["ok"] and _stored(db) == []  # half a transaction: none of it
+    plain = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(folder)])
+    again = ScanSession(ScanOptions(cache_path=db, jobs=1)).run([str(folder)])
+    assert list(again.notes) == list(plain.notes) and _groups(again) == _groups(plain)
+    assert len(_stored(db)) == len(plain.documents) + len(plain.problems)

@@ -260,6 +260,7 @@ def measure(folder: str, jobs: int = 0, fmt: str = "json", cache: bool = False) 
             "main_cpu_s": stages, "main_cpu_total_s": round(main, 3),
             "workers_cpu_s": round(workers, 3), "worker_processes": len(tree.seen),
             "fork_server_cpu_s": round(tree.helpers, 3),
+            "cache_thread_cpu_s": res.stats.get("cpu_cache_thread"),
             "raw_share": round(raw, 4), "serial_share": cp["critical_path_share"],
             "critical_path": cp,
             "amdahl_speedup": cp["amdahl_speedup"], "raw_amdahl_speedup":
@@ -279,6 +280,9 @@ def text(r: dict) -> str:
              f"fork server and resource tracker {r['fork_server_cpu_s']:.2f} s; after the "
              f"reading {r['critical_path']['workers_after_s']:.2f} s: "
              f"{r['critical_path']['workers_after_at_s']['16']:.2f} s at 16 workers)",
+             *([f"of the cache stage, the thread that wrote the rows "
+                f"{r['cache_thread_cpu_s']:.2f} s (beside the pair search, counted serial all "
+                f"the same)"] if r.get("cache_thread_cpu_s") is not None else []),
              f"raw main share {r['raw_share']:.1%}; critical-path serial share at 16 workers "
              f"{r['serial_share']:.1%} (at " + ", ".join(
                  f"{n}: {x:.1%}" for n, x in r["critical_path"]["share_at"].items()) + ")",

@@ -94,6 +94,7 @@ class CacheWrite:
     def __init__(self, cache: FingerprintCache, rows: list[tuple], *,
                  threaded: bool = True) -> None:
         self.cache = cache
+        self.threaded = threaded
         self.error: CacheError | None = None
         self._crash: BaseException | None = None
         self._rows = rows

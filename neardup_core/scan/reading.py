@@ -264,6 +264,8 @@ class Reading(RunStages):
                 self._cache_write_cpu = write.cpu()
                 cpu = self.stats.setdefault("cpu", {})
                 cpu["cache"] = round(cpu.get("cache", 0.0) + self._cache_write_cpu, 4)
+                if write.threaded:  # the part beside the scan's thread (benchmarks.scale_share)
+                    self.stats["cpu_cache_thread"] = round(self._cache_write_cpu, 4)
         if self.cache is not write.cache:  # turned off meanwhile: closed now it is free
             if self._own_cache:
                 with contextlib.suppress(Exception):

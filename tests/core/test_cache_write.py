@@ -144,6 +144,7 @@ def test_a_cold_scan_stores_what_a_rescan_answers_from(tmp_path):
     opt = dict(cache_path=db, jobs=1)
     first = ScanSession(ScanOptions(**opt)).run([str(folder)])
     assert "cache" in first.stats["cpu"]
+    assert first.stats["cpu_cache_thread"] >= 0  # the writing thread ran
     assert not _writers()
     assert len(_stored(db)) == len(first.documents) + len(first.problems)
     # the boilerplate pass stored its fingerprints over the rows written in the thread
@@ -258,6 +259,7 @@ def test_a_cache_the_caller_gave_is_written_in_the_callers_thread(tmp_path):
         result = ScanSession(ScanOptions(jobs=1), cache=cache).run([str(folder)])
         assert not [n for n in result.notes if "cache" in n.lower()]
         assert len(cache) == len(result.documents) + len(result.problems)
+        assert "cpu_cache_thread" not in result.stats and "cache" in result.stats["cpu"]
     finally:
         cache.close()
 

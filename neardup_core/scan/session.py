@@ -252,8 +252,9 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         self._cpu("excerpts")
         # the cache's rows were written meanwhile (see Reading._write_rows); a failure's note
         # goes into the result
-        notes_from += self._settle_cache()
-        self._cpu("cache")
+        if self._cache_write is not None:  # (no 'cache' stage in a scan without one)
+            notes_from += self._settle_cache()
+            self._cpu("cache")
         result = ScanResult(options=opt, roots=self.roots, documents=tuple(docs),
                             problems=tuple(self.problems), simhash=simh, minhash=minh,
                             pairs=pairs, threshold=threshold, group_mode=opt.group_mode,

@@ -222,6 +222,7 @@ def test_a_cancel_while_the_rows_are_written_waits_for_them(tmp_path, monkeypatc
     assert not _writers()
     monkeypatch.undo()
     plain = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(folder)])
+    assert "cache" not in plain.stats["cpu"] and "cpu_cache_thread" not in plain.stats
     assert len(_stored(db)) == len(plain.documents) + len(plain.problems)
     # a cancelled scan keeps no whole result: the next one is answered file by file
     again = ScanSession(ScanOptions(cache_path=db, jobs=1)).run([str(folder)])

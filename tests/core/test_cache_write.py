@@ -27,6 +27,7 @@ from neardup_core.scan.cache_write import CacheWrite, cache_rows
 from neardup_core.scan.packed import Collected, pack
 from neardup_core.scan.worker import lost, process_batch
 from neardup_core.store.cache import FingerprintCache, stored_row
+from neardup_core.store.cache_file import may_know
 
 MARK = "Confidential: internal use only, do not forward outside the company."
 FOOTER = "Printed from the records system; the paper copy is not controlled."
@@ -142,7 +143,11 @@ def test_a_cold_scan_stores_what_a_rescan_answers_from(tmp_path):
     _folder(folder)
     db = str(tmp_path / "cache.sqlite")
     opt = dict(cache_path=db, jobs=1)
+    key = ScanOptions(**opt).fingerprint_key()
+    assert not may_know(db, [str(folder)], key)
     first = ScanSession(ScanOptions(**opt)).run([str(folder)])
+    # what the command line asks before it loads the scan sees the rows the thread wrote
+    assert may_know(db, [str(folder)], key)
     assert "cache" in first.stats["cpu"]
     assert first.stats["cpu_cache_thread"] >= 0  # the writing thread ran
     assert not _writers()
@@ -365,6 +370,7 @@ def test_a_full_disk_in_the_writing_thread_is_a_note_and_the_cache_stays_whole(t
     assert _groups(result) == _groups(plain) and len(result.documents) == len(plain.documents)
     assert not _writers()
     assert _check(db) == ["ok"] and _stored(db) == []  # rolled back whole, not half written
+    assert not may_know(db, [str(folder)], ScanOptions().fingerprint_key())
     again = ScanSession(ScanOptions(cache_path=db, jobs=1)).run([str(folder)])
     assert list(again.notes) == list(plain.notes) and _groups(again) == _groups(plain)
     assert len(_stored(db)) == len(plain.documents) + len(plain.problems)

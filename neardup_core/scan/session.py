@@ -236,8 +236,10 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
             changed = new_fps is not fps
             fps = new_fps  # the first SimHash and MinHash columns go with the first table
             del new_fps
-        # no later stage reads the walk's entries or the line hashes
+        # no later stage reads the walk's entries or the line hashes, nor this run's new cache
+        # rows (held by the writing thread until they are stored: 2.5 KB a file)
         del entries
+        self._fresh_rows = {}
         fps = fps.without_lines()
         if changed:
             simh, minh = fps.simhash, fps.minhash

@@ -41,11 +41,12 @@ BOILERPLATE_SAME = 0.8
 class BoilerplatePass(RunStages):
     """The boilerplate stage of :class:`~neardup_core.scan.session.ScanSession`'s run (a mixin:
     the run sets the state below). Re-reads through the reading stage's ``_run_batches`` (the
-    same worker pool) and turns the cache off through ``_cache_failed`` when it fails."""
+    same worker pool), finds this run's cache rows through its ``_cache_row``, waits for their
+    write (``_settle_cache``) before it replaces some, and turns the cache off through
+    ``_cache_failed`` when it fails."""
 
     settings_key: str
     cache: FingerprintCache | None
-    _rows: dict[str, CacheEntry]
     _replayable: bool
     boiler_lines: np.ndarray | None
 
@@ -107,7 +108,7 @@ class BoilerplatePass(RunStages):
         todo: list[FileEntry] = []
         by_path: dict[str, FileEntry] | None = None
         for i in affected:
-            row = self._rows.get(docs[i].path)
+            row = self._cache_row(docs[i].path)
             if row is not None and row.boiler_key == key and row.text_hash == fps.text_hash[i] \
                     and row.boiler_minhash is not None and row.boiler_simhash is not None:
                 rows.append(i)
@@ -132,7 +133,7 @@ class BoilerplatePass(RunStages):
                 rows.append(i)
                 simh.append(o.fingerprint.simhash)
                 minh.append(o.fingerprint.minhash)
-                row = self._rows.get(docs[i].path)
+                row = self._cache_row(docs[i].path)
                 if row is not None:
                     updated.append(dataclasses.replace(
                         row, boiler_key=key, boiler_simhash=o.fingerprint.simhash,
@@ -140,6 +141,8 @@ class BoilerplatePass(RunStages):
             elif docs[i].path in redo_paths:
                 # changed, vanished or cancelled since the first read: keep the full fingerprint
                 self._replayable = False
+        if updated:
+            self._settle_cache()  # the rows these replace are written first
         if self.cache is not None and updated:
             try:
                 self.cache.put_many(updated)

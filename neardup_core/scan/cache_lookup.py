@@ -251,7 +251,8 @@ class CacheLookup(RunStages):
     def _cache_failed(self, exc: Exception) -> None:
         self.notes.append(f"The fingerprint cache stopped working and was turned off for this "
                           f"scan: {exc}")
-        if self._own_cache and self.cache is not None:
+        if self._own_cache and self.cache is not None and not self._cache_busy():
+            # (a cache still being written is closed once its rows are: Reading._settle_cache)
             with contextlib.suppress(Exception):
                 self.cache.close()
         self.cache = None

@@ -490,6 +490,14 @@ class Collected:
         out.extend(o for _, o in self.single)
         return out
 
+    def all_packed(self) -> list[tuple[Sequence[FileEntry], Packed]]:
+        """Every answer in columns, in :meth:`outcomes`' order (the single outcomes packed, at
+        the end): for the cache's rows, made with no object per file (issue 22)."""
+        out = list(self.parts)
+        if self.single:
+            out.append(([e for e, _ in self.single], pack([o for _, o in self.single])))
+        return out
+
     def by_path(self) -> dict[str, Outcome]:
         return {o.path: o for o in self.outcomes()}
 

@@ -19,6 +19,7 @@ import contextlib
 import importlib
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
@@ -27,12 +28,12 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from neardup_core.errors import CacheError
 from neardup_core.extract import FileEntry
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
-from neardup_core.models import LEGACY_SUFFIXES, NATIVE_SUFFIXES, ProblemKind
+from neardup_core.models import LEGACY_SUFFIXES, NATIVE_SUFFIXES
 from neardup_core.progress import Stage
-from neardup_core.scan.cache_lookup import cache_entry, outcome_from_cache
+from neardup_core.scan.cache_lookup import outcome_from_cache
+from neardup_core.scan.cache_write import CacheWrite, cache_rows
 from neardup_core.scan.packed import Collected, fingerprint_packed, read_packed
 from neardup_core.scan.pool import INPROCESS_MAX_BYTES, INPROCESS_MAX_FILES, WorkerPool
 from neardup_core.scan.stages import RunStages
@@ -114,8 +115,21 @@ class Reading(RunStages):
     _early_sent: int
     _early_done: int
     _early_open: bool
+    #: The rows stored for the files this run read, by path, and their write while it lasts
+    #: (see _write_rows): its CPU time, and where its note goes should it fail.
+    _fresh_rows: dict[str, tuple]
+    _cache_write: CacheWrite | None
+    _cache_write_cpu: float
+    _cache_write_note: int
+    _cache_notes_moved: int
+    _own_cache: bool
 
     def _init_reading(self) -> None:
+        self._fresh_rows = {}
+        self._cache_write = None
+        self._cache_write_cpu = 0.0
+        self._cache_write_note = 0
+        self._cache_notes_moved = 0
         self._early = {}
         self._early_out = Collected()
         self._early_sent = 0
@@ -193,21 +207,78 @@ class Reading(RunStages):
         fresh = self._run_batches(todo, None, Stage.READ, len(hits), total, "Reading",
                                   bytes_done=hit_bytes, bytes_total=all_bytes)
         if self.cache is not None and len(fresh):
-            outcomes = fresh.by_path().values()
-            if any(o.changed for o in outcomes):
-                self._replayable = False
-            rows = [cache_entry(o, self.settings_key) for o in outcomes
-                    if not o.changed and (o.problem is None or o.problem.kind not in
-                    (ProblemKind.LOST, ProblemKind.VANISHED, ProblemKind.UNREADABLE))
-                    and self.opt.encoding_of(o.path) is None]
-            self._rows.update((r.path, r) for r in rows)
-            try:
-                self.cache.put_many(rows)
-            except CacheError as exc:
-                self._cache_failed(exc)
+            self._cpu("results")
+            self._write_rows(fresh)
+            self._cpu("cache")
         if hits:
             fresh.put_all(hits, [outcome_from_cache(self._rows[e.path]) for e in hits])
         return fresh
+
+    def _write_rows(self, fresh: Collected) -> None:
+        """Store the rows of the files just read, in a thread of its own while the scan goes
+        on (:mod:`~neardup_core.scan.cache_write`); :meth:`_settle_cache` takes the cache back."""
+        assert self.cache is not None
+        rows, changed = cache_rows(fresh, self.settings_key,
+                                   self.opt.encoding_of if self.opt.encodings else None,
+                                   time.time())
+        if changed:
+            self._replayable = False
+        self._fresh_rows = rows
+        self._cache_write = CacheWrite(self.cache, list(rows.values()),
+                                       threaded=self._own_cache)
+        self._cache_write_note = len(self.notes)
+
+    def _cache_row(self, path: str) -> CacheEntry | None:
+        """This run's cache row for ``path``: looked up, or made for a file it read."""
+        row = self._rows.get(path)
+        if row is None and path in self._fresh_rows:
+            from neardup_core.store.cache import entry_of_row
+
+            row = entry_of_row(self._fresh_rows[path], path)
+        return row
+
+    def _cache_busy(self) -> bool:
+        """Whether the cache's rows are still being written (the run's end was interrupted
+        while it waited for them): the cache is the writing thread's, not to be touched."""
+        return self._cache_write is not None and self._cache_write.running
+
+    def _aside_cpu(self) -> float:
+        return self._cache_write.cpu() if self._cache_write is not None else \
+            self._cache_write_cpu
+
+    def _settle_cache(self) -> int:
+        """Wait for the cache's rows being written, if they are, and take the cache back; a
+        write that failed turns the cache off, its note where it would have been had the
+        rows been written before the scan went on. Returns the notes put before the last
+        ones so (0 or 1). A crash of the writing thread is raised here."""
+        write = self._cache_write
+        if write is None:
+            return 0
+        try:
+            error = write.join()
+        finally:
+            # kept while the thread writes (a KeyboardInterrupt in the wait): the run's end
+            # waits again rather than close the connection under it
+            if not write.running:
+                self._cache_write = None
+                self._cache_write_cpu = write.cpu()
+                cpu = self.stats.setdefault("cpu", {})
+                cpu["cache"] = round(cpu.get("cache", 0.0) + self._cache_write_cpu, 4)
+                if write.threaded:  # the part beside the scan's thread (benchmarks.scale_share)
+                    self.stats["cpu_cache_thread"] = round(self._cache_write_cpu, 4)
+        if self.cache is not write.cache:  # turned off meanwhile: closed now it is free
+            if self._own_cache:
+                with contextlib.suppress(Exception):
+                    write.cache.close()
+            return 0
+        if error is None:
+            return 0
+        after = self.notes[self._cache_write_note:]
+        del self.notes[self._cache_write_note:]
+        self._cache_failed(error)
+        self.notes.extend(after)
+        self._cache_notes_moved += 1
+        return 1
 
     def _run_batches(self, todo: list[FileEntry], drop_lines: np.ndarray | None, stage: Stage,
                      done0: int, total: int, verb: str, *, bytes_done: int = 0,

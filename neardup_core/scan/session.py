@@ -166,12 +166,23 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
             self.workers.close()
             self.stats["workers"] = {"start_method": self.workers.method,
                                      "pools": self.workers.pools}
-            self._join_cache()  # when the walk failed: the cache it was opening is closed too
-            if self.cache is not None and not self.partial:  # keep the cache within its bounds
-                with contextlib.suppress(CacheError):  # housekeeping never fails a scan
-                    self.cache.trim(self.opt.cache_limit, self.opt.cache_days)
-            if self._own_cache and self.cache is not None:
-                self.cache.close()
+            try:
+                self._settle_cache()  # the rows being written, before the cache is trimmed
+            finally:  # even when the writing thread crashed, or the wait was interrupted
+                self._close_cache()
+
+    def _close_cache(self) -> None:
+        """Trim and close the cache at the run's end, unless its rows are still being written
+        (the wait for them was interrupted): the connection is then the writing thread's,
+        left to it (not closed under it; its transaction commits or is rolled back)."""
+        self._join_cache()  # when the walk failed: the cache it was opening is closed too
+        if self._cache_busy():
+            return
+        if self.cache is not None and not self.partial:  # keep the cache within its bounds
+            with contextlib.suppress(CacheError):  # housekeeping never fails a scan
+                self.cache.trim(self.opt.cache_limit, self.opt.cache_days)
+        if self._own_cache and self.cache is not None:
+            self.cache.close()
 
     def _collect(self, entries: list[FileEntry], outcomes: Collected
                  ) -> tuple[list[Document], FingerprintTable, list[FileEntry]]:
@@ -218,13 +229,17 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         first_pass = self.notes[notes_from:]
         changed = False
         if not self.partial and opt.boilerplate is not None and len(docs) >= BOILERPLATE_MIN_DOCS:
+            settled = self._cache_notes_moved
             new_fps = self._boilerplate(docs, fps, entries, pairs)
+            notes_from += self._cache_notes_moved - settled  # a failed write's note, put before
             self._cpu("boilerplate")
             changed = new_fps is not fps
             fps = new_fps  # the first SimHash and MinHash columns go with the first table
             del new_fps
-        # no later stage reads the walk's entries or the line hashes
+        # no later stage reads the walk's entries or the line hashes, nor this run's new cache
+        # rows (held by the writing thread until they are stored: 2.5 KB a file)
         del entries
+        self._fresh_rows = {}
         fps = fps.without_lines()
         if changed:
             simh, minh = fps.simhash, fps.minhash
@@ -237,6 +252,11 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         give_back()
         excerpts = self._excerpts(docs, fps, pairs, threshold, text_class)
         self._cpu("excerpts")
+        # the cache's rows were written meanwhile (see Reading._write_rows); a failure's note
+        # goes into the result
+        if self._cache_write is not None:  # (no 'cache' stage in a scan without one)
+            notes_from += self._settle_cache()
+            self._cpu("cache")
         result = ScanResult(options=opt, roots=self.roots, documents=tuple(docs),
                             problems=tuple(self.problems), simhash=simh, minhash=minh,
                             pairs=pairs, threshold=threshold, group_mode=opt.group_mode,

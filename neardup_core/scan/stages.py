@@ -43,15 +43,30 @@ class RunStages:
     stats: dict
     partial: bool
     _cpu_mark: float = 0.0
+    _aside_mark: float = 0.0
 
     def _cpu(self, stage: str) -> None:
         """Add this process's CPU time since the last mark to ``stats["cpu"][stage]``: what
         the main process spends is the serial share of a scan (``python -m benchmarks --scale``
-        turns it into the speed-up more workers can give)."""
+        turns it into the speed-up more workers can give). What :meth:`_aside_cpu` counts
+        apart is left out."""
         now = time.process_time()
+        aside = self._aside_cpu()
         cpu = self.stats.setdefault("cpu", {})
-        cpu[stage] = round(cpu.get(stage, 0.0) + now - self._cpu_mark, 4)
+        cpu[stage] = round(cpu.get(stage, 0.0) + now - self._cpu_mark
+                           - (aside - self._aside_mark), 4)
         self._cpu_mark = now
+        self._aside_mark = aside
+
+    def _aside_cpu(self) -> float:
+        """CPU time so far of a thread whose work has a stage of its own in ``stats["cpu"]``
+        (the cache's rows written while the scan goes on): not the stages it overlaps."""
+        return 0.0
+
+    def _cache_busy(self) -> bool:
+        """Whether a thread of the run still writes to the cache (the connection is its own
+        until the run takes it back: not to be closed meanwhile)."""
+        return False
 
     def emit(self, stage: Stage, done: int, total: int | None, message: str = "", *,
              bytes_done: int = 0, bytes_total: int = 0) -> None:

@@ -78,6 +78,8 @@ _CHECKED_FORMAT = "neardup-cache-checked 1"
 TRANSIENT_PROBLEMS = frozenset({"unreadable", "vanished", "lost"})
 #: Whole-scan results kept (:mod:`neardup_core.store.snapshot`); older ones are dropped on write.
 RESULTS_KEPT = 8
+#: SQLite's page cache while a scan's rows are stored (:meth:`FingerprintCache.put_rows`), KiB.
+_WRITE_CACHE_KIB = 64 * 1024
 #: Paths per ``IN (...)`` query; well under SQLite's variable limit on every build.
 _CHUNK = 500
 _DAY = 86400.0
@@ -179,7 +181,7 @@ class FingerprintCache:
                  recovered_from: str | None = None) -> None:
         self._conn: sqlite3.Connection | None = conn
         self.path = path
-        self._owner = threading.get_ident()  # the one thread that may use it
+        self._owner: int | None = threading.get_ident()  # the one thread that may use it
         #: Where a damaged database was moved before this one was built, else None.
         self.recovered_from = recovered_from
         #: Every page was checked when :meth:`open` opened it (or it was left so): closing it
@@ -254,6 +256,12 @@ class FingerprintCache:
         cache in a helper thread while it walks, then takes it over)."""
         self._owner = threading.get_ident()
 
+    def let_go(self) -> None:
+        """No thread may use this cache until one takes it (:meth:`hand_over`): a thread about
+        to be started for it cannot say who it is yet, and the one that starts it must not
+        use it meanwhile (its calls fail as from any other thread)."""
+        self._owner = None
+
     @property
     def closed(self) -> bool:
         return self._conn is None
@@ -324,6 +332,24 @@ class FingerprintCache:
             return 0
         with self._guard("write") as conn, _transaction(conn):
             conn.executemany(_INSERT, rows)
+        return len(rows)
+
+    def put_rows(self, rows: Sequence[tuple]) -> int:
+        """:meth:`put_many` for rows made ready to store (:func:`stored_row`'s order, the time
+        stored last), with no transient problem among them: one transaction. A scan makes them
+        from its workers' columns, with no entry object per file (issue 22)."""
+        if not rows:
+            return 0
+        with self._guard("write") as conn:
+            size = conn.execute("PRAGMA cache_size").fetchone()[0]
+            # pages held for the whole write, not spilled to the log and written again
+            # (40,000 rows, 99 MB: 0.62-0.71 s of CPU against 0.67-0.77 s, alternated; issue 22)
+            conn.execute(f"PRAGMA cache_size = {-_WRITE_CACHE_KIB}")
+            try:
+                with _transaction(conn):
+                    conn.executemany(_INSERT, rows)
+            finally:
+                conn.execute(f"PRAGMA cache_size = {int(size)}")
         return len(rows)
 
     def trim(self, max_bytes: int, max_days: float, *, now: float | None = None) -> int:
@@ -729,6 +755,23 @@ def _row(e: CacheEntry, now: float) -> tuple:
             _blob(e.boiler_minhash, "<u4"), e.skipped, _blob(e.winnow, "<u4"), now)
 
 
+def stored_path(path: str) -> bytes:
+    """How a row of :meth:`FingerprintCache.put_rows` holds its path."""
+    return _pkey(path)
+
+
+def stored_row(e: CacheEntry, now: float) -> tuple:
+    """The row :meth:`FingerprintCache.put_many` stores for ``e`` (the columns of the entries
+    table in ``_COLUMNS``'s order, then the time stored)."""
+    return _row(e, now)
+
+
+def entry_of_row(row: tuple, path: str | None = None) -> CacheEntry:
+    """The entry a row made for :meth:`FingerprintCache.put_rows` stores (what reading it
+    back gives)."""
+    return _entry(row, path)
+
+
 def _entry(r: tuple, path: str | None = None) -> CacheEntry:
     # positional, in field order: this runs 100,000 times on a rescan
     return CacheEntry(
@@ -741,4 +784,4 @@ def _entry(r: tuple, path: str | None = None) -> CacheEntry:
 
 __all__ = ["APPLICATION_ID", "CHECKED_SUFFIX", "FILE_NAME", "TRANSIENT_PROBLEMS", "CacheEntry",
            "CacheRefused", "FingerprintCache", "check_cache_file", "content_hash",
-           "default_path"]
+           "default_path", "entry_of_row", "stored_path", "stored_row"]

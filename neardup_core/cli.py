@@ -368,7 +368,7 @@ def _check_cache(path: str) -> None:
     the user pointed at the wrong file, and a scan without the cache they asked for is not what
     they meant either."""
     from neardup_core.errors import CacheRefused, CacheUnavailable
-    from neardup_core.store.cache import check_cache_file
+    from neardup_core.store.cache_file import check_cache_file
 
     try:
         check_cache_file(path)

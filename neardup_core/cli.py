@@ -263,6 +263,20 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         args.output = None  # standard output, as without -o
     if args.output:
         _check_output(args.output)
+    language = report_language(args.language)
+    t0 = time.monotonic()
+    if not args.dask and options.use_cache:
+        # a rescan of unchanged folders writes the report the last scan kept, before the scan
+        # (NumPy, the result's code) is loaded at all (issue 22; see neardup_core.report.kept)
+        from neardup_core.report.kept import replay
+
+        kept = replay(options, args.paths, fmt, args.output, stdout, language, t0)
+        if kept is not None:
+            if not args.quiet:
+                stderr.write(_summary(kept, " (unchanged since the last scan)", "",
+                                      options.excerpt_containment is not None,
+                                      _where(args.output, fmt, kept["problems"])))
+            return 0
     if not args.dask:
         # The fork server first, the scan's imports after: they then run while it loads, off
         # the critical path of a cold scan (issue 22); only when the scan will use workers
@@ -272,7 +286,6 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         prestart_for(options, args.paths)
     cancel = CancelToken()
     stopped_by: int | None = None  # the signal that cancelled the scan
-    t0 = time.monotonic()
 
     def on_signal(signum: int, frame: Any) -> None:
         # First Ctrl-C, SIGTERM or SIGHUP: finish with a partial report; a second one: leave now.
@@ -305,16 +318,8 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         if bar:
             bar.close()
 
-    _emit_report(result, fmt, args.output, stdout, report_language(args.language))
+    _emit_report(result, fmt, args.output, stdout, language)
     if not args.quiet:
-        where = f" Report: {args.output}." if args.output else ""
-        if fmt == "csv" and args.output and result.problems:
-            from neardup_core.output import is_stream
-
-            where += (" Problems: not written (the report went to a stream; use --format "
-                      "json to get them)." if is_stream(args.output)
-                      else f" Problems: {problems_path(args.output)}.")
-        partial = " (partial: cancelled)" if result.partial else ""
         cached = result.stats.get("cache_hits", 0)
         if result.stats.get("snapshot"):
             how = " (unchanged since the last scan)"
@@ -322,14 +327,36 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
             how = f" ({cached} from the cache)"
         else:
             how = ""
-        excerpts = (_counted(len(result.excerpts()), "excerpt") + ", "
-                    if result.options.excerpt_containment is not None else "")
-        stderr.write(f"{_counted(len(result.documents), 'file')}{how}, "
-                     f"{_counted(len(result.groups), 'group')}, "
-                     f"{_counted(result.duplicate_count, 'duplicate')}, {excerpts}"
-                     f"{_counted(len(result.problems), 'problem')} in "
-                     f"{result.seconds:.2f}s{partial}.{where}\n")
+        counts = {"files": len(result.documents), "groups": len(result.groups),
+                  "duplicates": result.duplicate_count, "problems": len(result.problems),
+                  "excerpts": len(result.excerpts()) if result.options.excerpt_containment
+                  is not None else None, "seconds": result.seconds}
+        stderr.write(_summary(counts, how, " (partial: cancelled)" if result.partial else "",
+                              result.options.excerpt_containment is not None,
+                              _where(args.output, fmt, len(result.problems))))
     return 128 + stopped_by if stopped_by is not None else 0
+
+
+def _where(output: str | None, fmt: str, problems: int) -> str:
+    """Where the summary line says the report (and a CSV's problems) went."""
+    where = f" Report: {output}." if output else ""
+    if fmt == "csv" and output and problems:
+        from neardup_core.output import is_stream
+
+        where += (" Problems: not written (the report went to a stream; use --format "
+                  "json to get them)." if is_stream(output)
+                  else f" Problems: {problems_path(output)}.")
+    return where
+
+
+def _summary(counts: dict[str, Any], how: str, partial: str, excerpts: bool, where: str) -> str:
+    """The line a scan ends with on stderr, from its counts (a scan's, or a kept report's)."""
+    said = _counted(int(counts["excerpts"] or 0), "excerpt") + ", " if excerpts else ""
+    return (f"{_counted(int(counts['files']), 'file')}{how}, "
+            f"{_counted(int(counts['groups']), 'group')}, "
+            f"{_counted(int(counts['duplicates']), 'duplicate')}, {said}"
+            f"{_counted(int(counts['problems']), 'problem')} in "
+            f"{float(counts['seconds']):.2f}s{partial}.{where}\n")
 
 
 def _counted(n: int, noun: str) -> str:
@@ -398,7 +425,10 @@ def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextI
     device or a pipe; a failure is one :class:`ReportError` and the earlier file stays."""
     from neardup_core import report
     from neardup_core.output import is_stream
+    from neardup_core.report.kept import write_and_keep
 
+    if write_and_keep(result, fmt, output, stdout, language):
+        return  # written, and kept for a rescan of the same folders
     # only the one writer is loaded: the others (and the HTML's diff code) stay unimported
     writer = getattr(report, f"write_{fmt}")
     if fmt in ("csv", "html"):

@@ -70,6 +70,7 @@ from neardup_core.store.cache_file import (
     check_cache_file,
     default_path,
 )
+from neardup_core.store.kept_reports import forget_reports, put_report
 
 #: 2: entries.skipped (what the reader could not compare); 3: entries.winnow (the winnowed
 #: shingle hashes excerpts are found by). An older cache is brought up to date on open.
@@ -362,11 +363,12 @@ class FingerprintCache:
         return int(dropped)
 
     def clear(self) -> None:
-        """Forget every entry and kept result (the schema stays)."""
+        """Forget every entry, kept result and kept report (the schema stays)."""
         with self._guard("write") as conn, _transaction(conn):
             conn.execute("DELETE FROM entries")
             if _has_results(conn):
                 conn.execute("DELETE FROM results")
+            forget_reports(conn)
 
     # -- whole results (see neardup_core.store.snapshot) -------------------------------------------
     def latest_result(self, key: str) -> tuple[str, bytes] | None:
@@ -387,13 +389,26 @@ class FingerprintCache:
             with _transaction(conn):
                 conn.execute("INSERT OR REPLACE INTO results (key, state, payload, stored) "
                              "VALUES (?, ?, ?, ?)", (key, state, payload, time.time()))
+                forget_reports(conn, key)  # written from the result this one replaces
                 conn.execute("DELETE FROM results WHERE key NOT IN (SELECT key FROM results "
                              "ORDER BY stored DESC LIMIT ?)", (RESULTS_KEPT,))
 
     def drop_result(self, key: str) -> None:
-        with self._guard("write") as conn:
+        with self._guard("write") as conn, _transaction(conn):
             if _has_results(conn):
                 conn.execute("DELETE FROM results WHERE key = ?", (key,))
+            forget_reports(conn, key)
+
+    def put_report(self, result_key: str, key: str, state: str, payload: bytes) -> None:
+        """Keep a report written from the kept result ``result_key``
+        (:mod:`neardup_core.store.kept_reports`); nothing when that result is not kept."""
+        with self._guard("write") as conn:
+            if not _has_results(conn):
+                return
+            with _transaction(conn):
+                if conn.execute("SELECT 1 FROM results WHERE key = ?", (result_key,)
+                                ).fetchone() is not None:
+                    put_report(conn, result_key, key, state, payload)
 
     def __len__(self) -> int:
         with self._guard("read") as conn:

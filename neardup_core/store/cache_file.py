@@ -96,6 +96,7 @@ _TABLE_COLUMNS: dict[str, tuple[tuple[str, ...], ...]] = {
     "meta": (("key", "value"),),
     "entries": (_ENTRIES_V1, (*_ENTRIES_V1, "skipped"), (*_ENTRIES_V1, "skipped", "winnow")),
     "results": (("key", "state", "payload", "stored"),),
+    "reports": (("key", "result_key", "state", "payload", "stored"),),
 }
 
 

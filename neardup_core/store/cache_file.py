@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 import stat
 from collections.abc import Sequence
 from pathlib import Path
@@ -52,6 +51,8 @@ def may_know(path: str | None, roots: Sequence[str], settings_key: str) -> bool:
     a worker server started for nothing, or one started after the walk, never a wrong
     result. Nor are files looked for that the cache would recognise by their bytes after a
     move."""
+    import sqlite3  # loaded by the commands that ask, not by every import
+
     path = os.path.abspath(path if path is not None else default_path())
     try:
         if os.stat(path).st_size == 0:
@@ -140,6 +141,8 @@ def check_cache_file(path: str) -> None:
 def _has_cache_schema(path: str) -> bool:
     """Whether the database at ``path`` has exactly a neardup cache's tables and columns (read
     only: opening it so changes nothing)."""
+    import sqlite3  # loaded by the commands that ask, not by every import
+
     try:
         conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True,
                                timeout=1.0)

@@ -94,7 +94,7 @@ def replay(options: ScanOptions, paths: list[str], fmt: str, output: str | None,
         return None
     result_key = snapshot_key(roots, options, options.fingerprint_key())
     key = report_key(result_key, options, fmt, language, _to_stream(output))
-    row = read_report(path, result_key, key)
+    row = None if key is None else read_report(path, result_key, key)
     if row is None:
         return None
     result_state, state, payload = row
@@ -169,8 +169,10 @@ def _keep(result: ScanResult, kept: dict, fmt: str, language: str, to_stream: bo
     summary = {"files": len(result.documents), "groups": len(result.group_table),
                "duplicates": result.duplicate_count, "problems": len(result.problems),
                "excerpts": excerpts}
-    payload = pack_report({"format": fmt, "holes": holes, "summary": summary}, text)
     key = report_key(kept["key"], result.options, fmt, language, to_stream)
+    if key is None:
+        return
+    payload = pack_report({"format": fmt, "holes": holes, "summary": summary}, text)
     try:
         with FingerprintCache.open(result.options.cache_path) as cache:
             cache.put_report(kept["key"], key, report_state(kept["state"], walk_said), payload)
@@ -179,11 +181,15 @@ def _keep(result: ScanResult, kept: dict, fmt: str, language: str, to_stream: bo
 
 
 def report_key(result_key: str, options: ScanOptions, fmt: str, language: str,
-               to_stream: bool) -> str:
+               to_stream: bool) -> str | None:
     """Which report: of which kept result, with which options, format, language and
-    destination, by which code, in which time zone (see the module's docstring)."""
+    destination, by which code, in which time zone (see the module's docstring); None when
+    the code cannot be told (:func:`_code`)."""
+    code = _code()
+    if code is None:
+        return None
     material = json.dumps([_KEPT_VERSION, result_key, options.to_dict(), fmt, language,
-                           to_stream, _code(), _clock()], sort_keys=True, ensure_ascii=True)
+                           to_stream, code, _clock()], sort_keys=True, ensure_ascii=True)
     return xxhash.xxh3_128_hexdigest(material.encode("ascii"))
 
 
@@ -209,11 +215,11 @@ def _to_stream(output: str | None) -> bool:
     return output is None or is_stream(output)
 
 
-def _code() -> list[Any]:
+def _code() -> list[Any] | None:
     """Which code writes reports here: Python's, neardup's and NumPy's versions, and every
     module of neardup by size and modification time (what Python's own bytecode check
     trusts), so an edited or upgraded module is never answered by a report its old self
-    wrote."""
+    wrote. None where the modules cannot be seen (a frozen bundle): no report is kept."""
     files = []
     for folder, dirs, names in os.walk(_CORE):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
@@ -233,7 +239,7 @@ def _code() -> list[Any]:
             numpy = [spec.origin, st.st_size, st.st_mtime_ns]
     except (OSError, ImportError, ValueError):
         pass
-    return [sys.version, __version__, numpy, files]
+    return [sys.version, __version__, numpy, files] if files else None
 
 
 def _clock() -> list[Any]:

@@ -231,6 +231,8 @@ def test_other_code_does_not_write_this_codes_report(tmp_path: Path,
 def _rows(cache: str) -> list[tuple]:
     conn = sqlite3.connect(cache)
     try:
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'reports'").fetchone() is None:
+            return []
         return conn.execute("SELECT key, result_key, state, payload FROM reports").fetchall()
     finally:
         conn.close()
@@ -368,3 +370,15 @@ def test_a_rescan_answered_by_a_kept_report_loads_neither_numpy_nor_the_scan(tmp
     assert not heavy & loaded[1]
     assert _no_seconds((tmp_path / "first.json").read_text(encoding="utf-8")) == \
         _no_seconds((tmp_path / "again.json").read_text(encoding="utf-8"))
+
+
+def test_code_that_cannot_be_told_keeps_no_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A frozen bundle has no module files to tell its code by: nothing is kept or written."""
+    docs = _folder(tmp_path)
+    cache = str(tmp_path / "c")
+    monkeypatch.setattr(kept, "_CORE", str(tmp_path / "nowhere"))
+    assert kept._code() is None
+    argv = ["scan", str(docs), "--format", "json", "--cache", cache]
+    _scanned(monkeypatch, argv)
+    _scanned(monkeypatch, argv)
+    assert _rows(cache) == []

@@ -449,7 +449,7 @@ def fuzz_names(data: bytes) -> None:
     in it acts or hides, and the shown form reads back to exactly that name."""
     import unicodedata
 
-    from neardup_core.report.common import display
+    from neardup_core.report.destination import display
     from neardup_core.visible import read_back, visible
 
     name = os.fsdecode(data.replace(b"/", b"_").replace(b"\x00", b"_"))

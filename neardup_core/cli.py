@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import signal
 import stat
@@ -112,15 +113,42 @@ def _threshold(text: str) -> float:
     return v / 100 if v > 1 else v
 
 
+class _Help(argparse.HelpFormatter):
+    """argparse's own formatter, its width (the terminal's, as ``shutil.get_terminal_size``
+    gives it) asked once: argparse makes a formatter for every argument it declares, to check
+    it, and each asked shutil, whose import alone (bz2, lzma) was 4 ms of the 100 that a rescan
+    answered by a kept report takes."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,
+                         _help_width() if width is None else width)
+
+
+@functools.cache
+def _help_width() -> int:
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="neardup",
+        prog="neardup", formatter_class=_Help,
         description="Find near-duplicate documents (.txt in any encoding, .docx, .pdf, .odt, "
                     ".rtf, .html) in folders.")
     p.add_argument("--version", action="version", version=f"neardup {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("scan", help="scan folders and report groups of near-duplicates",
+                       formatter_class=_Help,
                        description="Scan folders and report groups of near-duplicate documents.")
     s.add_argument("paths", nargs="+", metavar="PATH", help="folders to scan")
     s.add_argument("--method", choices=[m.value for m in Method], default=str(_D["method"]),
@@ -186,7 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(needs: pip install neardup[dask])")
     s.add_argument("-q", "--quiet", action="store_true", help="no progress, no summary")
 
-    c = sub.add_parser("compare", help="show how similar two files are, with a diff")
+    c = sub.add_parser("compare", help="show how similar two files are, with a diff",
+                       formatter_class=_Help)
     c.add_argument("left")
     c.add_argument("right")
     c.add_argument("--diff", action="store_true", help="print a unified diff of the texts")
@@ -263,6 +292,20 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         args.output = None  # standard output, as without -o
     if args.output:
         _check_output(args.output)
+    language = report_language(args.language)
+    t0 = time.monotonic()
+    if not args.dask and options.use_cache:
+        # a rescan of unchanged folders writes the report the last scan kept, before the scan
+        # (NumPy, the result's code) is loaded at all (issue 22; see neardup_core.report.kept)
+        from neardup_core.report.kept import replay
+
+        kept = replay(options, args.paths, fmt, args.output, stdout, language, t0)
+        if kept is not None:
+            if not args.quiet:
+                stderr.write(_summary(kept, " (unchanged since the last scan)", "",
+                                      options.excerpt_containment is not None,
+                                      _where(args.output, fmt, kept["problems"])))
+            return 0
     if not args.dask:
         # The fork server first, the scan's imports after: they then run while it loads, off
         # the critical path of a cold scan (issue 22); only when the scan will use workers
@@ -272,7 +315,6 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         prestart_for(options, args.paths)
     cancel = CancelToken()
     stopped_by: int | None = None  # the signal that cancelled the scan
-    t0 = time.monotonic()
 
     def on_signal(signum: int, frame: Any) -> None:
         # First Ctrl-C, SIGTERM or SIGHUP: finish with a partial report; a second one: leave now.
@@ -305,16 +347,8 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         if bar:
             bar.close()
 
-    _emit_report(result, fmt, args.output, stdout, report_language(args.language))
+    _emit_report(result, fmt, args.output, stdout, language)
     if not args.quiet:
-        where = f" Report: {args.output}." if args.output else ""
-        if fmt == "csv" and args.output and result.problems:
-            from neardup_core.output import is_stream
-
-            where += (" Problems: not written (the report went to a stream; use --format "
-                      "json to get them)." if is_stream(args.output)
-                      else f" Problems: {problems_path(args.output)}.")
-        partial = " (partial: cancelled)" if result.partial else ""
         cached = result.stats.get("cache_hits", 0)
         if result.stats.get("snapshot"):
             how = " (unchanged since the last scan)"
@@ -322,14 +356,36 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
             how = f" ({cached} from the cache)"
         else:
             how = ""
-        excerpts = (_counted(len(result.excerpts()), "excerpt") + ", "
-                    if result.options.excerpt_containment is not None else "")
-        stderr.write(f"{_counted(len(result.documents), 'file')}{how}, "
-                     f"{_counted(len(result.groups), 'group')}, "
-                     f"{_counted(result.duplicate_count, 'duplicate')}, {excerpts}"
-                     f"{_counted(len(result.problems), 'problem')} in "
-                     f"{result.seconds:.2f}s{partial}.{where}\n")
+        counts = {"files": len(result.documents), "groups": len(result.groups),
+                  "duplicates": result.duplicate_count, "problems": len(result.problems),
+                  "excerpts": len(result.excerpts()) if result.options.excerpt_containment
+                  is not None else None, "seconds": result.seconds}
+        stderr.write(_summary(counts, how, " (partial: cancelled)" if result.partial else "",
+                              result.options.excerpt_containment is not None,
+                              _where(args.output, fmt, len(result.problems))))
     return 128 + stopped_by if stopped_by is not None else 0
+
+
+def _where(output: str | None, fmt: str, problems: int) -> str:
+    """Where the summary line says the report (and a CSV's problems) went."""
+    where = f" Report: {output}." if output else ""
+    if fmt == "csv" and output and problems:
+        from neardup_core.output import is_stream
+
+        where += (" Problems: not written (the report went to a stream; use --format "
+                  "json to get them)." if is_stream(output)
+                  else f" Problems: {problems_path(output)}.")
+    return where
+
+
+def _summary(counts: dict[str, Any], how: str, partial: str, excerpts: bool, where: str) -> str:
+    """The line a scan ends with on stderr, from its counts (a scan's, or a kept report's)."""
+    said = _counted(int(counts["excerpts"] or 0), "excerpt") + ", " if excerpts else ""
+    return (f"{_counted(int(counts['files']), 'file')}{how}, "
+            f"{_counted(int(counts['groups']), 'group')}, "
+            f"{_counted(int(counts['duplicates']), 'duplicate')}, {said}"
+            f"{_counted(int(counts['problems']), 'problem')} in "
+            f"{float(counts['seconds']):.2f}s{partial}.{where}\n")
 
 
 def _counted(n: int, noun: str) -> str:
@@ -368,7 +424,7 @@ def _check_cache(path: str) -> None:
     the user pointed at the wrong file, and a scan without the cache they asked for is not what
     they meant either."""
     from neardup_core.errors import CacheRefused, CacheUnavailable
-    from neardup_core.store.cache import check_cache_file
+    from neardup_core.store.cache_file import check_cache_file
 
     try:
         check_cache_file(path)
@@ -398,7 +454,10 @@ def _emit_report(result: ScanResult, fmt: str, output: str | None, stdout: TextI
     device or a pipe; a failure is one :class:`ReportError` and the earlier file stays."""
     from neardup_core import report
     from neardup_core.output import is_stream
+    from neardup_core.report.kept import write_and_keep
 
+    if write_and_keep(result, fmt, output, stdout, language):
+        return  # written, and kept for a rescan of the same folders
     # only the one writer is loaded: the others (and the HTML's diff code) stay unimported
     writer = getattr(report, f"write_{fmt}")
     if fmt in ("csv", "html"):

@@ -30,7 +30,7 @@ from neardup_core.extract.common import human_size
 from neardup_core.models import Problem, ProblemKind, ScanOptions
 from neardup_core.progress import CancelToken
 
-__all__ = ["FileEntry", "WalkStats", "check_roots", "walk"]
+__all__ = ["FileEntry", "WalkStats", "check_roots", "walk", "walk_notes"]
 
 _NAME = operator.attrgetter("name")
 #: Entries handled between two looks at the cancel token.
@@ -104,6 +104,20 @@ class WalkStats:
         self.skipped_type += 1
         suffix = os.path.splitext(name)[1].lower()
         self.skipped_suffixes[suffix] = self.skipped_suffixes.get(suffix, 0) + 1
+
+
+def walk_notes(stats: WalkStats, options: ScanOptions) -> list[str]:
+    """What a scan's report says of the files its walk passed over. Written once, here: a kept
+    report (:mod:`neardup_core.report.kept`) is written again only while a new walk says the
+    same."""
+    notes = []
+    if stats.skipped_symlinks:
+        notes.append(f"{stats.skipped_symlinks} symbolic links were not followed "
+                     f"(turn on following links to include them).")
+    if stats.skipped_small:
+        notes.append(f"{stats.skipped_small} files smaller than {options.min_size} "
+                     f"bytes (empty files) were skipped.")
+    return notes
 
 
 def check_roots(roots: Sequence[str]) -> tuple[str, ...]:

@@ -20,13 +20,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from neardup_core.report.common import Destination, display, render
+    from neardup_core.report.common import render
     from neardup_core.report.csv_report import (
         CSV_COLUMNS,
         PROBLEM_COLUMNS,
         write_csv,
         write_problems_csv,
     )
+    from neardup_core.report.destination import Destination, display
     from neardup_core.report.html_report import write_html
     from neardup_core.report.json_report import (
         REPORT_FORMAT,
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from neardup_core.report.text_report import write_text
 
 _HOME = {
-    "Destination": "common", "display": "common", "render": "common",
+    "Destination": "destination", "display": "destination", "render": "common",
     "CSV_COLUMNS": "csv_report", "PROBLEM_COLUMNS": "csv_report", "write_csv": "csv_report",
     "write_problems_csv": "csv_report",
     "write_html": "html_report",

@@ -13,31 +13,16 @@ file. A reader that goes away (``neardup scan ... | head``) ends the writing wit
 
 from __future__ import annotations
 
-import contextlib
 import io
 import math
-import os
-import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import IO, Any, TextIO
+from typing import Any
 
 import numpy as np
 
-from neardup_core.errors import ReportError
-from neardup_core.output import open_output
 from neardup_core.result import ScanResult
-
-Destination = str | os.PathLike[str] | TextIO
-"""Where a report goes: a path, or an open text stream."""
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def display(s: str) -> str:
-    """``s`` safe to encode as UTF-8: surrogates (undecodable bytes of a name) become U+FFFD."""
-    return _SURROGATE.sub("\ufffd", s)
 
 
 def has_surrogates(s: str) -> bool:
@@ -188,29 +173,6 @@ def _minute_parts(minute: int) -> tuple[str, str] | None:
     hours, minutes = divmod(abs(off) // 60, 60)
     return (f"{first.tm_year:04d}-{first.tm_mon:02d}-{first.tm_mday:02d}T{first.tm_hour:02d}:"
             f"{first.tm_min:02d}:", f"{sign}{hours:02d}:{minutes:02d}")
-
-
-@contextlib.contextmanager
-def open_destination(dest: Destination, *, newline: str | None = None) -> Iterator[IO[str]]:
-    """A text stream for ``dest``: an open stream as it is, a path through :func:`open_output`.
-    Write failures (a full disk, a folder, a read-only target) become one :class:`ReportError`
-    that names the path and the reason."""
-    if not isinstance(dest, str | os.PathLike):
-        try:
-            yield dest
-        except BrokenPipeError:
-            raise
-        except (OSError, UnicodeError) as exc:
-            raise ReportError(f"could not write the report: {exc}") from exc
-        return
-    try:
-        with open_output(dest, "w", encoding="utf-8", newline=newline) as fp:
-            yield fp
-    except BrokenPipeError:
-        raise
-    except (OSError, UnicodeError) as exc:
-        why = getattr(exc, "strerror", None) or exc
-        raise ReportError(f"cannot write {display(os.fspath(dest))}: {why}") from exc
 
 
 def render(writer: Callable[..., None], result: ScanResult, **kw: Any) -> str:

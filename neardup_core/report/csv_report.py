@@ -39,7 +39,8 @@ from neardup_core.report.columns import (
     split_paths,
     take,
 )
-from neardup_core.report.common import Destination, LocalClock, local_time, open_destination
+from neardup_core.report.common import LocalClock, local_time
+from neardup_core.report.destination import Destination, open_destination
 from neardup_core.report.wording import percent
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible, visible_all

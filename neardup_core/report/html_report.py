@@ -36,12 +36,8 @@ from neardup_core.report.columns import (
     split_paths,
     take,
 )
-from neardup_core.report.common import (
-    Destination,
-    LocalClock,
-    display,
-    open_destination,
-)
+from neardup_core.report.common import LocalClock
+from neardup_core.report.destination import Destination, display, open_destination
 from neardup_core.report.wording import group_labels, percent
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible, visible_all

@@ -72,14 +72,8 @@ from typing import IO, Any
 import numpy as np
 
 from neardup_core.report.columns import blocks, decimal_texts, interleave, pick, take
-from neardup_core.report.common import (
-    Destination,
-    LocalClock,
-    display,
-    has_surrogates,
-    iso_time,
-    open_destination,
-)
+from neardup_core.report.common import LocalClock, has_surrogates, iso_time
+from neardup_core.report.destination import Destination, display, open_destination
 from neardup_core.result import ScanResult
 
 REPORT_FORMAT = "neardup-report"

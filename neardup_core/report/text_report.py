@@ -19,7 +19,7 @@ from typing import IO
 import numpy as np
 
 from neardup_core.report.columns import blocks, decimal_texts, interleave, pick, take
-from neardup_core.report.common import Destination, open_destination
+from neardup_core.report.destination import Destination, open_destination
 from neardup_core.report.wording import group_labels, percent
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible, visible_all

@@ -22,7 +22,8 @@ from neardup_core.errors import CacheError
 from neardup_core.extract import FileEntry, content_hash
 from neardup_core.models import WORKER_ONLY_SUFFIXES, Problem, ProblemKind
 from neardup_core.scan.stages import RunStages
-from neardup_core.store.snapshot import Snapshot, snapshot_key, unpack
+from neardup_core.store.folder_state import snapshot_key
+from neardup_core.store.snapshot import Snapshot, unpack
 
 if TYPE_CHECKING:  # a rescan the kept result answers reads nothing: no worker, no fingerprinter
     from neardup_core.scan.pool import WorkerPool

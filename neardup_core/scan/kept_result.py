@@ -43,6 +43,7 @@ class KeptResult(RunStages):
     _snap_state: str | None   # the folder state the kept result was made from
     _walk_state: str | None   # the folder state this run's walk saw
     _walk_problems: int
+    _walk_notes: int
     _replayable: bool
     _kept: CacheOpening | None
 
@@ -79,6 +80,7 @@ class KeptResult(RunStages):
                 result.threshold, str(result.group_mode), grouping_code()):
             result.known(group_table=snap.groups[3])  # the groups it showed then
         self._group(result)
+        self._kept_as()
         return result
 
     def _keep(self, result: ScanResult, notes_from: int) -> None:
@@ -102,6 +104,15 @@ class KeptResult(RunStages):
         except CacheError:
             return  # e.g. a read-only cache: the next scan only goes without the shortcut
         self.stats["seconds_keep"] = round(time.monotonic() - t, 4)
+        if notes_from == self._walk_notes:  # nothing said while reading that a replay would not
+            self._kept_as()
+
+    def _kept_as(self) -> None:
+        """Say in the stats which kept result this result is, for a report kept beside it
+        (:mod:`neardup_core.report.kept`): the key, the folder state, and how many of the
+        result's notes are the walk's (the rest are the kept result's own)."""
+        self.stats["kept"] = {"key": self._snap_key, "state": self._walk_state,
+                              "walk_notes": self._walk_notes}
 
     @staticmethod
     def _kept_groups(result: ScanResult) -> tuple[float, str, str, GroupTable] | None:

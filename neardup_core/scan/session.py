@@ -45,7 +45,7 @@ from neardup_core.scan.kept_result import KeptResult
 from neardup_core.scan.packed import Collected, FingerprintTable
 from neardup_core.scan.pool import WorkerPool, start_method
 from neardup_core.scan.reading import Reading
-from neardup_core.store.snapshot import folder_state
+from neardup_core.store.folder_state import folder_state
 
 if TYPE_CHECKING:  # a scan without the cache never opens it: no SQLite
     from neardup_core.store.cache import CacheEntry, FingerprintCache
@@ -109,6 +109,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         self._snap_state: str | None = None   # the folder state it was made from
         self._walk_state: str | None = None   # the folder state this run's walk saw
         self._walk_problems = 0
+        self._walk_notes = 0                  # notes said by the walk (and before it)
         self._replayable = True               # False once something only true now happened
         self._opening: CacheOpening | None = None  # the cache being opened during the walk
         self._kept: CacheOpening | None = None     # ... and the kept result it found
@@ -134,6 +135,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
             self._cpu("walk")
             self.stats["seconds_walk"] = round(time.monotonic() - self.t0, 4)
             self._walk_problems = len(self.problems)
+            self._walk_notes = len(self.notes)
             if self._snap_key is not None and not self.partial:
                 self._walk_state = folder_state(entries, self.problems)
                 if self._snap_state is not None:

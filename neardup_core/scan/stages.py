@@ -17,6 +17,7 @@ import time
 
 from neardup_core.errors import ScanCancelled
 from neardup_core.extract import FileEntry, WalkStats, walk
+from neardup_core.extract.walk import walk_notes
 from neardup_core.gcpause import gc_paused
 from neardup_core.models import Method, Problem, ScanOptions
 from neardup_core.pairs.scoring import simhash_similarity
@@ -116,12 +117,7 @@ class RunStages:
                               ("files", "skipped_hidden", "skipped_excluded", "skipped_small",
                                "skipped_type", "duplicates", "skipped_symlinks")}
         self.stats["walk"]["skipped_suffixes"] = dict(stats.skipped_suffixes)
-        if stats.skipped_symlinks:
-            self.notes.append(f"{stats.skipped_symlinks} symbolic links were not followed "
-                              f"(turn on following links to include them).")
-        if stats.skipped_small:
-            self.notes.append(f"{stats.skipped_small} files smaller than {self.opt.min_size} "
-                              f"bytes (empty files) were skipped.")
+        self.notes.extend(walk_notes(stats, self.opt))
         return entries
 
     def _walked(self, entries: list[FileEntry]) -> None:

@@ -51,29 +51,30 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import stat
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import xxhash
 
 from neardup_core.errors import CacheRefused, CacheUnavailable
-from neardup_core.store.cache_file import FILE_NAME, default_path
+from neardup_core.store.cache_file import (
+    APPLICATION_ID,
+    CHECKED_SUFFIX,
+    FILE_NAME,
+    _forget_checked,
+    _leave_checked,
+    _left_checked,
+    check_cache_file,
+    default_path,
+)
+from neardup_core.store.kept_reports import forget_reports, put_report
 
 #: 2: entries.skipped (what the reader could not compare); 3: entries.winnow (the winnowed
 #: shingle hashes excerpts are found by). An older cache is brought up to date on open.
 SCHEMA_VERSION = 3
-#: SQLite's ``PRAGMA application_id`` of a neardup cache ("NDUP"): what tells our database from
-#: any other program's.
-APPLICATION_ID = 0x4E445550
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-#: Beside the database: the state it was left in by a process that had checked every page.
-CHECKED_SUFFIX = "-checked"
-_CHECKED_FORMAT = "neardup-cache-checked 1"
 #: Problems that say nothing about the file's bytes; :meth:`FingerprintCache.put_many` skips them.
 TRANSIENT_PROBLEMS = frozenset({"unreadable", "vanished", "lost"})
 #: Whole-scan results kept (:mod:`neardup_core.store.snapshot`); older ones are dropped on write.
@@ -388,11 +389,12 @@ class FingerprintCache:
         return int(dropped)
 
     def clear(self) -> None:
-        """Forget every entry and kept result (the schema stays)."""
+        """Forget every entry, kept result and kept report (the schema stays)."""
         with self._guard("write") as conn, _transaction(conn):
             conn.execute("DELETE FROM entries")
             if _has_results(conn):
                 conn.execute("DELETE FROM results")
+            forget_reports(conn)
 
     # -- whole results (see neardup_core.store.snapshot) -------------------------------------------
     def latest_result(self, key: str) -> tuple[str, bytes] | None:
@@ -413,13 +415,26 @@ class FingerprintCache:
             with _transaction(conn):
                 conn.execute("INSERT OR REPLACE INTO results (key, state, payload, stored) "
                              "VALUES (?, ?, ?, ?)", (key, state, payload, time.time()))
+                forget_reports(conn, key)  # written from the result this one replaces
                 conn.execute("DELETE FROM results WHERE key NOT IN (SELECT key FROM results "
                              "ORDER BY stored DESC LIMIT ?)", (RESULTS_KEPT,))
 
     def drop_result(self, key: str) -> None:
-        with self._guard("write") as conn:
+        with self._guard("write") as conn, _transaction(conn):
             if _has_results(conn):
                 conn.execute("DELETE FROM results WHERE key = ?", (key,))
+            forget_reports(conn, key)
+
+    def put_report(self, result_key: str, key: str, state: str, payload: bytes) -> None:
+        """Keep a report written from the kept result ``result_key``
+        (:mod:`neardup_core.store.kept_reports`); nothing when that result is not kept."""
+        with self._guard("write") as conn:
+            if not _has_results(conn):
+                return
+            with _transaction(conn):
+                if conn.execute("SELECT 1 FROM results WHERE key = ?", (result_key,)
+                                ).fetchone() is not None:
+                    put_report(conn, result_key, key, state, payload)
 
     def __len__(self) -> int:
         with self._guard("read") as conn:
@@ -440,146 +455,6 @@ class FingerprintCache:
                 self._checked = False
                 _forget_checked(self.path)
             raise _unavailable(exc, self.path, action) from None
-
-
-_ENTRIES_V1 = ("settings_key", "path", "size", "mtime_ns", "content_hash", "format", "encoding",
-               "confidence", "replaced", "chars", "units", "text_hash", "simhash", "minhash",
-               "line_hashes", "problem_kind", "problem_message", "boiler_key",
-               "boiler_simhash", "boiler_minhash", "stored")
-#: The columns of each table of every schema version neardup wrote (a cache made before the
-#: application id is recognised by them): version 1, version 2's ``skipped``, version 3's
-#: ``winnow``.
-_TABLE_COLUMNS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "meta": (("key", "value"),),
-    "entries": (_ENTRIES_V1, (*_ENTRIES_V1, "skipped"), (*_ENTRIES_V1, "skipped", "winnow")),
-    "results": (("key", "state", "payload", "stored"),),
-}
-
-
-def check_cache_file(path: str) -> None:
-    """Raise :class:`CacheRefused` unless ``path`` is missing, empty or a cache neardup made.
-
-    Reads the file and never writes it: a refused file keeps its bytes and its mtime. The header
-    is read directly (an SQLite file's ``application_id`` is bytes 68-71), so a text file or a
-    foreign database is turned away before SQLite touches it. A database without an id is
-    neardup's only if its tables and columns are exactly a cache's (caches made before the id).
-    """
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise CacheUnavailable(f"cannot open the fingerprint cache {path}: "
-                               f"{exc.strerror or exc}") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise CacheRefused(f"{path} is not a neardup cache (it is not a regular file); it was "
-                           "left as it is")
-    if st.st_size == 0:
-        return  # nothing to lose; SQLite sees an empty database (as a crash after creating)
-    try:
-        with open(path, "rb") as f:
-            header = f.read(100)
-    except OSError as exc:
-        raise CacheUnavailable(f"cannot open the fingerprint cache {path}: "
-                               f"{exc.strerror or exc}") from None
-    if not header.startswith(_SQLITE_MAGIC) or len(header) < 100:
-        raise CacheRefused(f"{path} is not a neardup cache (it is not a database neardup "
-                           "made); it was left as it is: give another file to --cache")
-    app_id = int.from_bytes(header[68:72], "big")
-    if app_id == APPLICATION_ID:
-        return
-    if app_id != 0 or not _has_cache_schema(path):
-        raise CacheRefused(f"{path} is not a neardup cache (it is another program's "
-                           "database); it was left as it is: give another file to --cache")
-
-
-def _has_cache_schema(path: str) -> bool:
-    """Whether the database at ``path`` has exactly a neardup cache's tables and columns (read
-    only: opening it so changes nothing)."""
-    try:
-        conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True,
-                               timeout=1.0)
-    except sqlite3.Error:
-        return False
-    try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = "
-                                             "'table'") if not r[0].startswith("sqlite_")}
-        if not {"meta", "entries"} <= tables <= set(_TABLE_COLUMNS):
-            return False
-        for table in tables:
-            cols = tuple(r[1] for r in conn.execute(f"PRAGMA table_info({table})"))
-            if cols not in _TABLE_COLUMNS[table]:
-                return False
-        return True
-    except sqlite3.Error:
-        return False  # unreadable: nothing says it is ours
-    finally:
-        conn.close()
-
-
-def _file_state(path: str) -> str | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return f"{_CHECKED_FORMAT} {st.st_size} {st.st_mtime_ns} {st.st_ino}"
-
-
-def _left_checked(path: str) -> bool:
-    """Whether the database is exactly as a process that had checked every page of it left it
-    on closing (size, modification time and inode as recorded then, and no write-ahead log
-    another connection still holds): its pages need no new walk."""
-    if os.path.lexists(path + "-wal"):
-        return False
-    try:
-        with open(path + CHECKED_SUFFIX, encoding="ascii") as f:
-            recorded = f.read(200)
-    except (OSError, ValueError):
-        return False
-    state = _file_state(path)
-    return state is not None and recorded == state
-
-
-def _leave_checked(path: str) -> None:
-    """Record the state of the closed database as checked; best effort (a read-only folder
-    only means the next open checks the pages again)."""
-    if os.path.lexists(path + "-wal"):  # another connection still writes: its changes to come
-        _forget_checked(path)
-        return
-    state = _file_state(path)
-    record = path + CHECKED_SUFFIX
-    if state is None or not _record_is_ours(record):
-        return
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    with contextlib.suppress(OSError):
-        fd = os.open(record, flags, 0o644)
-        with open(fd, "w", encoding="ascii") as f:
-            f.write(state)
-
-
-def _forget_checked(path: str) -> None:
-    record = path + CHECKED_SUFFIX
-    if os.path.lexists(record) and _record_is_ours(record):
-        with contextlib.suppress(OSError):
-            os.remove(record)
-
-
-def _record_is_ours(record: str) -> bool:
-    """Absent, or a regular file this module wrote (it starts with its format): a file that
-    happens to bear the name beside a ``--cache`` file is never overwritten or removed."""
-    try:
-        st = os.lstat(record)
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    if not stat.S_ISREG(st.st_mode) or st.st_size > 256:
-        return False
-    try:
-        with open(record, "rb") as f:
-            return f.read(len(_CHECKED_FORMAT)) == _CHECKED_FORMAT.encode("ascii")
-    except OSError:
-        return False
 
 
 def _prepare(conn: sqlite3.Connection, busy_timeout: float, *, pages: bool = True) -> None:

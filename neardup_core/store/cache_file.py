@@ -11,14 +11,25 @@ them (a rescan), a cache that cannot be asked (locked, damaged, another program'
 
 from __future__ import annotations
 
+import contextlib
 import os
-import sqlite3
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["FILE_NAME", "default_path", "may_know"]
+from neardup_core.errors import CacheRefused, CacheUnavailable
+
+__all__ = ["APPLICATION_ID", "CHECKED_SUFFIX", "FILE_NAME", "check_cache_file", "default_path",
+           "may_know"]
 
 FILE_NAME = "fingerprints-v1.sqlite"
+#: SQLite's ``PRAGMA application_id`` of a neardup cache ("NDUP"): what tells our database from
+#: any other program's.
+APPLICATION_ID = 0x4E445550
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+#: Beside the database: the state it was left in by a process that had checked every page.
+CHECKED_SUFFIX = "-checked"
+_CHECKED_FORMAT = "neardup-cache-checked 1"
 
 
 def default_path() -> str:
@@ -40,6 +51,8 @@ def may_know(path: str | None, roots: Sequence[str], settings_key: str) -> bool:
     a worker server started for nothing, or one started after the walk, never a wrong
     result. Nor are files looked for that the cache would recognise by their bytes after a
     move."""
+    import sqlite3  # loaded by the commands that ask, not by every import
+
     path = os.path.abspath(path if path is not None else default_path())
     try:
         if os.stat(path).st_size == 0:
@@ -71,3 +84,146 @@ def _under(root: str) -> tuple[bytes, bytes]:
     prefix = root if root.endswith(os.sep) else root + os.sep
     low = prefix.encode("utf-8", "surrogatepass")
     return low, low[:-1] + bytes([low[-1] + 1])
+
+
+_ENTRIES_V1 = ("settings_key", "path", "size", "mtime_ns", "content_hash", "format", "encoding",
+               "confidence", "replaced", "chars", "units", "text_hash", "simhash", "minhash",
+               "line_hashes", "problem_kind", "problem_message", "boiler_key",
+               "boiler_simhash", "boiler_minhash", "stored")
+#: The columns of each table of every schema version neardup wrote (a cache made before the
+#: application id is recognised by them): version 1, version 2's ``skipped``, version 3's
+#: ``winnow``.
+_TABLE_COLUMNS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "meta": (("key", "value"),),
+    "entries": (_ENTRIES_V1, (*_ENTRIES_V1, "skipped"), (*_ENTRIES_V1, "skipped", "winnow")),
+    "results": (("key", "state", "payload", "stored"),),
+    "reports": (("key", "result_key", "state", "payload", "stored"),),
+}
+
+
+def check_cache_file(path: str) -> None:
+    """Raise :class:`CacheRefused` unless ``path`` is missing, empty or a cache neardup made.
+
+    Reads the file and never writes it: a refused file keeps its bytes and its mtime. The header
+    is read directly (an SQLite file's ``application_id`` is bytes 68-71), so a text file or a
+    foreign database is turned away before SQLite touches it. A database without an id is
+    neardup's only if its tables and columns are exactly a cache's (caches made before the id).
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise CacheUnavailable(f"cannot open the fingerprint cache {path}: "
+                               f"{exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise CacheRefused(f"{path} is not a neardup cache (it is not a regular file); it was "
+                           "left as it is")
+    if st.st_size == 0:
+        return  # nothing to lose; SQLite sees an empty database (as a crash after creating)
+    try:
+        with open(path, "rb") as f:
+            header = f.read(100)
+    except OSError as exc:
+        raise CacheUnavailable(f"cannot open the fingerprint cache {path}: "
+                               f"{exc.strerror or exc}") from None
+    if not header.startswith(_SQLITE_MAGIC) or len(header) < 100:
+        raise CacheRefused(f"{path} is not a neardup cache (it is not a database neardup "
+                           "made); it was left as it is: give another file to --cache")
+    app_id = int.from_bytes(header[68:72], "big")
+    if app_id == APPLICATION_ID:
+        return
+    if app_id != 0 or not _has_cache_schema(path):
+        raise CacheRefused(f"{path} is not a neardup cache (it is another program's "
+                           "database); it was left as it is: give another file to --cache")
+
+
+def _has_cache_schema(path: str) -> bool:
+    """Whether the database at ``path`` has exactly a neardup cache's tables and columns (read
+    only: opening it so changes nothing)."""
+    import sqlite3  # loaded by the commands that ask, not by every import
+
+    try:
+        conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True,
+                               timeout=1.0)
+    except sqlite3.Error:
+        return False
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = "
+                                             "'table'") if not r[0].startswith("sqlite_")}
+        if not {"meta", "entries"} <= tables <= set(_TABLE_COLUMNS):
+            return False
+        for table in tables:
+            cols = tuple(r[1] for r in conn.execute(f"PRAGMA table_info({table})"))
+            if cols not in _TABLE_COLUMNS[table]:
+                return False
+        return True
+    except sqlite3.Error:
+        return False  # unreadable: nothing says it is ours
+    finally:
+        conn.close()
+
+
+def _file_state(path: str) -> str | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return f"{_CHECKED_FORMAT} {st.st_size} {st.st_mtime_ns} {st.st_ino}"
+
+
+def _left_checked(path: str) -> bool:
+    """Whether the database is exactly as a process that had checked every page of it left it
+    on closing (size, modification time and inode as recorded then, and no write-ahead log
+    another connection still holds): its pages need no new walk."""
+    if os.path.lexists(path + "-wal"):
+        return False
+    try:
+        with open(path + CHECKED_SUFFIX, encoding="ascii") as f:
+            recorded = f.read(200)
+    except (OSError, ValueError):
+        return False
+    state = _file_state(path)
+    return state is not None and recorded == state
+
+
+def _leave_checked(path: str) -> None:
+    """Record the state of the closed database as checked; best effort (a read-only folder
+    only means the next open checks the pages again)."""
+    if os.path.lexists(path + "-wal"):  # another connection still writes: its changes to come
+        _forget_checked(path)
+        return
+    state = _file_state(path)
+    record = path + CHECKED_SUFFIX
+    if state is None or not _record_is_ours(record):
+        return
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    with contextlib.suppress(OSError):
+        fd = os.open(record, flags, 0o644)
+        with open(fd, "w", encoding="ascii") as f:
+            f.write(state)
+
+
+def _forget_checked(path: str) -> None:
+    record = path + CHECKED_SUFFIX
+    if os.path.lexists(record) and _record_is_ours(record):
+        with contextlib.suppress(OSError):
+            os.remove(record)
+
+
+def _record_is_ours(record: str) -> bool:
+    """Absent, or a regular file this module wrote (it starts with its format): a file that
+    happens to bear the name beside a ``--cache`` file is never overwritten or removed."""
+    try:
+        st = os.lstat(record)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode) or st.st_size > 256:
+        return False
+    try:
+        with open(record, "rb") as f:
+            return f.read(len(_CHECKED_FORMAT)) == _CHECKED_FORMAT.encode("ascii")
+    except OSError:
+        return False

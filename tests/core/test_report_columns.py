@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 
 from neardup_core.messages import phrase
 from neardup_core.report.columns import blocks, decimal_texts, interleave, pick, split_paths
-from neardup_core.report.common import LocalClock, display, has_surrogates, iso_time, local_time
+from neardup_core.report.common import LocalClock, has_surrogates, iso_time, local_time
 from neardup_core.report.csv_report import _cells, _guard, _quote, share3
+from neardup_core.report.destination import display
 from neardup_core.report.html_report import _size, _sizes, _template, html_all
 from neardup_core.report.json_report import _score_text, score_texts
 from neardup_core.report.wording import group_labels, percent, weakest_label

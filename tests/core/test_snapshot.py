@@ -16,7 +16,8 @@ from neardup_core.models import Document, PairTable, Problem
 from neardup_core.store import cache as cache_mod
 from neardup_core.store import payload
 from neardup_core.store.cache import FingerprintCache
-from neardup_core.store.snapshot import Snapshot, folder_state, pack, snapshot_key, unpack
+from neardup_core.store.folder_state import folder_state, snapshot_key
+from neardup_core.store.snapshot import Snapshot, pack, unpack
 
 
 @pytest.fixture

@@ -88,18 +88,26 @@ def test_a_rescan_answered_by_the_cache_reads_nothing_and_reports_the_same(tmp_p
     base = ["scan", str(docs), "--format", "json"]
     cold = _run([*base, "--no-cache", "-o", str(tmp_path / "cold.json")])
     first = _run([*base, "--cache", cache, "-o", str(tmp_path / "first.json")])
-    warm = _run([*base, "--cache", cache, "-o", str(tmp_path / "warm.json")])
+    # the kept result replayed: no report of it is kept in this language (see report.kept)
+    warm = _run([*base, "--cache", cache, "--language", "zh_CN",
+                 "-o", str(tmp_path / "warm.json")])
+    # ... and the report the first scan kept, written again without loading the scan
+    kept = _run([*base, "--cache", cache, "-o", str(tmp_path / "kept.json")])
 
-    assert "unchanged since the last scan" in warm["err"]
-    loaded = [m for m in NOT_ON_THE_WARM_PATH if m in warm["modules"]]
-    assert loaded == []
-    assert warm["children"] == 0
+    for run in (warm, kept):
+        assert "unchanged since the last scan" in run["err"]
+        loaded = [m for m in NOT_ON_THE_WARM_PATH if m in run["modules"]]
+        assert loaded == []
+        assert run["children"] == 0
+    assert "neardup_core.scan.session" in warm["modules"]
+    assert "numpy" not in kept["modules"] and "neardup_core.scan.session" not in kept["modules"]
     for run in (cold, first):  # the same probe, reading the files, loads what a read needs
         assert [m for m in READ_ON_THE_COLD_PATH if m not in run["modules"]] == []
 
     report = _report(tmp_path / "cold.json")
     assert report["summary"]["files"] == 6 and report["summary"]["groups"] >= 2
     assert _report(tmp_path / "warm.json") == report
+    assert _report(tmp_path / "kept.json") == report
     assert _report(tmp_path / "first.json") == report
 
 

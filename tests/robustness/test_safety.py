@@ -49,7 +49,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "or partial copy while the source is still there",
     ("neardup_core/store/cache.py", "_move_aside", "os.replace"):
         "moves a damaged cache database (and its -wal/-shm) aside, never deletes it",
-    ("neardup_core/store/cache.py", "_forget_checked", "os.remove"):
+    ("neardup_core/store/cache_file.py", "_forget_checked", "os.remove"):
         "removes the cache's own record that its pages were checked (<cache>-checked), only a "
         "regular file that starts with the record's format: never a file of another's",
     ("neardup_core/output.py", "atomic_open", "os.replace"):

@@ -1,0 +1,48 @@
+"""Where a report goes, apart from the writers (no NumPy): a kept report
+(:mod:`neardup_core.report.kept`) is written again through exactly the path its writer took."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Iterator
+from typing import IO, TextIO
+
+from neardup_core.errors import ReportError
+from neardup_core.output import open_output
+
+__all__ = ["Destination", "display", "open_destination"]
+
+Destination = str | os.PathLike[str] | TextIO
+"""Where a report goes: a path, or an open text stream."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def display(s: str) -> str:
+    """``s`` safe to encode as UTF-8: surrogates (undecodable bytes of a name) become U+FFFD."""
+    return _SURROGATE.sub("\ufffd", s)
+
+
+@contextlib.contextmanager
+def open_destination(dest: Destination, *, newline: str | None = None) -> Iterator[IO[str]]:
+    """A text stream for ``dest``: an open stream as it is, a path through :func:`open_output`.
+    Write failures (a full disk, a folder, a read-only target) become one :class:`ReportError`
+    that names the path and the reason."""
+    if not isinstance(dest, str | os.PathLike):
+        try:
+            yield dest
+        except BrokenPipeError:
+            raise
+        except (OSError, UnicodeError) as exc:
+            raise ReportError(f"could not write the report: {exc}") from exc
+        return
+    try:
+        with open_output(dest, "w", encoding="utf-8", newline=newline) as fp:
+            yield fp
+    except BrokenPipeError:
+        raise
+    except (OSError, UnicodeError) as exc:
+        why = getattr(exc, "strerror", None) or exc
+        raise ReportError(f"cannot write {display(os.fspath(dest))}: {why}") from exc

@@ -1,0 +1,261 @@
+"""A report kept beside the kept result it was written from, and written again, byte for byte,
+by a rescan of the same unchanged folders with the same options (issue 22).
+
+A rescan answered by the kept result (:mod:`neardup_core.scan.kept_result`) reads no file, but
+it still loads NumPy and the result's code, unpacks the result and writes the report a column
+at a time: 0.2 s for the benchmark's 4,120 files, where the walk that proves nothing changed
+takes a few hundredths. What it writes is known before it starts: the report the last scan
+wrote, as long as everything a report is made from is as it was then. So a command that
+writes a JSON, CSV or text report keeps it in the cache (:mod:`neardup_core.store.kept_reports`),
+and the next command asks for it before it loads the scan: a walk, a query, the report
+written. Nothing here imports NumPy; keeping does (the result is at hand then).
+
+A kept report is written again only when all of these are as they were when it was written,
+and the scan then takes its usual path otherwise:
+
+* the kept result it was written from is still the one kept for this scan (the same
+  :func:`~neardup_core.store.folder_state.snapshot_key`), with the same folder state: the same
+  files, sizes, modification times, devices and inodes, the same problems met walking, which
+  is the test a kept result itself passes;
+* the walk's notes (files passed over as too small, links not followed), which the folder
+  state does not hold;
+* every option, the threshold and the group mode included (the report shows the settings), the
+  report's format and language, and whether it goes to a stream or a file (a CSV file starts
+  with a byte-order mark, a stream does not);
+* the code: Python's version, neardup's and NumPy's, and the size and modification time of
+  every module of neardup (a report kept by other code is not this code's report);
+* the clock: the local time zone, which every modification time in a report is written in
+  (its ``TZ``, names and offsets, and the zone file it reads).
+
+Only what only the moment decides differs from the report a full rescan would write: the time
+the scan took (JSON's ``seconds``), put in afresh. A report is kept only from a result that a
+rescan would replay as it is: not a partial one, nor one whose run said something while
+reading that a replay would not say (see :meth:`KeptResult._kept_as`); nor a CSV with a
+problems file beside it, nor HTML (it says when it was written, in the reader's words), nor
+one of more than :data:`KEEP_MAX_DOCUMENTS` documents, whose report takes long enough to
+write that the rescan's own time dwarfs what the shortcut spares.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import os
+import sys
+import time
+from typing import IO, TYPE_CHECKING, Any
+
+import xxhash
+
+from neardup_core import __version__
+from neardup_core.errors import NeardupError
+from neardup_core.report.destination import open_destination
+from neardup_core.store.kept_reports import pack_report, read_report, unpack_report
+
+if TYPE_CHECKING:
+    from neardup_core.models import ScanOptions
+    from neardup_core.result import ScanResult
+
+__all__ = ["KEEP_MAX_DOCUMENTS", "KEPT_FORMATS", "replay", "write_and_keep"]
+
+#: Formats whose report is kept.
+KEPT_FORMATS = ("json", "csv", "text")
+#: Results with more documents than this write their report without keeping it.
+KEEP_MAX_DOCUMENTS = 50_000
+#: Bump when what a key or a state is made of changes.
+_KEPT_VERSION = 1
+#: The newline each writer opens its output with (``open_destination``'s ``newline``).
+_NEWLINE: dict[str, str | None] = {"json": None, "csv": "", "text": None}
+_SECONDS_AT = '\n    "seconds": '  # the JSON summary's line (a string never holds a newline)
+_COUNTS = ("files", "groups", "duplicates", "problems")
+_CORE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def replay(options: ScanOptions, paths: list[str], fmt: str, output: str | None,
+           stdout: IO[str], language: str, t0: float) -> dict[str, Any] | None:
+    """Write the kept report of this scan to ``output`` (``stdout`` when None) and return its
+    summary (files, groups, duplicates, problems, excerpts, seconds), or None, having written
+    nothing, when there is none to write again (see the module's docstring): the caller then
+    scans. ``t0`` is when the command started, for the report's time."""
+    from neardup_core.extract.walk import WalkStats, check_roots, walk, walk_notes
+    from neardup_core.store.cache_file import _left_checked, check_cache_file, default_path
+    from neardup_core.store.folder_state import folder_state, snapshot_key
+
+    if fmt not in KEPT_FORMATS or not options.use_cache:
+        return None
+    try:
+        roots = check_roots(paths)
+        path = os.path.abspath(options.cache_path or default_path())
+        check_cache_file(path)
+    except NeardupError:  # the scan says why, in its own words
+        return None
+    if not _left_checked(path):  # its pages to be checked, or another process writing it
+        return None
+    result_key = snapshot_key(roots, options, options.fingerprint_key())
+    key = report_key(result_key, options, fmt, language, _to_stream(output))
+    row = None if key is None else read_report(path, result_key, key)
+    if row is None:
+        return None
+    result_state, state, payload = row
+    stats = WalkStats()
+    problems: list = []
+    try:
+        entries = list(walk(roots, options, on_problem=problems.append, stats=stats))
+    except NeardupError:
+        return None
+    if folder_state(entries, problems) != result_state or \
+            report_state(result_state, walk_notes(stats, options)) != state:
+        return None
+    try:
+        meta, text = unpack_report(payload)
+        summary = meta["summary"]
+        if meta.get("format") != fmt or not isinstance(summary, dict) or \
+                not all(type(summary.get(k)) is int for k in _COUNTS) or \
+                not (summary.get("excerpts") is None or type(summary["excerpts"]) is int):
+            return None
+        seconds = round(time.monotonic() - t0, 3)
+        text = _filled(text, meta.get("holes", []), seconds)
+    except (ValueError, KeyError, TypeError):  # damaged or not ours: the scan goes on
+        return None
+    with open_destination(output or stdout, newline=_NEWLINE[fmt]) as fp:
+        fp.write(text)
+    return {**summary, "seconds": seconds}
+
+
+def write_and_keep(result: ScanResult, fmt: str, output: str | None, stdout: IO[str],
+                   language: str) -> bool:
+    """Write the report of ``result`` and keep it for a rescan (see the module's docstring);
+    False, having written nothing, when it is not to be kept: the caller writes it as usual.
+    Keeping never fails the command: a cache that cannot take it is left as it was."""
+    kept = result.stats.get("kept")
+    if fmt not in KEPT_FORMATS or not isinstance(kept, dict) or result.partial or \
+            not result.options.use_cache or len(result.documents) > KEEP_MAX_DOCUMENTS:
+        return False
+    to_stream = _to_stream(output)
+    if fmt == "csv" and result.problems and not to_stream:
+        return False  # a problems file goes beside it
+    from neardup_core import report
+
+    buf = io.StringIO()
+    if fmt == "csv":
+        report.write_csv(result, buf, bom=not to_stream, language=language)
+    else:
+        getattr(report, f"write_{fmt}")(result, buf)
+    text = buf.getvalue()
+    with open_destination(output or stdout, newline=_NEWLINE[fmt]) as fp:
+        fp.write(text)
+    _keep(result, kept, fmt, language, to_stream, text)
+    return True
+
+
+def _keep(result: ScanResult, kept: dict, fmt: str, language: str, to_stream: bool,
+          text: str) -> None:
+    from neardup_core.errors import CacheError
+    from neardup_core.store.cache import FingerprintCache
+
+    holes: list[list[Any]] = []
+    if fmt == "json":
+        seconds = json.dumps(round(float(result.seconds), 3))
+        at = text.find(_SECONDS_AT + seconds + ",\n")
+        if at < 0 or at > text.find('\n  "groups": '):
+            return  # not where the JSON writer puts it: nothing kept rather than a wrong one
+        at += len(_SECONDS_AT)
+        text = text[:at] + text[at + len(seconds):]
+        holes.append([at, "json_seconds"])
+    walk_said = list(result.notes[:int(kept["walk_notes"])])
+    excerpts = (len(result.excerpts()) if result.options.excerpt_containment is not None
+                else None)
+    summary = {"files": len(result.documents), "groups": len(result.group_table),
+               "duplicates": result.duplicate_count, "problems": len(result.problems),
+               "excerpts": excerpts}
+    key = report_key(kept["key"], result.options, fmt, language, to_stream)
+    if key is None:
+        return
+    payload = pack_report({"format": fmt, "holes": holes, "summary": summary}, text)
+    try:
+        with FingerprintCache.open(result.options.cache_path) as cache:
+            cache.put_report(kept["key"], key, report_state(kept["state"], walk_said), payload)
+    except CacheError:  # locked, read-only, gone: the next rescan only goes the long way
+        pass
+
+
+def report_key(result_key: str, options: ScanOptions, fmt: str, language: str,
+               to_stream: bool) -> str | None:
+    """Which report: of which kept result, with which options, format, language and
+    destination, by which code, in which time zone (see the module's docstring); None when
+    the code cannot be told (:func:`_code`)."""
+    code = _code()
+    if code is None:
+        return None
+    material = json.dumps([_KEPT_VERSION, result_key, options.to_dict(), fmt, language,
+                           to_stream, code, _clock()], sort_keys=True, ensure_ascii=True)
+    return xxhash.xxh3_128_hexdigest(material.encode("ascii"))
+
+
+def report_state(result_state: str, walk_said: list[str]) -> str:
+    """The folder state a report was written in: the kept result's, and the walk's notes."""
+    material = json.dumps([result_state, walk_said], ensure_ascii=True)
+    return xxhash.xxh3_128_hexdigest(material.encode("ascii"))
+
+
+def _filled(text: str, holes: list, seconds: float) -> str:
+    """The kept text with what only this run knows put back in its holes (last first, so the
+    places of the others hold)."""
+    for at, kind in sorted(holes, reverse=True):
+        if kind != "json_seconds" or not isinstance(at, int) or not 0 <= at <= len(text):
+            raise ValueError("kept report damaged (holes)")
+        text = text[:at] + json.dumps(seconds) + text[at:]
+    return text
+
+
+def _to_stream(output: str | None) -> bool:
+    from neardup_core.output import is_stream
+
+    return output is None or is_stream(output)
+
+
+def _code() -> list[Any] | None:
+    """Which code writes reports here: Python's, neardup's and NumPy's versions, and every
+    module of neardup by size and modification time (what Python's own bytecode check
+    trusts), so an edited or upgraded module is never answered by a report its old self
+    wrote. None where the modules cannot be seen (a frozen bundle): no report is kept."""
+    files = []
+    for folder, dirs, names in os.walk(_CORE):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(names):
+            if name.endswith(".py"):
+                try:
+                    st = os.stat(os.path.join(folder, name))
+                except OSError:
+                    continue
+                files.append([os.path.relpath(os.path.join(folder, name), _CORE),
+                              st.st_size, st.st_mtime_ns])
+    numpy = None
+    try:
+        spec = importlib.util.find_spec("numpy")
+        if spec is not None and spec.origin:
+            st = os.stat(os.path.join(os.path.dirname(spec.origin), "version.py"))
+            numpy = [spec.origin, st.st_size, st.st_mtime_ns]
+    except (OSError, ImportError, ValueError):
+        pass
+    return [sys.version, __version__, numpy, files] if files else None
+
+
+def _clock() -> list[Any]:
+    """The local time zone, as far as the C library's local time is decided by it: ``TZ``,
+    the zone's names and offsets, and the zone file read (``TZ``'s, or /etc/localtime)."""
+    tz = os.environ.get("TZ")
+    files = ["/etc/localtime"]
+    if tz:
+        name = tz[1:] if tz.startswith(":") else tz
+        files.append(name if os.path.isabs(name) else
+                     os.path.join(os.environ.get("TZDIR", "/usr/share/zoneinfo"), name))
+    seen = []
+    for f in files:
+        try:
+            st = os.stat(f)
+            seen.append([os.path.realpath(f), st.st_size, st.st_mtime_ns])
+        except (OSError, ValueError):
+            seen.append(None)
+    return [tz, list(time.tzname), time.timezone, time.altzone, time.daylight, seen]

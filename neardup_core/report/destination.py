@@ -7,7 +7,7 @@ import contextlib
 import os
 import re
 from collections.abc import Iterator
-from typing import IO, TextIO
+from typing import IO, Any, TextIO
 
 from neardup_core.errors import ReportError
 from neardup_core.output import open_output
@@ -26,11 +26,15 @@ def display(s: str) -> str:
 
 
 @contextlib.contextmanager
-def open_destination(dest: Destination, *, newline: str | None = None) -> Iterator[IO[str]]:
-    """A text stream for ``dest``: an open stream as it is, a path through :func:`open_output`.
+def open_destination(dest: Destination, *, newline: str | None = None,
+                     binary: bool = False) -> Iterator[IO[Any]]:
+    """A text stream for ``dest``: an open stream as it is, a path through :func:`open_output`
+    (``binary``: a byte stream for a path, which the caller encodes as a text one would).
     Write failures (a full disk, a folder, a read-only target) become one :class:`ReportError`
     that names the path and the reason."""
     if not isinstance(dest, str | os.PathLike):
+        if binary:
+            raise TypeError("only a path is opened for bytes")
         try:
             yield dest
         except BrokenPipeError:
@@ -39,8 +43,12 @@ def open_destination(dest: Destination, *, newline: str | None = None) -> Iterat
             raise ReportError(f"could not write the report: {exc}") from exc
         return
     try:
-        with open_output(dest, "w", encoding="utf-8", newline=newline) as fp:
-            yield fp
+        if binary:
+            with open_output(dest, "wb") as fp:
+                yield fp
+        else:
+            with open_output(dest, "w", encoding="utf-8", newline=newline) as fp:
+                yield fp
     except BrokenPipeError:
         raise
     except (OSError, UnicodeError) as exc:

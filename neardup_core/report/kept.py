@@ -67,7 +67,7 @@ KEEP_MAX_DOCUMENTS = 50_000
 _KEPT_VERSION = 1
 #: The newline each writer opens its output with (``open_destination``'s ``newline``).
 _NEWLINE: dict[str, str | None] = {"json": None, "csv": "", "text": None}
-_SECONDS_AT = '\n    "seconds": '  # the JSON summary's line (a string never holds a newline)
+_SECONDS_AT = b'\n    "seconds": '  # the JSON summary's line (a string never holds a newline)
 _COUNTS = ("files", "groups", "duplicates", "problems")
 _CORE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -108,18 +108,19 @@ def replay(options: ScanOptions, paths: list[str], fmt: str, output: str | None,
             report_state(result_state, walk_notes(stats, options)) != state:
         return None
     try:
-        meta, text = unpack_report(payload)
+        meta, data = unpack_report(payload)
         summary = meta["summary"]
         if meta.get("format") != fmt or not isinstance(summary, dict) or \
                 not all(type(summary.get(k)) is int for k in _COUNTS) or \
                 not (summary.get("excerpts") is None or type(summary["excerpts"]) is int):
             return None
         seconds = round(time.monotonic() - t0, 3)
-        text = _filled(text, meta.get("holes", []), seconds)
+        pieces = _pieces(data, meta.get("holes", []), seconds)
+        # a text stream (the caller's standard output) takes the text, which must decode
+        text = b"".join(pieces).decode("utf-8") if output is None else None
     except (ValueError, KeyError, TypeError):  # damaged or not ours: the scan goes on
         return None
-    with open_destination(output or stdout, newline=_NEWLINE[fmt]) as fp:
-        fp.write(text)
+    _write(pieces, text, fmt, output, stdout)
     return {**summary, "seconds": seconds}
 
 
@@ -154,14 +155,15 @@ def _keep(result: ScanResult, kept: dict, fmt: str, language: str, to_stream: bo
     from neardup_core.errors import CacheError
     from neardup_core.store.cache import FingerprintCache
 
+    data = text.encode("utf-8")  # as the writer's stream encoded it (it did: it is written)
     holes: list[list[Any]] = []
     if fmt == "json":
-        seconds = json.dumps(round(float(result.seconds), 3))
-        at = text.find(_SECONDS_AT + seconds + ",\n")
-        if at < 0 or at > text.find('\n  "groups": '):
+        seconds = json.dumps(round(float(result.seconds), 3)).encode("ascii")
+        at = data.find(_SECONDS_AT + seconds + b",\n")
+        if at < 0 or at > data.find(b'\n  "groups": '):
             return  # not where the JSON writer puts it: nothing kept rather than a wrong one
         at += len(_SECONDS_AT)
-        text = text[:at] + text[at + len(seconds):]
+        data = data[:at] + data[at + len(seconds):]
         holes.append([at, "json_seconds"])
     walk_said = list(result.notes[:int(kept["walk_notes"])])
     excerpts = (len(result.excerpts()) if result.options.excerpt_containment is not None
@@ -172,7 +174,7 @@ def _keep(result: ScanResult, kept: dict, fmt: str, language: str, to_stream: bo
     key = report_key(kept["key"], result.options, fmt, language, to_stream)
     if key is None:
         return
-    payload = pack_report({"format": fmt, "holes": holes, "summary": summary}, text)
+    payload = pack_report({"format": fmt, "holes": holes, "summary": summary}, data)
     try:
         with FingerprintCache.open(result.options.cache_path) as cache:
             cache.put_report(kept["key"], key, report_state(kept["state"], walk_said), payload)
@@ -199,14 +201,34 @@ def report_state(result_state: str, walk_said: list[str]) -> str:
     return xxhash.xxh3_128_hexdigest(material.encode("ascii"))
 
 
-def _filled(text: str, holes: list, seconds: float) -> str:
-    """The kept text with what only this run knows put back in its holes (last first, so the
-    places of the others hold)."""
-    for at, kind in sorted(holes, reverse=True):
-        if kind != "json_seconds" or not isinstance(at, int) or not 0 <= at <= len(text):
+def _pieces(data: memoryview, holes: list, seconds: float) -> list[bytes | memoryview]:
+    """The kept bytes, in pieces, with what only this run knows put in their holes (views of
+    the payload: nothing copied)."""
+    pieces: list[bytes | memoryview] = []
+    done = 0
+    for at, kind in sorted(holes):
+        if kind != "json_seconds" or type(at) is not int or not done <= at <= len(data):
             raise ValueError("kept report damaged (holes)")
-        text = text[:at] + json.dumps(seconds) + text[at:]
-    return text
+        pieces += (data[done:at], json.dumps(seconds).encode("ascii"))
+        done = at
+    pieces.append(data[done:])
+    return pieces
+
+
+def _write(pieces: list[bytes | memoryview], text: str | None, fmt: str, output: str | None,
+           stdout: IO[str]) -> None:
+    """Write the report as its writer wrote it: to a path, the pieces' bytes, the newlines
+    as a text file of this platform has them (JSON and text; CSV keeps its own); to the
+    caller's text stream, ``text``."""
+    if output is None:
+        with open_destination(stdout) as fp:
+            fp.write(text)
+        return
+    translate = _NEWLINE[fmt] is None and os.linesep != "\n"
+    with open_destination(output, binary=True) as fp:
+        for piece in pieces:
+            fp.write(bytes(piece).replace(b"\n", os.linesep.encode("ascii")) if translate
+                     else piece)
 
 
 def _to_stream(output: str | None) -> bool:

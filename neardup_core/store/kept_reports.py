@@ -40,28 +40,31 @@ _MAGIC = b"neardup-kept-report 1\n"
 _DIGEST = 16
 
 
-def pack_report(meta: dict[str, Any], text: str) -> bytes:
+def pack_report(meta: dict[str, Any], data: bytes) -> bytes:
+    """A payload of a report's bytes (UTF-8, as its writer put them in a text stream) and what
+    is said of them."""
     head = json.dumps(meta, ensure_ascii=True, sort_keys=True).encode("ascii")
-    body = b"".join((_MAGIC, len(head).to_bytes(4, "little"), head,
-                     text.encode("utf-8", "surrogatepass")))
+    body = b"".join((_MAGIC, len(head).to_bytes(4, "little"), head, data))
     return body + xxhash.xxh3_128_digest(body)
 
 
-def unpack_report(payload: bytes) -> tuple[dict[str, Any], str]:
-    """(header, text) of a payload :func:`pack_report` made; ``ValueError`` for anything else."""
+def unpack_report(payload: bytes) -> tuple[dict[str, Any], memoryview]:
+    """(header, the report's bytes, a view of the payload's: a report of a few megabytes is
+    not copied) of a payload :func:`pack_report` made; ``ValueError`` for anything else."""
     if len(payload) < len(_MAGIC) + 4 + _DIGEST or not payload.startswith(_MAGIC):
         raise ValueError("not a kept report")
-    body, digest = payload[:-_DIGEST], payload[-_DIGEST:]
-    if xxhash.xxh3_128_digest(body) != digest:
+    view = memoryview(payload)
+    body, end = view[:-_DIGEST], len(payload) - _DIGEST
+    if xxhash.xxh3_128_digest(body) != payload[end:]:
         raise ValueError("kept report damaged (digest)")
     at = len(_MAGIC)
-    n = int.from_bytes(body[at:at + 4], "little")
-    if at + 4 + n > len(body):
+    n = int.from_bytes(payload[at:at + 4], "little")
+    if at + 4 + n > end:
         raise ValueError("kept report damaged (header)")
-    meta = json.loads(body[at + 4:at + 4 + n].decode("ascii"))
+    meta = json.loads(payload[at + 4:at + 4 + n].decode("ascii"))
     if not isinstance(meta, dict):
         raise ValueError("kept report damaged (header)")
-    return meta, body[at + 4 + n:].decode("utf-8", "surrogatepass")
+    return meta, view[at + 4 + n:end]
 
 
 def read_report(path: str, result_key: str, key: str) -> tuple[str, str, bytes] | None:

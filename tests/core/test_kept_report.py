@@ -244,7 +244,8 @@ def test_a_damaged_kept_report_is_scanned_again(tmp_path: Path, monkeypatch: pyt
     argv = ["scan", str(docs), "--format", "json", "--cache", cache]
     good, _ = _scanned(monkeypatch, argv)
     (key, _rk, _state, payload), = _rows(cache)
-    meta, text = unpack_report(payload)
+    meta, data = unpack_report(payload)
+    text = bytes(data)
     doctored = [
         payload[:-1] + bytes([payload[-1] ^ 1]),             # its digest
         payload[:40] + b"x" + payload[41:],                  # its bytes
@@ -253,6 +254,7 @@ def test_a_damaged_kept_report_is_scanned_again(tmp_path: Path, monkeypatch: pyt
         pack_report({**meta, "summary": {"files": "many"}}, text),
         pack_report({**meta, "format": "csv"}, text),
         pack_report({**meta, "summary": None}, text),
+        pack_report({**meta, "holes": [[True, "json_seconds"]]}, text),
         b"",
     ]
     for bad in doctored:
@@ -280,7 +282,7 @@ def test_a_doctored_report_for_the_same_state_is_all_a_cache_can_lie_about(
     conn = sqlite3.connect(cache)
     with conn:
         conn.execute("UPDATE reports SET payload = ? WHERE key = ?",
-                     (pack_report(meta, "doctored\n"), key))
+                     (pack_report(meta, b"doctored\n"), key))
     conn.close()
     Path(cache + "-checked").unlink(missing_ok=True)
     FingerprintCache.open(cache).close()
@@ -382,3 +384,21 @@ def test_code_that_cannot_be_told_keeps_no_report(tmp_path: Path, monkeypatch: p
     _scanned(monkeypatch, argv)
     _scanned(monkeypatch, argv)
     assert _rows(cache) == []
+
+
+def test_a_kept_report_that_does_not_decode_is_not_written_to_a_text_stream(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    docs = _folder(tmp_path)
+    cache = str(tmp_path / "c")
+    argv = ["scan", str(docs), "--format", "text", "--cache", cache]
+    good, _ = _scanned(monkeypatch, argv)
+    (key, _rk, _state, payload), = _rows(cache)
+    meta, _ = unpack_report(payload)
+    conn = sqlite3.connect(cache)
+    with conn:
+        conn.execute("UPDATE reports SET payload = ? WHERE key = ?",
+                     (pack_report(meta, b"\xff not UTF-8\n"), key))
+    conn.close()
+    Path(cache + "-checked").unlink(missing_ok=True)
+    FingerprintCache.open(cache).close()
+    assert _scanned(monkeypatch, argv)[0] == good

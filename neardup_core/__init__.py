@@ -25,11 +25,8 @@ from neardup_core.models import (
     DEFAULT_FLOOR,
     DEFAULT_THRESHOLD,
     Document,
-    Group,
     GroupMode,
-    Member,
     Method,
-    PairTable,
     Problem,
     ProblemKind,
     ScanOptions,
@@ -45,6 +42,7 @@ from neardup_core.progress import (
 
 if TYPE_CHECKING:
     from neardup_core.result import ScanResult
+    from neardup_core.result_tables import Group, Member, PairTable
     from neardup_core.scan.session import ScanSession, scan_folders
 
 __version__ = "0.1.0"
@@ -82,7 +80,8 @@ __all__ = [
 
 
 _LAZY = {"ScanSession": "neardup_core.scan.session", "scan_folders": "neardup_core.scan.session",
-         "ScanResult": "neardup_core.result"}
+         "ScanResult": "neardup_core.result", "Group": "neardup_core.result_tables",
+         "Member": "neardup_core.result_tables", "PairTable": "neardup_core.result_tables"}
 
 
 def __getattr__(name: str) -> Any:

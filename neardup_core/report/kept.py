@@ -33,7 +33,8 @@ rescan would replay as it is: not a partial one, nor one whose run said somethin
 reading that a replay would not say (see :meth:`KeptResult._kept_as`); nor a CSV with a
 problems file beside it, nor HTML (it says when it was written, in the reader's words), nor
 one of more than :data:`KEEP_MAX_DOCUMENTS` documents, whose report takes long enough to
-write that the rescan's own time dwarfs what the shortcut spares.
+write that the rescan's own time dwarfs what the shortcut spares, nor one of more than
+:data:`KEEP_MAX_BYTES` (the cache keeps a few of them, and must stay small).
 """
 
 from __future__ import annotations
@@ -57,12 +58,14 @@ if TYPE_CHECKING:
     from neardup_core.models import ScanOptions
     from neardup_core.result import ScanResult
 
-__all__ = ["KEEP_MAX_DOCUMENTS", "KEPT_FORMATS", "replay", "write_and_keep"]
+__all__ = ["KEEP_MAX_BYTES", "KEEP_MAX_DOCUMENTS", "KEPT_FORMATS", "replay", "write_and_keep"]
 
 #: Formats whose report is kept.
 KEPT_FORMATS = ("json", "csv", "text")
 #: Results with more documents than this write their report without keeping it.
 KEEP_MAX_DOCUMENTS = 50_000
+#: ... and reports longer than this (the 4,120-file corpus's JSON report: 1.1 MB).
+KEEP_MAX_BYTES = 16 << 20
 #: Bump when what a key or a state is made of changes.
 _KEPT_VERSION = 1
 #: The newline each writer opens its output with (``open_destination``'s ``newline``).
@@ -156,6 +159,8 @@ def _keep(result: ScanResult, kept: dict, fmt: str, language: str, to_stream: bo
     from neardup_core.store.cache import FingerprintCache
 
     data = text.encode("utf-8")  # as the writer's stream encoded it (it did: it is written)
+    if len(data) > KEEP_MAX_BYTES:
+        return
     holes: list[list[Any]] = []
     if fmt == "json":
         seconds = json.dumps(round(float(result.seconds), 3)).encode("ascii")

@@ -402,3 +402,35 @@ def test_a_kept_report_that_does_not_decode_is_not_written_to_a_text_stream(
     Path(cache + "-checked").unlink(missing_ok=True)
     FingerprintCache.open(cache).close()
     assert _scanned(monkeypatch, argv)[0] == good
+
+
+def test_a_report_too_long_to_keep_is_written_and_not_kept(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch):
+    docs = _folder(tmp_path)
+    cache = str(tmp_path / "c")
+    argv = ["scan", str(docs), "--format", "json", "--cache", cache, "-o", str(tmp_path / "r")]
+    monkeypatch.setattr(kept, "KEEP_MAX_BYTES", 1000)
+    _scanned(monkeypatch, argv)
+    assert json.loads((tmp_path / "r").read_text(encoding="utf-8"))["summary"]["groups"] >= 2
+    assert _rows(cache) == []
+    _scanned(monkeypatch, argv)
+    monkeypatch.setattr(kept, "KEEP_MAX_BYTES", 16 << 20)
+    _scanned(monkeypatch, argv)
+    assert len(_rows(cache)) == 1
+    _replayed(monkeypatch, argv)
+
+
+def test_only_the_most_recent_reports_are_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from neardup_core.store import kept_reports
+
+    docs = _folder(tmp_path)
+    cache = str(tmp_path / "c")
+    monkeypatch.setattr(kept_reports, "REPORTS_KEPT", 2)
+    for threshold in ("0.5", "0.6", "0.7"):
+        _scanned(monkeypatch, ["scan", str(docs), "--format", "text", "--cache", cache,
+                               "--threshold", threshold])
+    assert len(_rows(cache)) == 2
+    _scanned(monkeypatch, ["scan", str(docs), "--format", "text", "--cache", cache,
+                           "--threshold", "0.5"])
+    _replayed(monkeypatch, ["scan", str(docs), "--format", "text", "--cache", cache,
+                            "--threshold", "0.7"])

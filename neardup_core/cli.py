@@ -292,6 +292,8 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         args.output = None  # standard output, as without -o
     if args.output:
         _check_output(args.output)
+        if options.use_cache:
+            _check_not_cache(args.output, options.cache_path)
     language = report_language(args.language)
     t0 = time.monotonic()
     if not args.dask and options.use_cache:
@@ -417,6 +419,27 @@ def _check_output(output: str) -> None:
                                        f"({exc.strerror or exc})") from None
     if not stat.S_ISDIR(st.st_mode):
         raise OptionsError("--output", f"{folder} is not a folder")
+
+
+def _check_not_cache(output: str, cache_path: str | None) -> None:
+    """Refuse an ``-o`` that is the fingerprint cache the scan uses (or a file beside it that
+    SQLite or neardup keeps): the report would replace the database, which every later scan
+    would then refuse as not a cache."""
+    from neardup_core.output import is_stream
+    from neardup_core.store.cache_file import CHECKED_SUFFIX, default_path
+
+    if is_stream(output):
+        return
+    cache = os.path.realpath(cache_path or default_path())
+    target = os.path.realpath(output)
+    ours = [cache + suffix for suffix in ("", "-wal", "-shm", "-journal", CHECKED_SUFFIX)]
+    same = target in ours
+    for path in ours if not same else ():
+        with contextlib.suppress(OSError):
+            same = same or os.path.samefile(target, path)  # a hard link
+    if same:
+        raise OptionsError("--output", f"{output} is the fingerprint cache's file; give the "
+                                       f"report another name")
 
 
 def _check_cache(path: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -216,3 +217,20 @@ def test_cache_limit_option_parses_and_validates(capsys):
         with pytest.raises(SystemExit):
             parser.parse_args(["scan", "x", *bad])
     assert "cache" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["cache.sqlite", "cache.sqlite-wal", "cache.sqlite-checked",
+                                  "link.json", "hard.json"])
+def test_the_report_never_replaces_the_cache(folder: Path, tmp_path: Path, name: str) -> None:
+    cache = tmp_path / "cache.sqlite"
+    assert main(["scan", str(folder), "--cache", str(cache), "-q"],
+                stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    before = cache.read_bytes()
+    (tmp_path / "link.json").symlink_to(cache)
+    os.link(cache, tmp_path / "hard.json")
+    err = io.StringIO()
+    code = main(["scan", str(folder), "--cache", str(cache), "--format", "json",
+                 "-o", str(tmp_path / name)], stdout=io.StringIO(), stderr=err)
+    assert code == 2
+    assert "fingerprint cache" in err.getvalue()
+    assert cache.read_bytes() == before

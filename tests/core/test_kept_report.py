@@ -238,6 +238,17 @@ def _rows(cache: str) -> list[tuple]:
         conn.close()
 
 
+def _doctor(cache: str, key: str, payload: bytes) -> None:
+    """Put ``payload`` in the kept report ``key`` behind neardup's back, then let a cache open
+    check the file again (a write of another program's leaves it unchecked)."""
+    conn = sqlite3.connect(cache)
+    with conn:
+        conn.execute("UPDATE reports SET payload = ? WHERE key = ?", (payload, key))
+    conn.close()
+    Path(cache + "-checked").unlink(missing_ok=True)
+    FingerprintCache.open(cache).close()
+
+
 def test_a_damaged_kept_report_is_scanned_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     docs = _folder(tmp_path)
     cache = str(tmp_path / "c")
@@ -258,12 +269,7 @@ def test_a_damaged_kept_report_is_scanned_again(tmp_path: Path, monkeypatch: pyt
         b"",
     ]
     for bad in doctored:
-        conn = sqlite3.connect(cache)
-        with conn:
-            conn.execute("UPDATE reports SET payload = ? WHERE key = ?", (bad, key))
-        conn.close()
-        Path(cache + "-checked").unlink(missing_ok=True)  # our own write: the check is redone
-        FingerprintCache.open(cache).close()
+        _doctor(cache, key, bad)
         out, _ = _scanned(monkeypatch, argv)
         assert _no_seconds(out) == _no_seconds(good)
 
@@ -279,13 +285,7 @@ def test_a_doctored_report_for_the_same_state_is_all_a_cache_can_lie_about(
     _scanned(monkeypatch, argv)
     (key, _rk, _state, payload), = _rows(cache)
     meta, _ = unpack_report(payload)
-    conn = sqlite3.connect(cache)
-    with conn:
-        conn.execute("UPDATE reports SET payload = ? WHERE key = ?",
-                     (pack_report(meta, b"doctored\n"), key))
-    conn.close()
-    Path(cache + "-checked").unlink(missing_ok=True)
-    FingerprintCache.open(cache).close()
+    _doctor(cache, key, pack_report(meta, b"doctored\n"))
     assert _replayed(monkeypatch, argv)[0] == "doctored\n"
 
 
@@ -394,13 +394,7 @@ def test_a_kept_report_that_does_not_decode_is_not_written_to_a_text_stream(
     good, _ = _scanned(monkeypatch, argv)
     (key, _rk, _state, payload), = _rows(cache)
     meta, _ = unpack_report(payload)
-    conn = sqlite3.connect(cache)
-    with conn:
-        conn.execute("UPDATE reports SET payload = ? WHERE key = ?",
-                     (pack_report(meta, b"\xff not UTF-8\n"), key))
-    conn.close()
-    Path(cache + "-checked").unlink(missing_ok=True)
-    FingerprintCache.open(cache).close()
+    _doctor(cache, key, pack_report(meta, b"\xff not UTF-8\n"))
     assert _scanned(monkeypatch, argv)[0] == good
 
 

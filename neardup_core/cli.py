@@ -11,7 +11,6 @@ import argparse
 import contextlib
 import functools
 import os
-import signal
 import stat
 import sys
 import time
@@ -22,8 +21,6 @@ from neardup_core import __version__
 from neardup_core.errors import NeardupError, OptionsError, PathError
 from neardup_core.models import GroupMode, Method, ScanOptions, option_defaults
 from neardup_core.progress import CancelToken, ProgressEvent, Stage, Throttled
-from neardup_core.report.wording import percent
-from neardup_core.visible import visible
 
 if TYPE_CHECKING:  # the result (numpy, the grouping) loads only when a scan has one
     from neardup_core.result import ScanResult
@@ -344,8 +341,11 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         result = session.run(args.paths, Throttled(bar, 10) if bar else (lambda ev: None),
                              cancel)
     finally:
-        for signum, handler in old.items():
-            signal.signal(signum, handler)
+        if old:
+            import signal
+
+            for signum, handler in old.items():
+                signal.signal(signum, handler)
         if bar:
             bar.close()
 
@@ -502,6 +502,8 @@ def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
     from neardup_core.extract import Extracted, extract
     from neardup_core.fingerprint.fingerprinter import FingerprintSettings, normalized_jaccard
     from neardup_core.models import Problem
+    from neardup_core.report.wording import percent
+    from neardup_core.visible import visible
 
     chosen = ScanOptions(encodings=tuple(args.encoding)).validate()
     texts = []
@@ -552,17 +554,19 @@ def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
 
 #: What ends a scan the way Ctrl-C does: SIGTERM (``kill``, a service manager), SIGHUP (the
 #: terminal was closed). Each used to kill the program on the spot and leave its workers behind.
-_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
-                      if hasattr(signal, name))
+_STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")  # those of them the platform has
 
 
-def _catch(signums: Sequence[int], handler: Callable[[int, Any], None]) -> dict[int, Any]:
-    """Install ``handler`` for each signal that is not ignored; returns the handlers replaced.
+def _catch(names: Sequence[str], handler: Callable[[int, Any], None]) -> dict[int, Any]:
+    """Install ``handler`` for each signal of ``names`` the platform has that is not ignored;
+    returns the handlers replaced.
 
     A signal ignored when the program started stays ignored (``nohup`` ignores SIGHUP so that
     the scan goes on after the terminal is closed)."""
+    import signal  # a scan's: a rescan answered by a kept report has no time to catch one
+
     replaced: dict[int, Any] = {}
-    for signum in signums:
+    for signum in (getattr(signal, name) for name in names if hasattr(signal, name)):
         current = signal.getsignal(signum)
         if current is signal.SIG_IGN:
             continue
@@ -593,6 +597,13 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+def _visible(text: str) -> str:
+    """:func:`neardup_core.visible.visible`, loaded when a command has something to say."""
+    from neardup_core.visible import visible
+
+    return visible(text)
+
+
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
     stdout = stdout or sys.stdout
@@ -605,10 +616,10 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
             return _cmd_scan(args, stderr, stdout)
         return _cmd_compare(args, stdout)
     except (OptionsError, PathError) as exc:
-        stderr.write(f"neardup: error: {visible(str(exc))}\n")
+        stderr.write(f"neardup: error: {_visible(str(exc))}\n")
         return 2
     except NeardupError as exc:
-        stderr.write(f"neardup: error: {visible(str(exc))}\n")
+        stderr.write(f"neardup: error: {_visible(str(exc))}\n")
         return 1
     except KeyboardInterrupt:
         stderr.write(f"neardup: interrupted after {time.monotonic() - t0:.1f}s\n")

@@ -37,6 +37,9 @@ REPORTS_COLUMNS = ("key", "result_key", "state", "payload", "stored")
 #: Reports kept at most (a folder scanned in several formats keeps one of each), as many as
 #: kept results.
 REPORTS_KEPT = 8
+#: A payload longer than this is not read (none is kept that long: a cache that holds one was
+#: made by someone else, and must not make a rescan load it whole).
+MAX_PAYLOAD = 32 << 20
 _MAGIC = b"neardup-kept-report 1\n"
 _DIGEST = 16
 
@@ -86,8 +89,9 @@ def read_report(path: str, result_key: str, key: str) -> tuple[str, str, bytes] 
         return None
     try:
         row = conn.execute("SELECT r.state, k.state, k.payload FROM reports AS k JOIN results "
-                           "AS r ON r.key = k.result_key WHERE k.key = ? AND k.result_key = ?",
-                           (key, result_key)).fetchone()
+                           "AS r ON r.key = k.result_key WHERE k.key = ? AND k.result_key = ? "
+                           "AND length(k.payload) <= ?", (key, result_key, MAX_PAYLOAD)
+                           ).fetchone()
     except sqlite3.Error:  # no such table yet, locked, damaged
         return None
     finally:

@@ -428,3 +428,19 @@ def test_only_the_most_recent_reports_are_kept(tmp_path: Path, monkeypatch: pyte
                            "--threshold", "0.5"])
     _replayed(monkeypatch, ["scan", str(docs), "--format", "text", "--cache", cache,
                             "--threshold", "0.7"])
+
+
+def test_a_payload_longer_than_any_kept_one_is_not_read(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch):
+    from neardup_core.store import kept_reports
+
+    docs = _folder(tmp_path)
+    cache = str(tmp_path / "c")
+    argv = ["scan", str(docs), "--format", "text", "--cache", cache]
+    _scanned(monkeypatch, argv)
+    (_key, _rk, _state, payload), = _rows(cache)
+    assert kept.KEEP_MAX_BYTES < kept_reports.MAX_PAYLOAD
+    monkeypatch.setattr(kept_reports, "MAX_PAYLOAD", len(payload) - 1)
+    _scanned(monkeypatch, argv)
+    monkeypatch.setattr(kept_reports, "MAX_PAYLOAD", len(payload))
+    _replayed(monkeypatch, argv)

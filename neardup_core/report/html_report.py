@@ -17,7 +17,6 @@ import html
 import itertools
 import math
 import re
-import time
 from collections.abc import Callable, Sequence
 from typing import IO
 
@@ -38,7 +37,7 @@ from neardup_core.report.columns import (
 )
 from neardup_core.report.common import LocalClock
 from neardup_core.report.destination import Destination, display, open_destination
-from neardup_core.report.wording import group_labels, percent
+from neardup_core.report.wording import group_labels, percent, written_now
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible, visible_all
 
@@ -135,11 +134,13 @@ def _size(n: int, byte_word: str = "bytes") -> str:
 
 def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf | None = None,
                max_diff_chars: int = 200_000, max_diffs: int = 1_000, context: int = 3,
-               language: str = "en") -> None:
+               language: str = "en", written: str | None = None) -> None:
     """One self-contained HTML page: summary, settings, groups with scores and diffs, problems.
 
     ``language`` ("en" or "zh_CN") words the headings, column titles, notes and problem
     messages (:mod:`neardup_core.messages`); names, paths and texts are the files' own.
+    ``written`` is the local time the page says it was written (now, as
+    ``YYYY-MM-DD HH:MM:SS``, by default).
 
     ``text_of(path)`` returns a document's text for the diffs (None when it cannot); by default
     files are extracted again. Each text is cut at ``max_diff_chars`` characters, unchanged
@@ -149,14 +150,18 @@ def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf |
     if text_of is None:
         text_of = default_text_of(result.options.max_size)
     with open_destination(fp_or_path) as fp:
-        _Html(result, fp, text_of, max_diff_chars, max_diffs, context, language).write()
+        _Html(result, fp, text_of, max_diff_chars, max_diffs, context, language,
+              written).write()
+
 
 
 class _Html:
     def __init__(self, result: ScanResult, fp: IO[str], text_of: TextOf, max_chars: int,
-                 max_diffs: int, context: int, language: str = "en") -> None:
+                 max_diffs: int, context: int, language: str = "en",
+                 written: str | None = None) -> None:
         self.r = result
         self.language = language
+        self.written = written or written_now()
         self.w = fp.write
         self.text_of = text_of
         self.max_chars = max_chars
@@ -201,7 +206,7 @@ class _Html:
         roots = ", ".join(f'<span class="path">{_e(x)}</span>' for x in r.roots)
         written = ("Written {when} · 1 folder: {roots}" if len(r.roots) == 1
                    else "Written {when} · {count} folders: {roots}")
-        said = self.say(written, when=_e(time.strftime("%Y-%m-%d %H:%M:%S")),
+        said = self.say(written, when=_e(self.written),
                         count=f"{len(r.roots):,}", roots=roots)
         w(f'<p class="muted">{said}</p>\n')
         if r.partial:

@@ -6,7 +6,7 @@ it still loads NumPy and the result's code, unpacks the result and writes the re
 at a time: 0.2 s for the benchmark's 4,120 files, where the walk that proves nothing changed
 takes a few hundredths. What it writes is known before it starts: the report the last scan
 wrote, as long as everything a report is made from is as it was then. So a command that
-writes a JSON, CSV or text report keeps it in the cache (:mod:`neardup_core.store.kept_reports`),
+writes a report keeps it in the cache (:mod:`neardup_core.store.kept_reports`),
 and the next command asks for it before it loads the scan: a walk, a query, the report
 written. Nothing here imports NumPy; keeping does (the result is at hand then).
 
@@ -27,11 +27,12 @@ and the scan then takes its usual path otherwise:
 * the clock: the local time zone, which every modification time in a report is written in
   (its ``TZ``, names and offsets, and the zone file it reads).
 
-Only what only the moment decides differs from the report a full rescan would write: the time
-the scan took (JSON's ``seconds``), put in afresh. A report is kept only from a result that a
-rescan would replay as it is: not a partial one, nor one whose run said something while
-reading that a replay would not say (see :meth:`KeptResult._kept_as`); nor a CSV with a
-problems file beside it, nor HTML (it says when it was written, in the reader's words), nor
+Only what only the moment decides differs from the report a full rescan would write, and is
+put in afresh: the time the scan took (JSON's ``seconds``, the HTML page's "Time") and when the
+HTML page was written. A report is kept only from a result that a rescan would replay as it
+is: not a partial one, nor one whose run said something while reading that a replay would not
+say (see :meth:`KeptResult._kept_as`); nor a CSV with a problems file beside it, nor an HTML
+page that could not read a file again for its diffs (it says so: a fact of that moment), nor
 one of more than :data:`KEEP_MAX_DOCUMENTS` documents, whose report takes long enough to
 write that the rescan's own time dwarfs what the shortcut spares, nor one of more than
 :data:`KEEP_MAX_BYTES` (the cache keeps a few of them, and must stay small).
@@ -61,7 +62,7 @@ if TYPE_CHECKING:
 __all__ = ["KEEP_MAX_BYTES", "KEEP_MAX_DOCUMENTS", "KEPT_FORMATS", "replay", "write_and_keep"]
 
 #: Formats whose report is kept.
-KEPT_FORMATS = ("json", "csv", "text")
+KEPT_FORMATS = ("json", "csv", "text", "html")
 #: Results with more documents than this write their report without keeping it.
 KEEP_MAX_DOCUMENTS = 50_000
 #: ... and reports longer than this (the 4,120-file corpus's JSON report: 1.1 MB).
@@ -69,7 +70,7 @@ KEEP_MAX_BYTES = 16 << 20
 #: Bump when what a key or a state is made of changes.
 _KEPT_VERSION = 1
 #: The newline each writer opens its output with (``open_destination``'s ``newline``).
-_NEWLINE: dict[str, str | None] = {"json": None, "csv": "", "text": None}
+_NEWLINE: dict[str, str | None] = {"json": None, "csv": "", "text": None, "html": None}
 _SECONDS_AT = b'\n    "seconds": '  # the JSON summary's line (a string never holds a newline)
 _COUNTS = ("files", "groups", "duplicates", "problems")
 _CORE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -142,19 +143,36 @@ def write_and_keep(result: ScanResult, fmt: str, output: str | None, stdout: IO[
     from neardup_core import report
 
     buf = io.StringIO()
+    written = None
+    unread: list[str] = []
     if fmt == "csv":
         report.write_csv(result, buf, bom=not to_stream, language=language)
+    elif fmt == "html":
+        from neardup_core.report.html_report import default_text_of
+        from neardup_core.report.wording import written_now
+
+        read_again = default_text_of(result.options.max_size)
+
+        def text_of(path: str) -> str | None:
+            text = read_again(path)
+            if text is None:
+                unread.append(path)
+            return text
+
+        written = written_now()
+        report.write_html(result, buf, text_of=text_of, language=language, written=written)
     else:
         getattr(report, f"write_{fmt}")(result, buf)
     text = buf.getvalue()
     with open_destination(output or stdout, newline=_NEWLINE[fmt]) as fp:
         fp.write(text)
-    _keep(result, kept, fmt, language, to_stream, text)
+    if not unread:  # a page that says a file could not be read again tells of this moment
+        _keep(result, kept, fmt, language, to_stream, text, written)
     return True
 
 
 def _keep(result: ScanResult, kept: dict, fmt: str, language: str, to_stream: bool,
-          text: str) -> None:
+          text: str, written: str | None = None) -> None:
     from neardup_core.errors import CacheError
     from neardup_core.store.cache import FingerprintCache
 
@@ -170,6 +188,15 @@ def _keep(result: ScanResult, kept: dict, fmt: str, language: str, to_stream: bo
         at += len(_SECONDS_AT)
         data = data[:at] + data[at + len(seconds):]
         holes.append([at, "json_seconds"])
+    elif fmt == "html":
+        if written is None:
+            return
+        found = _html_holes(data, written, f"{result.seconds:.1f}", language)
+        if found is None:
+            return  # not where the HTML writer puts them: nothing kept rather than a wrong one
+        (w_at, w_len), (s_at, s_len) = found
+        data = data[:w_at] + data[w_at + w_len:s_at] + data[s_at + s_len:]
+        holes += ([w_at, "html_written"], [s_at - w_len, "html_seconds"])
     walk_said = list(result.notes[:int(kept["walk_notes"])])
     excerpts = (len(result.excerpts()) if result.options.excerpt_containment is not None
                 else None)
@@ -206,15 +233,58 @@ def report_state(result_state: str, walk_said: list[str]) -> str:
     return xxhash.xxh3_128_hexdigest(material.encode("ascii"))
 
 
+def _html_holes(data: bytes, written: str, seconds: str, language: str
+                ) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """Where the HTML page says when it was written (the line under its title, before the
+    folders' names) and how long the scan took (the summary's "Time" row): (start, length) of
+    each, or None when either is not found exactly once where the writer puts it."""
+    import html
+
+    from neardup_core.messages import word
+
+    start = data.find(b'\n<p class="muted">', data.find(b"</h1>\n"))
+    end = data.find(b"</p>\n", start)
+    when = written.encode("ascii")
+    w_at = data.find(when, start, end)
+    first_path = data.find(b'<span class="path">', start, end)
+    if start < 0 or w_at < 0 or (0 <= first_path < w_at + len(when)) or \
+            data.find(when, w_at + 1, first_path if first_path >= 0 else end) >= 0:
+        return None
+    label = html.escape(word("Time", language), quote=True).encode("utf-8")
+    row = data.find(b"<tr><th>" + label + b"</th><td>", data.find(b'<h2 id="summary">'))
+    cell = row + len(b"<tr><th>" + label + b"</th><td>")
+    cell_end = data.find(b"</td>", cell)
+    number = seconds.encode("ascii")
+    s_at = data.find(number, cell, cell_end)
+    if row < 0 or s_at < 0 or data.find(number, s_at + 1, cell_end) >= 0 or s_at < end:
+        return None
+    return (w_at, len(when)), (s_at, len(number))
+
+
+def _filling(kind: object, seconds: float) -> bytes:
+    """What a hole of ``kind`` holds in this run."""
+    if kind == "json_seconds":
+        return json.dumps(seconds).encode("ascii")
+    if kind == "html_seconds":
+        return f"{seconds:.1f}".encode("ascii")
+    if kind == "html_written":
+        from neardup_core.report.wording import written_now
+
+        return written_now().encode("ascii")
+    raise ValueError("kept report damaged (holes)")
+
+
 def _pieces(data: memoryview, holes: list, seconds: float) -> list[bytes | memoryview]:
     """The kept bytes, in pieces, with what only this run knows put in their holes (views of
     the payload: nothing copied)."""
     pieces: list[bytes | memoryview] = []
     done = 0
-    for at, kind in sorted(holes):
-        if kind != "json_seconds" or type(at) is not int or not done <= at <= len(data):
+    for hole in sorted(holes, key=lambda h: h[0] if isinstance(h, list) and h else -1):
+        if not isinstance(hole, list) or len(hole) != 2 or type(hole[0]) is not int or \
+                not done <= hole[0] <= len(data):
             raise ValueError("kept report damaged (holes)")
-        pieces += (data[done:at], json.dumps(seconds).encode("ascii"))
+        at, kind = hole
+        pieces += (data[done:at], _filling(kind, seconds))
         done = at
     pieces.append(data[done:])
     return pieces

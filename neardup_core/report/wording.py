@@ -58,3 +58,10 @@ def group_labels(weakest: np.ndarray, exact: np.ndarray, mode: GroupMode | str,
             got = labels[key] = weakest_label(mode, x, language)
         out.append(got)
     return out
+
+
+def written_now() -> str:
+    """The local time a report is written, as the HTML page says it (under its title)."""
+    import time
+
+    return time.strftime("%Y-%m-%d %H:%M:%S")

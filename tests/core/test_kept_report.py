@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -80,7 +81,14 @@ def _no_seconds(text: str) -> dict:
     return got
 
 
-@pytest.mark.parametrize("fmt", ["json", "csv", "text"])
+def _no_moment(page: bytes) -> bytes:
+    """An HTML page without the two things only its moment says: when it was written (the
+    first time in the page) and how long the scan took."""
+    page = re.sub(rb"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", b"WHEN", page, count=1)
+    return re.sub(rb"(<tr><th>(?:Time|\xe6\x97\xb6\xe9\x97\xb4)</th><td>)[0-9.]+", rb"\1T", page)
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "text", "html"])
 def test_a_rescan_of_unchanged_folders_writes_the_kept_report(tmp_path: Path, fmt: str,
                                                               monkeypatch: pytest.MonkeyPatch):
     docs = _folder(tmp_path)
@@ -94,6 +102,16 @@ def test_a_rescan_of_unchanged_folders_writes_the_kept_report(tmp_path: Path, fm
     if fmt == "json":
         assert _no_seconds(first.decode()) == _no_seconds(again.decode())
         assert json.loads(first)["summary"]["groups"] >= 2
+    elif fmt == "html":
+        assert _no_moment(first) == _no_moment(again)  # but when and how long
+        assert b'class="diff"' in again  # the diffs the first scan read the files again for
+        # and the page its writer writes when no report is kept
+        with monkeypatch.context() as m:
+            m.setattr(kept, "replay", lambda *a, **k: None)
+            m.setattr(kept, "KEEP_MAX_DOCUMENTS", 0)
+            _scanned(monkeypatch, [*argv, "-o", str(tmp_path / "direct")])
+        assert _no_moment((tmp_path / "direct").read_bytes()) == _no_moment(again)
+        return
     else:
         assert first == again  # nothing in a CSV or a text report says how long the scan took
     # and the report of a scan made without any cache is the same
@@ -444,3 +462,51 @@ def test_a_payload_longer_than_any_kept_one_is_not_read(tmp_path: Path,
     _scanned(monkeypatch, argv)
     monkeypatch.setattr(kept_reports, "MAX_PAYLOAD", len(payload))
     _replayed(monkeypatch, argv)
+
+
+def test_a_page_that_could_not_read_a_file_again_is_not_kept(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch):
+    """The HTML page reads the files again for its diffs: one it could not read is said in
+    the page, a fact of that moment, which a rescan must not repeat."""
+    from neardup_core.report import html_report
+
+    docs = _folder(tmp_path)
+    cache = str(tmp_path / "c")
+    argv = ["scan", str(docs), "--format", "html", "--cache", cache, "--language", "zh_CN"]
+    real = html_report.default_text_of
+
+    def failing(max_bytes: int):  # the English copy cannot be read again
+        read = real(max_bytes)
+        return lambda path: None if path.endswith("en-copy.txt") else read(path)
+
+    with monkeypatch.context() as m:
+        m.setattr(html_report, "default_text_of", failing)
+        page, _ = _scanned(monkeypatch, argv)
+    assert "en-copy.txt" in page
+    assert _rows(cache) == []
+    page, _ = _scanned(monkeypatch, argv)
+    assert len(_rows(cache)) == 1
+    again, _ = _replayed(monkeypatch, argv)
+    assert _no_moment(again.encode()) == _no_moment(page.encode())
+    assert "生成于" in again
+
+
+def test_a_kept_page_says_when_the_rescan_wrote_it(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch):
+    from neardup_core.report import wording
+
+    docs = _folder(tmp_path)
+    argv = ["scan", str(docs), "--format", "html", "--cache", str(tmp_path / "c")]
+    first, _ = _scanned(monkeypatch, argv)
+    monkeypatch.setattr(wording, "written_now", lambda: "2031-01-02 03:04:05")
+    calls = []
+
+    def clock() -> float:
+        calls.append(1)
+        return 100.0 if len(calls) <= 2 else 107.25
+
+    monkeypatch.setattr(time, "monotonic", clock)
+    again, _ = _replayed(monkeypatch, argv)
+    assert "Written 2031-01-02 03:04:05 · 1 folder" in again
+    assert "<tr><th>Time</th><td>7.2 s</td></tr>" in again
+    assert "2031-01-02" not in first

@@ -4,6 +4,7 @@ the JSON bytes of ``json.dump(report_dict(result), indent=2)`` for any result an
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from _factories import D, make_result
@@ -406,9 +407,9 @@ def test_streamed_html_is_what_it_was(mode, threshold, language, max_diffs, bloc
                                       monkeypatch):
     from _factories import texts
 
-    from neardup_core.report import html_report, write_html
+    from neardup_core.report import write_html
 
-    monkeypatch.setattr(html_report.time, "strftime", lambda *a: "2024-01-02 03:04:05")
+    monkeypatch.setattr(time, "strftime", lambda *a: "2024-01-02 03:04:05")  # the page's date
     result = _hostile(threshold, mode)
     text_of = texts([*SPECS, *HOSTILE[:-1]]).get  # the last one cannot be read again
     page = render(write_html, result, text_of=text_of, language=language, max_diffs=max_diffs)

@@ -126,18 +126,24 @@ def test_a_rescan_of_unchanged_folders_writes_the_kept_report(tmp_path: Path, fm
         assert cold == again
 
 
+def _taking_seconds(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """The next command takes ``seconds``: its clock reads 100 as it starts (main, then the
+    scan command) and 100 + ``seconds`` from then on."""
+    calls = []
+
+    def clock() -> float:
+        calls.append(1)
+        return 100.0 if len(calls) <= 2 else 100.0 + seconds
+
+    monkeypatch.setattr(time, "monotonic", clock)
+
+
 def test_the_kept_json_reports_the_time_of_the_rescan(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch):
     docs = _folder(tmp_path)
     argv = ["scan", str(docs), "--format", "json", "--cache", str(tmp_path / "c")]
     first, _ = _scanned(monkeypatch, argv)
-    calls = []
-
-    def clock() -> float:  # the command starts (main, then the scan command), then writes
-        calls.append(1)
-        return 100.0 if len(calls) <= 2 else 107.25
-
-    monkeypatch.setattr(time, "monotonic", clock)
+    _taking_seconds(monkeypatch, 7.25)
     again, err = _replayed(monkeypatch, argv)
     assert json.loads(again)["summary"]["seconds"] == 7.25
     assert "in 7.25s" in err
@@ -499,13 +505,7 @@ def test_a_kept_page_says_when_the_rescan_wrote_it(tmp_path: Path,
     argv = ["scan", str(docs), "--format", "html", "--cache", str(tmp_path / "c")]
     first, _ = _scanned(monkeypatch, argv)
     monkeypatch.setattr(wording, "written_now", lambda: "2031-01-02 03:04:05")
-    calls = []
-
-    def clock() -> float:
-        calls.append(1)
-        return 100.0 if len(calls) <= 2 else 107.25
-
-    monkeypatch.setattr(time, "monotonic", clock)
+    _taking_seconds(monkeypatch, 7.25)
     again, _ = _replayed(monkeypatch, argv)
     assert "Written 2031-01-02 03:04:05 · 1 folder" in again
     assert "<tr><th>Time</th><td>7.2 s</td></tr>" in again

@@ -433,13 +433,17 @@ def _check_not_cache(output: str, cache_path: str | None) -> None:
     cache = os.path.realpath(cache_path or default_path())
     target = os.path.realpath(output)
     ours = [cache + suffix for suffix in ("", "-wal", "-shm", "-journal", CHECKED_SUFFIX)]
-    same = target in ours
-    for path in ours if not same else ():
-        with contextlib.suppress(OSError):
-            same = same or os.path.samefile(target, path)  # a hard link
-    if same:
+    if target in ours or any(_same_file(target, path) for path in ours):
         raise OptionsError("--output", f"{output} is the fingerprint cache's file; give the "
                                        f"report another name")
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` are one file (a hard link too); False when either is missing."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _check_cache(path: str) -> None:

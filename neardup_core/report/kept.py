@@ -135,7 +135,7 @@ def write_and_keep(result: ScanResult, fmt: str, output: str | None, stdout: IO[
     Keeping never fails the command: a cache that cannot take it is left as it was."""
     kept = result.stats.get("kept")
     if fmt not in KEPT_FORMATS or not isinstance(kept, dict) or result.partial or \
-            not result.options.use_cache or len(result.documents) > KEEP_MAX_DOCUMENTS:
+            len(result.documents) > KEEP_MAX_DOCUMENTS:  # "kept": the scan used the cache
         return False
     to_stream = _to_stream(output)
     if fmt == "csv" and result.problems and not to_stream:

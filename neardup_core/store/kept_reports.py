@@ -33,7 +33,6 @@ __all__ = ["REPORTS_KEPT", "REPORTS_TABLE", "forget_reports", "pack_report", "pu
 
 REPORTS_TABLE = ("CREATE TABLE IF NOT EXISTS reports (key TEXT PRIMARY KEY, result_key TEXT "
                  "NOT NULL, state TEXT NOT NULL, payload BLOB NOT NULL, stored REAL NOT NULL)")
-REPORTS_COLUMNS = ("key", "result_key", "state", "payload", "stored")
 #: Reports kept at most (a folder scanned in several formats keeps one of each), as many as
 #: kept results.
 REPORTS_KEPT = 8

@@ -289,7 +289,7 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         args.output = None  # standard output, as without -o
     if args.output:
         _check_output(args.output)
-        if options.use_cache:
+        if options.use_cache and options.cache_path:  # the default one's: once it is known
             _check_not_cache(args.output, options.cache_path)
     language = report_language(args.language)
     t0 = time.monotonic()
@@ -305,6 +305,10 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
                                       options.excerpt_containment is not None,
                                       _where(args.output, fmt, kept["problems"])))
             return 0
+    if args.output and options.use_cache and not options.cache_path:
+        # not before: platformdirs, which says where the user's cache is, takes 13 ms of the
+        # 100 a rescan answered by a kept report takes (that one checks the path it proved)
+        _check_not_cache(args.output, None)
     if not args.dask:
         # The fork server first, the scan's imports after: they then run while it loads, off
         # the critical path of a cold scan (issue 22); only when the scan will use workers
@@ -422,28 +426,13 @@ def _check_output(output: str) -> None:
 
 
 def _check_not_cache(output: str, cache_path: str | None) -> None:
-    """Refuse an ``-o`` that is the fingerprint cache the scan uses (or a file beside it that
-    SQLite or neardup keeps): the report would replace the database, which every later scan
-    would then refuse as not a cache."""
+    """Refuse an ``-o`` that is the fingerprint cache the scan uses (see
+    :func:`neardup_core.store.cache_file.refuse_as_output`)."""
     from neardup_core.output import is_stream
-    from neardup_core.store.cache_file import CHECKED_SUFFIX, default_path
+    from neardup_core.store.cache_file import default_path, refuse_as_output
 
-    if is_stream(output):
-        return
-    cache = os.path.realpath(cache_path or default_path())
-    target = os.path.realpath(output)
-    ours = [cache + suffix for suffix in ("", "-wal", "-shm", "-journal", CHECKED_SUFFIX)]
-    if target in ours or any(_same_file(target, path) for path in ours):
-        raise OptionsError("--output", f"{output} is the fingerprint cache's file; give the "
-                                       f"report another name")
-
-
-def _same_file(a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` are one file (a hard link too); False when either is missing."""
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
+    if not is_stream(output):
+        refuse_as_output(output, cache_path or default_path())
 
 
 def _check_cache(path: str) -> None:

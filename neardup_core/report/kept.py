@@ -25,7 +25,13 @@ and the scan then takes its usual path otherwise:
 * the code: Python's version, neardup's and NumPy's, and the size and modification time of
   every module of neardup (a report kept by other code is not this code's report);
 * the clock: the local time zone, which every modification time in a report is written in
-  (its ``TZ``, names and offsets, and the zone file it reads).
+  (its ``TZ``, names and offsets, and the zone file it reads);
+* for the user's cache (no ``--cache``), where platformdirs said it is, and what it said so by
+  (``HOME``, ``XDG_CACHE_HOME``, the user, its version). A rescan does not ask platformdirs
+  (13 ms of imports, a tenth of such a rescan): it looks where the XDG rule says the cache
+  is (:func:`~neardup_core.store.cache_file.guessed_default_path`), and a report kept there
+  answers only if platformdirs, asked the same, gave that very path. A wrong guess finds
+  nothing, and the scan asks platformdirs as it always did.
 
 Only what only the moment decides differs from the report a full rescan would write, and is
 put in afresh: the time the scan took (JSON's ``seconds``, the HTML page's "Time") and when the
@@ -68,7 +74,7 @@ KEEP_MAX_DOCUMENTS = 50_000
 #: ... and reports longer than this (the 4,120-file corpus's JSON report: 1.1 MB).
 KEEP_MAX_BYTES = 16 << 20
 #: Bump when what a key or a state is made of changes.
-_KEPT_VERSION = 1
+_KEPT_VERSION = 2
 #: The newline each writer opens its output with (``open_destination``'s ``newline``).
 _NEWLINE: dict[str, str | None] = {"json": None, "csv": "", "text": None, "html": None}
 _SECONDS_AT = b'\n    "seconds": '  # the JSON summary's line (a string never holds a newline)
@@ -83,21 +89,30 @@ def replay(options: ScanOptions, paths: list[str], fmt: str, output: str | None,
     nothing, when there is none to write again (see the module's docstring): the caller then
     scans. ``t0`` is when the command started, for the report's time."""
     from neardup_core.extract.walk import WalkStats, check_roots, walk, walk_notes
-    from neardup_core.store.cache_file import _left_checked, check_cache_file, default_path
+    from neardup_core.store.cache_file import (
+        _left_checked,
+        check_cache_file,
+        default_path,
+        guessed_default_path,
+        refuse_as_output,
+    )
     from neardup_core.store.folder_state import folder_state, snapshot_key
 
     if fmt not in KEPT_FORMATS or not options.use_cache:
         return None
     try:
         roots = check_roots(paths)
-        path = os.path.abspath(options.cache_path or default_path())
+        # the user's cache where platformdirs would say it is, without asking it: a report
+        # kept there answers only if platformdirs said so to the scan that kept it (its key)
+        path = os.path.abspath(options.cache_path or guessed_default_path() or default_path())
         check_cache_file(path)
     except NeardupError:  # the scan says why, in its own words
         return None
     if not _left_checked(path):  # its pages to be checked, or another process writing it
         return None
     result_key = snapshot_key(roots, options, options.fingerprint_key())
-    key = report_key(result_key, options, fmt, language, _to_stream(output))
+    key = report_key(result_key, options, fmt, language, _to_stream(output),
+                     None if options.cache_path else path)
     row = None if key is None else read_report(path, result_key, key)
     if row is None:
         return None
@@ -124,6 +139,9 @@ def replay(options: ScanOptions, paths: list[str], fmt: str, output: str | None,
         text = b"".join(pieces).decode("utf-8") if output is None else None
     except (ValueError, KeyError, TypeError):  # damaged or not ours: the scan goes on
         return None
+    if output is not None and not _to_stream(output):
+        refuse_as_output(output, path)  # the user's cache: known only now (the command's
+        # check, made before the replay for a --cache, waits for it)
     _write(pieces, text, fmt, output, stdout)
     return {**summary, "seconds": seconds}
 
@@ -203,7 +221,12 @@ def _keep(result: ScanResult, kept: dict, fmt: str, language: str, to_stream: bo
     summary = {"files": len(result.documents), "groups": len(result.group_table),
                "duplicates": result.duplicate_count, "problems": len(result.problems),
                "excerpts": excerpts}
-    key = report_key(kept["key"], result.options, fmt, language, to_stream)
+    default = None
+    if result.options.cache_path is None:
+        from neardup_core.store.cache_file import default_path
+
+        default = os.path.abspath(default_path())
+    key = report_key(kept["key"], result.options, fmt, language, to_stream, default)
     if key is None:
         return
     payload = pack_report({"format": fmt, "holes": holes, "summary": summary}, data)
@@ -215,15 +238,22 @@ def _keep(result: ScanResult, kept: dict, fmt: str, language: str, to_stream: bo
 
 
 def report_key(result_key: str, options: ScanOptions, fmt: str, language: str,
-               to_stream: bool) -> str | None:
+               to_stream: bool, default_cache: str | None = None) -> str | None:
     """Which report: of which kept result, with which options, format, language and
     destination, by which code, in which time zone (see the module's docstring); None when
-    the code cannot be told (:func:`_code`)."""
+    the code cannot be told (:func:`_code`). ``default_cache``: the user's cache, when the
+    command names none, as platformdirs said it is, and what it said it by: a rescan looks
+    for the report where it guesses the cache is (:func:`guessed_default_path`), and finds
+    it only if platformdirs, asked the same, answered the same."""
+    from neardup_core.store.cache_file import default_path_inputs
+
     code = _code()
     if code is None:
         return None
+    where = None if default_cache is None else [default_cache, default_path_inputs()]
     material = json.dumps([_KEPT_VERSION, result_key, options.to_dict(), fmt, language,
-                           to_stream, code, _clock()], sort_keys=True, ensure_ascii=True)
+                           to_stream, code, _clock(), where], sort_keys=True,
+                          ensure_ascii=True)
     return xxhash.xxh3_128_hexdigest(material.encode("ascii"))
 
 

@@ -14,13 +14,14 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-from neardup_core.errors import CacheRefused, CacheUnavailable
+from neardup_core.errors import CacheRefused, CacheUnavailable, OptionsError
 
 __all__ = ["APPLICATION_ID", "CHECKED_SUFFIX", "FILE_NAME", "check_cache_file", "default_path",
-           "may_know"]
+           "default_path_inputs", "guessed_default_path", "may_know", "refuse_as_output",
+           "sqlite_uri"]
 
 FILE_NAME = "fingerprints-v1.sqlite"
 #: SQLite's ``PRAGMA application_id`` of a neardup cache ("NDUP"): what tells our database from
@@ -33,9 +34,87 @@ _CHECKED_FORMAT = "neardup-cache-checked 1"
 
 
 def default_path() -> str:
+    """The user's cache, where platformdirs puts it (its import, pathlib's, tempfile's, is
+    about 13 ms: a rescan answered by a kept report takes :func:`guessed_default_path`)."""
+    from pathlib import Path
+
     import platformdirs
 
     return str(Path(platformdirs.user_cache_dir("neardup")) / FILE_NAME)
+
+
+def guessed_default_path() -> str | None:
+    """Where :func:`default_path` most likely is, without asking platformdirs: on Linux, by the
+    XDG rule (``$XDG_CACHE_HOME`` when absolute, else ``$HOME/.cache``); None elsewhere, or
+    without an absolute ``HOME``.
+
+    Only a guess, and only used where a wrong one costs nothing but time: a kept report is
+    found under this path only if the scan that kept it was told this very path by
+    platformdirs, with the same :func:`default_path_inputs` (both are in the report's key,
+    :func:`neardup_core.report.kept.report_key`)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not base.startswith("/"):
+        home = os.environ.get("HOME", "")
+        if not home.startswith("/"):
+            return None
+        base = os.path.join(home, ".cache")
+    return os.path.abspath(os.path.join(base, "neardup", FILE_NAME))
+
+
+def default_path_inputs() -> list[object]:
+    """What platformdirs decides the user's cache folder by: the platform, ``HOME``,
+    ``XDG_CACHE_HOME``, the user, and which platformdirs (its version file, by size and
+    modification time: found without importing it)."""
+    import importlib.util
+
+    which = None
+    try:
+        spec = importlib.util.find_spec("platformdirs")
+        if spec is not None and spec.origin:
+            st = os.stat(os.path.join(os.path.dirname(spec.origin), "version.py"))
+            which = [spec.origin, st.st_size, st.st_mtime_ns]
+    except (OSError, ImportError, ValueError):
+        pass
+    euid = os.geteuid() if hasattr(os, "geteuid") else None
+    return [sys.platform, os.environ.get("HOME"), os.environ.get("XDG_CACHE_HOME"), euid, which]
+
+
+def sqlite_uri(path: str, query: str) -> str:
+    """SQLite's ``file:`` URI of ``path`` (made absolute) with ``query``: every byte but
+    letters, digits and ``/-._~`` percent-encoded, as :meth:`pathlib.Path.as_uri` would, without
+    importing pathlib (4 ms of a rescan answered by a kept report)."""
+    if os.name == "nt":
+        from pathlib import Path
+
+        return f"{Path(path).absolute().as_uri()}?{query}"
+    raw = os.fsencode(os.path.abspath(path))
+    return "file://" + "".join(chr(b) if b in _URI_SAFE else f"%{b:02X}" for b in raw) + \
+        "?" + query
+
+
+_URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/-._~")
+
+
+def refuse_as_output(output: str, cache_path: str) -> None:
+    """Refuse an ``-o`` that is the fingerprint cache at ``cache_path`` (or a file beside it
+    that SQLite or neardup keeps; by name, symbolic or hard link): the report would replace the
+    database, which every later scan would then refuse as not a cache."""
+    cache = os.path.realpath(cache_path)
+    target = os.path.realpath(output)
+    ours = [cache + suffix for suffix in ("", "-wal", "-shm", "-journal", CHECKED_SUFFIX)]
+    if target in ours or any(_same_file(target, path) for path in ours):
+        raise OptionsError("--output", f"{output} is the fingerprint cache's file; give the "
+                                       f"report another name")
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` are one file (a hard link too); False when either is missing."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def may_know(path: str | None, roots: Sequence[str], settings_key: str) -> bool:
@@ -62,7 +141,7 @@ def may_know(path: str | None, roots: Sequence[str], settings_key: str) -> bool:
     except OSError:
         return True
     try:
-        conn = sqlite3.connect(f"{Path(path).as_uri()}?mode=ro&immutable=1", uri=True)
+        conn = sqlite3.connect(sqlite_uri(path, "mode=ro&immutable=1"), uri=True)
     except sqlite3.Error:
         return True
     try:
@@ -144,8 +223,7 @@ def _has_cache_schema(path: str) -> bool:
     import sqlite3  # loaded by the commands that ask, not by every import
 
     try:
-        conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True,
-                               timeout=1.0)
+        conn = sqlite3.connect(sqlite_uri(path, "mode=ro"), uri=True, timeout=1.0)
     except sqlite3.Error:
         return False
     try:

@@ -23,10 +23,11 @@ import json
 import os
 import sqlite3
 import time
-from pathlib import Path
 from typing import Any
 
 import xxhash
+
+from neardup_core.store.cache_file import sqlite_uri
 
 __all__ = ["REPORTS_KEPT", "REPORTS_TABLE", "forget_reports", "pack_report", "put_report",
            "read_report", "unpack_report"]
@@ -82,8 +83,7 @@ def read_report(path: str, result_key: str, key: str) -> tuple[str, str, bytes] 
         # them for a writer's). A writer that opens the file meanwhile may tear what is read:
         # the query then fails, or finds a row that is whole (its digest) and written for
         # the state asked (its key and state), which is all a kept report needs to be.
-        conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro&immutable=1",
-                               uri=True, timeout=0.0)
+        conn = sqlite3.connect(sqlite_uri(path, "mode=ro&immutable=1"), uri=True, timeout=0.0)
     except sqlite3.Error:
         return None
     try:

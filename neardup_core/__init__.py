@@ -9,8 +9,6 @@ Heavy modules (the scan pipeline, jieba) load on first use, so importing the pac
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from neardup_core.errors import (
     ActionError,
     CacheError,
@@ -31,16 +29,19 @@ from neardup_core.models import (
     ProblemKind,
     ScanOptions,
 )
-from neardup_core.progress import (
-    CancelToken,
-    ProgressEvent,
-    ProgressSink,
-    Stage,
-    Throttled,
-    null_progress,
-)
 
+TYPE_CHECKING = False  # typing's, without its import (see neardup_core.report.kept)
 if TYPE_CHECKING:
+    from typing import Any
+
+    from neardup_core.progress import (
+        CancelToken,
+        ProgressEvent,
+        ProgressSink,
+        Stage,
+        Throttled,
+        null_progress,
+    )
     from neardup_core.result import ScanResult
     from neardup_core.result_tables import Group, Member, PairTable
     from neardup_core.scan.session import ScanSession, scan_folders
@@ -81,12 +82,15 @@ __all__ = [
 
 _LAZY = {"ScanSession": "neardup_core.scan.session", "scan_folders": "neardup_core.scan.session",
          "ScanResult": "neardup_core.result", "Group": "neardup_core.result_tables",
-         "Member": "neardup_core.result_tables", "PairTable": "neardup_core.result_tables"}
+         "Member": "neardup_core.result_tables", "PairTable": "neardup_core.result_tables",
+         **dict.fromkeys(["CancelToken", "ProgressEvent", "ProgressSink", "Stage", "Throttled",
+                          "null_progress"], "neardup_core.progress")}
 
 
 def __getattr__(name: str) -> Any:
     # the scan pipeline and the grouping behind ScanResult (SciPy) load on first use: a worker
-    # process imports this package too, and must stay light
+    # process imports this package too, and must stay light; and the progress types, which a
+    # rescan answered whole does not use (their dataclass, threading)
     if name in _LAZY:
         import importlib
 

@@ -15,14 +15,16 @@ import stat
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
 from neardup_core import __version__
 from neardup_core.errors import NeardupError, OptionsError, PathError
 from neardup_core.models import GroupMode, Method, ScanOptions, option_defaults
-from neardup_core.progress import CancelToken, ProgressEvent, Stage, Throttled
 
+TYPE_CHECKING = False  # typing's, without its import (see neardup_core.report.kept)
 if TYPE_CHECKING:  # the result (numpy, the grouping) loads only when a scan has one
+    from typing import Any, TextIO
+
+    from neardup_core.progress import ProgressEvent
     from neardup_core.result import ScanResult
 
 FORMATS = ("text", "json", "csv", "html")
@@ -243,15 +245,16 @@ def options_from_args(args: argparse.Namespace) -> ScanOptions:
 class _TerminalProgress:
     """One self-overwriting line on stderr."""
 
-    LABELS: ClassVar[dict[Stage, str]] = {Stage.WALK: "Looking for files", Stage.READ: "Reading",
-              Stage.PAIRS: "Comparing", Stage.GROUP: "Grouping", Stage.DONE: "Done"}
-
     def __init__(self, stream: TextIO) -> None:
+        from neardup_core.progress import Stage
+
+        self.labels = {Stage.WALK: "Looking for files", Stage.READ: "Reading",
+                       Stage.PAIRS: "Comparing", Stage.GROUP: "Grouping", Stage.DONE: "Done"}
         self.stream = stream
         self.width = 0
 
     def __call__(self, ev: ProgressEvent) -> None:
-        label = self.LABELS.get(ev.stage, str(ev.stage))
+        label = self.labels.get(ev.stage, str(ev.stage))
         if ev.total:
             line = f"{label}: {ev.done}/{ev.total} ({ev.done / ev.total:.0%})"
         else:
@@ -316,6 +319,8 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         from neardup_core.scan.early_start import prestart_for
 
         prestart_for(options, args.paths)
+    from neardup_core.progress import CancelToken, Throttled  # not by a rescan answered whole
+
     cancel = CancelToken()
     stopped_by: int | None = None  # the signal that cancelled the scan
 

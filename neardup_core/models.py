@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
 from itertools import repeat
-from typing import Any
 
 from neardup_core.errors import OptionsError
-from neardup_core.messages import parse as parse_message
+
+TYPE_CHECKING = False  # typing's, without its import (see neardup_core.report.kept)
+if TYPE_CHECKING:
+    from typing import Any
 
 MiB = 1024 * 1024
 #: The fingerprint cache's default bounds: the database is trimmed to this many bytes (oldest
@@ -111,11 +113,15 @@ class Problem:
     @property
     def code(self) -> str:
         """The message's code in :mod:`neardup_core.messages` ("text" when not catalogued)."""
-        return parse_message(self.message).code
+        from neardup_core.messages import parse  # not loaded by a rescan answered whole
+
+        return parse(self.message).code
 
     @property
     def args(self) -> dict[str, str]:
-        return parse_message(self.message).args
+        from neardup_core.messages import parse
+
+        return parse(self.message).args
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,10 @@ import os
 import stat
 import sys
 from collections.abc import Iterator
-from typing import IO, Any
+
+TYPE_CHECKING = False  # typing's, without its import (see neardup_core.report.kept)
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 #: Paths that name one of this process's open descriptors: written in place, never resolved
 #: (``/dev/fd/3`` may resolve to a regular file, but the user asked for the descriptor).

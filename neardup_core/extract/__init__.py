@@ -12,7 +12,6 @@ import importlib
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 import xxhash
 
@@ -42,7 +41,10 @@ from neardup_core.models import (
     ProblemKind,
 )
 
+TYPE_CHECKING = False  # typing's, without its import (see neardup_core.report.kept)
 if TYPE_CHECKING:
+    from typing import Any
+
     from neardup_core.extract.docx import (
         DocxContent,
         DocxLimits,

@@ -20,7 +20,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from typing import Any, BinaryIO
+
+TYPE_CHECKING = False  # typing's, without its import (see neardup_core.report.kept)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 
 class ExtractError(Exception):

@@ -28,7 +28,10 @@ from dataclasses import dataclass, field
 from neardup_core.errors import OptionsError, PathError
 from neardup_core.extract.common import human_size
 from neardup_core.models import Problem, ProblemKind, ScanOptions
-from neardup_core.progress import CancelToken
+
+TYPE_CHECKING = False  # typing's, without its import (see neardup_core.report.kept)
+if TYPE_CHECKING:
+    from neardup_core.progress import CancelToken
 
 __all__ = ["FileEntry", "WalkStats", "check_roots", "walk", "walk_notes"]
 

@@ -17,9 +17,11 @@ unloaded, as they were when the command line imported the writers inside the fun
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing's, without its import (see neardup_core.report.kept)
 if TYPE_CHECKING:
+    from typing import Any
+
     from neardup_core.report.common import render
     from neardup_core.report.csv_report import (
         CSV_COLUMNS,

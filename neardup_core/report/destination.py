@@ -7,15 +7,28 @@ import contextlib
 import os
 import re
 from collections.abc import Iterator
-from typing import IO, Any, TextIO
 
 from neardup_core.errors import ReportError
 from neardup_core.output import open_output
 
+TYPE_CHECKING = False  # typing's, without its import (see neardup_core.report.kept)
+if TYPE_CHECKING:
+    from typing import IO, Any, TextIO
+
+    Destination = str | os.PathLike[str] | TextIO
+    """Where a report goes: a path, or an open text stream."""
+
 __all__ = ["Destination", "display", "open_destination"]
 
-Destination = str | os.PathLike[str] | TextIO
-"""Where a report goes: a path, or an open text stream."""
+
+def __getattr__(name: str) -> object:
+    # the alias is made when a writer imports it, not by a rescan answered whole, which writes
+    # through this module and must not import typing (see neardup_core.report.kept)
+    if name == "Destination":
+        from typing import TextIO
+
+        return str | os.PathLike[str] | TextIO
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import xxhash
 
+TYPE_CHECKING = False  # typing's, without its import (see neardup_core.report.kept)
 if TYPE_CHECKING:
     from neardup_core.extract.walk import FileEntry
     from neardup_core.models import Problem, ScanOptions

@@ -23,11 +23,14 @@ import json
 import os
 import sqlite3
 import time
-from typing import Any
 
 import xxhash
 
 from neardup_core.store.cache_file import sqlite_uri
+
+TYPE_CHECKING = False  # typing's, without its import (see neardup_core.report.kept)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["REPORTS_KEPT", "REPORTS_TABLE", "forget_reports", "pack_report", "put_report",
            "read_report", "unpack_report"]

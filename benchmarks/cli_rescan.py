@@ -5,9 +5,10 @@ benchmark's 4,120-file folder under 0.05 x its cold scan on two cores).
 The folder is the benchmark corpus (:func:`benchmarks.corpus.build`, ``--size`` files, default
 4,120) unless ``--folder`` names one. Each round runs, for every tree, one cold scan
 (``--no-cache``) and ``--warm`` rescans answered by a cache filled once beforehand, all as
-``neardup scan FOLDER --format json -o OUT -q``; rounds alternate the trees so a burst of load
-on a shared machine hits them alike. ``--tree`` compares checkouts side by side (each one's
-PYTHONPATH; default: this one).
+``neardup scan FOLDER --format json -o OUT -q`` (``--user-cache``: the rescans name no cache,
+as a user's do, and find the user's cache folder, a temporary one); rounds alternate the trees
+so a burst of load on a shared machine hits them alike. ``--tree`` compares checkouts side by
+side (each one's PYTHONPATH; default: this one).
 
 Measured per run: wall time, and CPU time (user + system) of the process *and everything it
 started*: on Linux this process becomes a child subreaper, so the workers and the fork server,
@@ -47,13 +48,18 @@ def _reap_descendants() -> bool:
         return False
 
 
-def run_scan(tree: str, folder: str, out: Path, cache: str | None, *, reap: bool = False
-             ) -> tuple[float, float]:
+def run_scan(tree: str, folder: str, out: Path, cache: str | None, *, reap: bool = False,
+             user_cache: bool = False) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one scan: of the process and, with ``reap`` (this
-    process is a subreaper and has no other children), of everything it started."""
+    process is a subreaper and has no other children), of everything it started. With
+    ``user_cache``, ``cache`` is the user's cache folder (``XDG_CACHE_HOME``) and the command
+    names none, as a user's does."""
     env = dict(os.environ, PYTHONPATH=tree)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed neardup has its bytecode
     args = ["--cache", cache] if cache else ["--no-cache"]
+    if cache and user_cache:
+        env["XDG_CACHE_HOME"] = cache
+        args = []
     cmd = [sys.executable, "-m", "neardup_core.cli", "scan", folder, "--format", "json",
            "-o", str(out), "-q", *args]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -79,15 +85,15 @@ def _report(path: Path) -> dict:
 
 
 def measure(folder: str, trees: list[str], rounds: int, warm: int, work: Path, *,
-            reap: bool = False) -> dict:
+            reap: bool = False, user_cache: bool = False) -> dict:
     """Cold and warm runs of every tree, alternating; see the module docstring."""
     out: dict = {"folder": folder, "rounds": rounds, "warm_per_round": warm,
-                 "descendants_counted": reap, "trees": {}}
+                 "descendants_counted": reap, "user_cache": user_cache, "trees": {}}
     runs = {t: {"cold": [], "warm": []} for t in trees}
     for i, tree in enumerate(trees):  # the first cached scan fills each tree's cache
         if warm:
             run_scan(tree, folder, work / f"fill-{i}.json", str(work / f"cache-{i}.sqlite"),
-                     reap=reap)
+                     reap=reap, user_cache=user_cache)
     order = list(enumerate(trees))
     for r in range(rounds):
         for i, tree in order if r % 2 == 0 else order[::-1]:  # neither tree always goes first
@@ -96,7 +102,8 @@ def measure(folder: str, trees: list[str], rounds: int, warm: int, work: Path, *
             for _ in range(warm):
                 warm_out = work / f"warm-{i}.json"
                 runs[tree]["warm"].append(run_scan(tree, folder, warm_out,
-                                                   str(work / f"cache-{i}.sqlite"), reap=reap))
+                                                   str(work / f"cache-{i}.sqlite"), reap=reap,
+                                                   user_cache=user_cache))
                 if _report(warm_out) != _report(cold_out):
                     raise SystemExit(f"{tree}: the rescan's report differs from the cold scan's")
         print(f"round {r + 1}/{rounds}, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
@@ -132,6 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warm", type=int, default=3, help="rescans per round")
     ap.add_argument("--tree", action="append", default=[],
                     help="a checkout to measure (repeatable; default: this one)")
+    ap.add_argument("--user-cache", action="store_true",
+                    help="rescans name no --cache, as a user's do: the user's cache folder is "
+                         "a temporary one (XDG_CACHE_HOME; Linux)")
     args = ap.parse_args(argv)
     folder = args.folder
     if folder is None:
@@ -143,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     trees = [str(Path(t).resolve()) for t in args.tree] or [str(REPO)]
     with tempfile.TemporaryDirectory(prefix="neardup-cli-rescan-") as tmp:
         res = measure(folder, trees, args.rounds, args.warm, Path(tmp),
-                      reap=_reap_descendants())
+                      reap=_reap_descendants(), user_cache=args.user_cache)
     res["started"] = datetime.now(UTC).isoformat(timespec="seconds")
     for tree, row in res["trees"].items():
         c = row["cold"]

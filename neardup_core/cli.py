@@ -460,7 +460,7 @@ def report_language(asked: str | None) -> str:
     LANG), so a Chinese desktop gets Chinese headings without asking."""
     if asked:
         return asked
-    from neardup_core.messages import language_of
+    from neardup_core.languages import language_of
 
     for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
         if os.environ.get(var):

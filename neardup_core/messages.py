@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-#: The languages the reports and messages can be written in.
-LANGUAGES = ("en", "zh_CN")
+from neardup_core.languages import LANGUAGES as LANGUAGES  # still this catalogue's too
+from neardup_core.languages import language_of
 
 #: code -> English template; ``{name}`` is an argument (a number or a piece of text).
 ENGLISH: dict[str, str] = {
@@ -556,12 +556,6 @@ class Message:
 
     def english(self) -> str:
         return render(self, "en")
-
-
-def language_of(locale_name: str | None) -> str:
-    """The catalogue language for a locale name (``zh_CN.UTF-8``, ``zh-Hans``, ``en_GB``...)."""
-    name = (locale_name or "").replace("-", "_").lower()
-    return "zh_CN" if name.startswith("zh") else "en"
 
 
 @lru_cache(maxsize=1)

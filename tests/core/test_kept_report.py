@@ -513,3 +513,33 @@ def test_a_kept_page_says_when_the_rescan_wrote_it(tmp_path: Path,
     assert "Written 2031-01-02 03:04:05 · 1 folder" in again
     assert "<tr><th>Time</th><td>7.2 s</td></tr>" in again
     assert "2031-01-02" not in first
+
+
+def test_the_code_is_told_by_every_module_of_the_package(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch):
+    """An edited, added or removed module anywhere in the package, and only a module, tells
+    other code: not its byte code, nor a file that is not a module."""
+    core = tmp_path / "neardup_core"
+    (core / "scan" / "__pycache__").mkdir(parents=True)
+    for name in ("__init__.py", "cli.py", "scan/__init__.py", "scan/session.py",
+                 "scan/__pycache__/session.cpython-311.pyc", "README.txt"):
+        (core / name).write_text("x = 1\n", encoding="utf-8")
+    monkeypatch.setattr(kept, "_CORE", str(core))
+    first = kept._code()
+    assert first is not None
+    assert [f[0] for f in first[3]] == ["__init__.py", "cli.py", "scan/__init__.py",
+                                        "scan/session.py"]
+    assert kept._code() == first
+    for name in ("scan/__pycache__/session.cpython-311.pyc", "README.txt"):
+        (core / name).write_text("changed\n", encoding="utf-8")
+    assert kept._code() == first
+    session = core / "scan" / "session.py"
+    st = session.stat()
+    os.utime(session, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
+    edited = kept._code()
+    assert edited != first
+    (core / "scan" / "extra.py").write_text("", encoding="utf-8")
+    added = kept._code()
+    assert added not in (first, edited)
+    (core / "scan" / "extra.py").unlink()
+    assert kept._code() == edited

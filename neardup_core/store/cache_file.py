@@ -45,21 +45,25 @@ def default_path() -> str:
 
 def guessed_default_path() -> str | None:
     """Where :func:`default_path` most likely is, without asking platformdirs: on Linux, by the
-    XDG rule (``$XDG_CACHE_HOME`` when absolute, else ``$HOME/.cache``); None elsewhere, or
-    without an absolute ``HOME``.
+    XDG rule (``$XDG_CACHE_HOME`` when absolute, else ``$HOME/.cache``), on macOS the same
+    but ``$HOME/Library/Caches``; None elsewhere, or without an absolute ``HOME``.
 
     Only a guess, and only used where a wrong one costs nothing but time: a kept report is
     found under this path only if the scan that kept it was told this very path by
     platformdirs, with the same :func:`default_path_inputs` (both are in the report's key,
     :func:`neardup_core.report.kept.report_key`)."""
-    if not sys.platform.startswith("linux"):
+    if sys.platform.startswith("linux"):
+        home_cache = ".cache"
+    elif sys.platform == "darwin":
+        home_cache = os.path.join("Library", "Caches")
+    else:
         return None
     base = os.environ.get("XDG_CACHE_HOME", "")
     if not base.startswith("/"):
         home = os.environ.get("HOME", "")
         if not home.startswith("/"):
             return None
-        base = os.path.join(home, ".cache")
+        base = os.path.join(home, home_cache)
     return os.path.abspath(os.path.join(base, "neardup", FILE_NAME))
 
 

@@ -141,6 +141,24 @@ def test_the_guess_agrees_with_platformdirs(tmp_path: Path, monkeypatch: pytest.
     assert guessed_default_path() == os.path.abspath(default_path())
 
 
+@pytest.mark.skipif(os.name == "nt", reason="POSIX paths")
+@pytest.mark.parametrize("xdg", [None, "relative", "/abs/cache"])
+def test_the_guess_on_macos_agrees_with_platformdirs_macos(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          xdg: str | None):
+    from platformdirs.macos import MacOS
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    if xdg is None:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", xdg.replace("/abs", str(tmp_path)))
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert guessed_default_path() == os.path.join(MacOS("neardup").user_cache_dir, FILE_NAME)
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert guessed_default_path() is None  # not guessed: platformdirs is asked
+
+
 @linux_only
 def test_no_guess_without_an_absolute_home(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)

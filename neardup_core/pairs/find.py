@@ -141,7 +141,11 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
             for w in range(0, len(chunks), MAX_THREADS):
                 fresh: list[np.ndarray] = []
                 window = lsh_kept  # the codes kept before, and those of this window so far
-                for code, cut, size in work.map(band_candidates, chunks[w:w + MAX_THREADS]):
+                got: list[tuple[np.ndarray, int, int] | None] = list(
+                    work.map(band_candidates, chunks[w:w + MAX_THREADS]))
+                for i in range(len(got)):
+                    code, cut, size = got[i]  # type: ignore[misc]
+                    got[i] = None  # a chunk's candidates go once looked at
                     truncated += cut
                     seen += size
                     # alike documents share many bands: a pair kept from an earlier chunk, or
@@ -151,7 +155,7 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
                     window = _merged(window, code)
                     fresh.append(code)
                     del code
-                del window
+                del window, got
                 # in runs of a few thousand: the first chunk brings most of the new ones
                 new = np.concatenate(fresh)
                 del fresh

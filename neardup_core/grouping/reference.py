@@ -20,7 +20,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -265,10 +264,6 @@ def split_paths(paths: Sequence[str]) -> tuple[list[str], np.ndarray, list[str]]
     return folders, ids, names
 
 
-_PATH = attrgetter("path")
-_MTIME = attrgetter("mtime")
-
-
 def reference_rank(documents: Sequence[Document], reference_folders: Sequence[str] = ()
                    ) -> np.ndarray:
     """A rank per document, 0 = most preferred as the group's reference (the file to keep).
@@ -286,7 +281,7 @@ def reference_rank(documents: Sequence[Document], reference_folders: Sequence[st
         return outside, _folder_marks(folder)
 
     n = len(documents)
-    paths = list(map(_PATH, documents))
+    paths = [d.path for d in documents]
     path_order = np.empty(n, dtype=np.int64)
     warmed = _warmed
     ready = warmed.take(paths) if warmed is not None else None
@@ -301,7 +296,7 @@ def reference_rank(documents: Sequence[Document], reference_folders: Sequence[st
     keys = [folder_key(f) for f in folders]
     outside = np.array([o for o, _ in keys], dtype=bool)
     marks = np.array([m for _, m in keys], dtype=np.int64)
-    mtime = np.fromiter(map(_MTIME, documents), dtype=np.float64, count=n)
+    mtime = np.fromiter((d.mtime for d in documents), dtype=np.float64, count=n)
     order = np.lexsort((path_order, length, mtime, marks[folder_id], copy,
                         outside[folder_id]))
     rank = np.empty(n, dtype=np.int64)

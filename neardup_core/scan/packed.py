@@ -33,8 +33,6 @@ __all__ = ["Assembled", "Collected", "FingerprintTable", "Packed", "assemble", "
 
 _I64, _U64, _U32 = np.dtype("<i8"), np.dtype("<u8"), np.dtype("<u4")
 _path = attrgetter("path")
-_dev = attrgetter("dev")
-_ino = attrgetter("ino")
 T = TypeVar("T")
 
 
@@ -443,9 +441,9 @@ def assemble(entries: Sequence[FileEntry], parts: Sequence[tuple[np.ndarray, Pac
     else:
         picked = list(map(entries.__getitem__, pos[keep].tolist()))
     docs = list(documents_from_columns(
-        list(map(_path, picked)), sizes.tolist(), (mtimes / 1e9).tolist(), col("fmt"),
+        [e.path for e in picked], sizes.tolist(), (mtimes / 1e9).tolist(), col("fmt"),
         col("encoding"), col("confidence"), arr("replaced", _I64).tolist(), chars.tolist(),
-        text_hash, mtimes.tolist(), list(map(_dev, picked)), list(map(_ino, picked)),
+        text_hash, mtimes.tolist(), [e.dev for e in picked], [e.ino for e in picked],
         content, col("skipped")))
     return Assembled(docs, table, problems, any_changed)
 

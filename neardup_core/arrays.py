@@ -47,8 +47,8 @@ def first_of_class(classes: np.ndarray) -> np.ndarray:
     if not n:
         return np.empty(0, np.int64)
     top = int(c.max())
-    if top <= 4 * n:  # ranks (text_classes): the lowest position of each, with no sort
-        # (0.1 ms against the sort's 2.7 at 40,000 documents; the scan asks two stages)
+    if top <= 4 * n and int(c.min()) >= 0:  # ranks (text_classes): each one's lowest position,
+        # with no sort (0.1 ms against the sort's 2.7 at 40,000 documents; two stages ask)
         first = np.full(top + 1, n, np.int64)
         np.minimum.at(first, c, np.arange(n, dtype=np.int64))
         return first[c]

@@ -16,7 +16,7 @@ def test_first_of_class_is_each_entrys_first_of_its_class(values: list[int], spr
     """Classes as the scan gives them (dense ranks, found with no sort) and sparse ones (far
     apart: sorted): the position of the first entry with the same class either way."""
     classes = [v // spread for v in values] if spread > 1 else [v % 7 for v in values]
-    for case in (classes, list(values)):
+    for case in (classes, list(values), [c - 3 for c in classes]):  # (below 0: sorted)
         first: dict[int, int] = {}
         want = [first.setdefault(c, i) for i, c in enumerate(case)]
         got = first_of_class(np.array(case, dtype=np.int64))

@@ -186,3 +186,21 @@ def test_lines_sharing_a_bucket_are_voted_on_as_every_line(seed: int, docs: int,
     got = voted_lines(lines, counts, cluster, need)
     want = _votes_of_every_line(lines, counts, cluster, need) if lines.size else lines
     assert got.dtype == want.dtype and got.tolist() == want.tolist()
+
+
+def test_the_vote_takes_signed_hashes_and_a_need_of_nothing() -> None:
+    """Line hashes held as int64 (the same bits) and ``need`` of 0 (every line voted in) are
+    voted on as every line is: the first look's buckets take any integer lines."""
+    from neardup_core.scan.boilerplate_pass import voted_lines
+
+    rng = np.random.default_rng(5)
+    counts = rng.integers(0, 6, 40)
+    pool = rng.integers(0, 2**64, 12, dtype=np.uint64)
+    lines = pool[rng.integers(0, pool.size, int(counts.sum()))]
+    cluster = rng.integers(0, 10, 40)
+    for need in (0, 1, 3):
+        want = _votes_of_every_line(lines, counts, cluster, need)
+        assert voted_lines(lines, counts, cluster, need).tolist() == want.tolist()
+        signed = lines.view(np.int64)
+        assert voted_lines(signed, counts, cluster, need).tolist() == \
+            _votes_of_every_line(signed, counts, cluster, need).tolist()

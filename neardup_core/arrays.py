@@ -46,6 +46,12 @@ def first_of_class(classes: np.ndarray) -> np.ndarray:
     n = c.shape[0]
     if not n:
         return np.empty(0, np.int64)
+    top = int(c.max())
+    if top <= 4 * n and int(c.min()) >= 0:  # ranks (text_classes): each one's lowest position,
+        # with no sort (0.1 ms against the sort's 2.7 at 40,000 documents; two stages ask)
+        first = np.full(top + 1, n, np.int64)
+        np.minimum.at(first, c, np.arange(n, dtype=np.int64))
+        return first[c]
     order = np.argsort(c, kind="stable")  # within a class, ascending positions
     s = c[order]
     new = np.empty(n, dtype=bool)

@@ -114,8 +114,11 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
             # bands together would grow with the square of their number before filtering.
             # The bands of a chunk are hashed and sorted on a thread (NumPy's sorts release
             # the GIL), MAX_THREADS chunks at a time whatever the threads (the memory in
-            # flight does not depend on the machine); the candidates are then scored here,
-            # in the order of the chunks, so the pairs are those of one chunk after another.
+            # flight does not depend on the machine); the candidates not met before are then
+            # picked out here, in the order of the chunks, and scored on the threads again
+            # (at 40,000 files the scoring here was half of this process's own CPU time in
+            # the stage, issue 22). Every candidate met is scored, so the pairs kept are
+            # those of one chunk after another.
             chunks = [(lo, min(LSH_BANDS_PER_CHUNK, bands - lo))
                       for lo in range(0, bands, LSH_BANDS_PER_CHUNK)]
 
@@ -127,19 +130,43 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
                                             hubs=hubs, chain_keys=simh_reps)
                 return reps[a] * n + reps[b], cut, int(a.size)
 
+            def scored(run: tuple[np.ndarray, int]) -> np.ndarray:
+                """The codes of a run of ``codes`` (the array and where the run starts) whose
+                pairs reach the floor (on a thread: the gathers and the comparison release the
+                GIL, and were most of this loop's time here)."""
+                codes, s = run
+                code = codes[s:s + _SCORED_PER_TASK]
+                return code[minhash_agreement(minh, code // n, code % n) >= np.float32(floor)]
+
             for w in range(0, len(chunks), MAX_THREADS):
-                for code, cut, size in work.map(band_candidates, chunks[w:w + MAX_THREADS]):
+                fresh: list[np.ndarray] = []
+                window = lsh_kept  # the codes kept before, and those of this window so far
+                got: list[tuple[np.ndarray, int, int] | None] = list(
+                    work.map(band_candidates, chunks[w:w + MAX_THREADS]))
+                for i in range(len(got)):
+                    code, cut, size = got[i]  # type: ignore[misc]
+                    got[i] = None  # a chunk's candidates go once looked at
                     truncated += cut
                     seen += size
-                    # alike documents share many bands: a pair kept from an earlier chunk is
-                    # not scored again (at 40,000 files 7 candidates in 8 were, issue 22)
-                    code = _new_codes(code, lsh_kept)
-                    a, b = code // n, code % n
-                    keep = minhash_agreement(minh, a, b) >= np.float32(floor)
-                    ca.append(a[keep])
-                    cb.append(b[keep])
-                    lsh_kept = _merged(lsh_kept, code[keep])
-                    del code, a, b
+                    # alike documents share many bands: a pair kept from an earlier chunk, or
+                    # met in an earlier one of these, is not scored again (at 40,000 files 7
+                    # candidates in 8 were; a pair scores the same wherever it is met)
+                    code = _new_codes(code, window)
+                    window = _merged(window, code)
+                    fresh.append(code)
+                    del code
+                del window, got
+                # in runs of a few thousand: the first chunk brings most of the new ones
+                new = np.concatenate(fresh)
+                del fresh
+                runs = [(new, s) for s in range(0, new.size, _SCORED_PER_TASK)]
+                kept = np.concatenate([np.empty(0, np.int64), *work.map(scored, runs)])
+                del runs
+                del new
+                ca.append(kept // n)
+                cb.append(kept % n)
+                lsh_kept = _merged(lsh_kept, kept)  # (sorts what the runs kept, too)
+                del kept
                 cancel.raise_if_cancelled()
             del lsh_kept
             stats["lsh"] = {"bands": bands, "rows": rows, "candidates": seen,
@@ -156,7 +183,7 @@ def find_pairs(docs: Sequence[Document], simh: np.ndarray, minh: np.ndarray, flo
                 min(opt.max_distance, BOTH_SIMHASH_K)
             if opt.method == Method.SIMHASH:
                 kk = min(kk, distance_for_similarity(floor))
-            index = HammingIndex(simh[reps], max_k=kk)
+            index = HammingIndex(simh[reps], max_k=kk, build_later=True)  # on the threads
             if opt.method == Method.BOTH:  # there LSH gives the pairs, this adds some
                 a, b, _d = index.all_pairs(kk, window=HAMMING_WINDOW, hubs=hubs, work=work)
             else:
@@ -230,7 +257,7 @@ def _threaded(stats: dict, summary: dict) -> None:
 
 
 #: Pairs scored a task at a time on threads.
-_SCORED_PER_TASK = 8192
+_SCORED_PER_TASK = 4096
 
 
 def _agreement(work: ThreadWork, minh: np.ndarray, a: np.ndarray, b: np.ndarray
@@ -255,13 +282,14 @@ def _new_codes(code: np.ndarray, known: np.ndarray) -> np.ndarray:
 
 
 def _merged(known: np.ndarray, new: np.ndarray) -> np.ndarray:
-    """``known`` and ``new`` (both ascending, disjoint) as one ascending array."""
+    """``known`` (ascending) and ``new`` (disjoint from it; ascending is fastest: two sorted
+    runs are merged in one pass) as one ascending array."""
     if new.size == 0:
         return known
     if known.size == 0:
         return new
     out = np.concatenate((known, new))
-    out.sort(kind="stable")  # two sorted runs: merged in one pass
+    out.sort(kind="stable")
     return out
 
 

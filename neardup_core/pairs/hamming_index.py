@@ -355,12 +355,16 @@ class HammingIndex:
     [[0, 0, 1], [1, 3, 2], [1, 1, 1]]
 
     ``strategy`` forces the permuted tables or brute force (tests, benchmarks); "auto" picks
-    the cheaper one.
+    the cheaper one. ``build_later``: tables that fit in ``max_table_bytes`` are built by
+    the first :meth:`all_pairs` given threads, each on the thread that searches it (and kept
+    as when built here), rather than here one after another: the scan builds its index in
+    the one process that waits on it (0.014 s at 40,000 files, issue 22).
     """
 
     def __init__(self, fingerprints: np.ndarray, max_k: int = 3, *,
                  max_table_bytes: int = DEFAULT_TABLE_BYTES,
-                 strategy: Literal["auto", "tables", "brute"] = "auto") -> None:
+                 strategy: Literal["auto", "tables", "brute"] = "auto",
+                 build_later: bool = False) -> None:
         if isinstance(max_k, bool) or not isinstance(max_k, int | np.integer) \
                 or not 0 <= max_k <= 64:
             raise ValueError(f"max_k must be an integer in [0, 64], got {max_k!r}")
@@ -397,8 +401,13 @@ class HammingIndex:
         m = self._dfp.shape[0]
         self._plan = plan(m, self.max_k, strategy)
         self._tables: list[_Table | None] = [None] * len(self._plan.tables)
+        #: the tables fit, and are built (and kept) by the first search on threads
+        self._kept_later = False
         if not self._plan.brute and m >= 2 and self.table_bytes <= max_table_bytes:
-            self._build_all()
+            if build_later:
+                self._kept_later = True
+            else:
+                self._build_all()
 
     # -- introspection ----------------------------------------------------------------------
     def __len__(self) -> int:
@@ -441,6 +450,7 @@ class HammingIndex:
 
     def _build_all(self) -> None:
         """Every table, kept (a query reads them all)."""
+        self._kept_later = False
         for t, spec in enumerate(self._plan.tables):
             if self._tables[t] is None:
                 self._tables[t] = _build_table(self._dfp, self._plan, spec)
@@ -526,7 +536,8 @@ class HammingIndex:
         then paired with each of them.
 
         ``work``: the tables are searched on its threads, a table a task, when they are all
-        built (NumPy's calls release the GIL); the pairs are the same.
+        built or fit to be kept (each then built in its task; NumPy's calls release the GIL);
+        the pairs are the same.
         """
         kk = self._check_k(k)
         if window is not None and window < 1:
@@ -551,6 +562,8 @@ class HammingIndex:
         else:
             def table_pairs(t: int) -> tuple[np.ndarray, np.ndarray, bool]:
                 tab = self._table(t)  # built and dropped here when it was not kept
+                if self._kept_later:  # ... unless it fits: kept, as if built at the start
+                    self._tables[t] = tab
                 a, b = run_pairs(tab.fps, tab.perm, tab.offs, kk, window,
                                   None if value_hub is None else value_hub[tab.perm],
                                   limit=max_pairs)
@@ -562,9 +575,10 @@ class HammingIndex:
             tables = range(len(self._plan.tables))
             # on threads only when the tables are built: one built per task would hold as
             # many at once as there are threads
-            found = work.map(table_pairs, tables) \
-                if work is not None and all(tab is not None for tab in self._tables) \
+            found = work.map(table_pairs, tables) if work is not None and (
+                self._kept_later or all(tab is not None for tab in self._tables)) \
                 else [table_pairs(t) for t in tables]
+            self._kept_later = False  # every table is built now
             self.windowed = any(cut for _, _, cut in found)
             u = np.concatenate([a for a, _, _ in found])
             v = np.concatenate([b for _, b, _ in found])

@@ -225,8 +225,9 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         rank = reference_rank(docs, opt.reference_folders)
         self._cpu("collect")
         # which documents have one text: the pairs' exact tier, the excerpts' one document a
-        # text and the groups all read it (each compared the hashes itself, issue 22)
-        text_class = text_classes([d.text_hash for d in docs])
+        # text and the groups all read it (each compared the hashes itself, issue 22); the
+        # table holds the documents' hashes as a list already
+        text_class = text_classes(fps.text_hash)
         pairs = self._pairs(docs, simh, minh, floor, rank, text_class)
         first_pass = self.notes[notes_from:]
         changed = False

@@ -166,3 +166,41 @@ def test_only_lines_with_enough_places_are_voted_on_and_the_vote_is_the_same(
     got = voted_lines(lines, counts, cluster, need)
     want = _votes_of_every_line(lines, counts, cluster, need) if lines.size else lines
     assert got.dtype == want.dtype and got.tolist() == want.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 60), st.integers(1, 12), st.integers(0, 3))
+def test_lines_sharing_a_bucket_are_voted_on_as_every_line(seed: int, docs: int, need: int,
+                                                           low: int) -> None:
+    """Lines whose hashes share their low bits land in one bucket of the vote's first look:
+    a crowded bucket holds lines with fewer places than ``need`` too, and lines of a bucket
+    under ``need`` are never voted on; the vote is that of every line all the same."""
+    from neardup_core.scan.boilerplate_pass import voted_lines
+
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 9, docs)
+    high = rng.integers(0, 2**40, int(rng.integers(1, 30)), dtype=np.uint64)
+    pool = (high << np.uint64(24)) | rng.integers(0, low + 1, high.size).astype(np.uint64)
+    lines = pool[rng.integers(0, pool.size, int(counts.sum()))]
+    cluster = rng.integers(0, max(1, docs // int(rng.integers(1, 4))), docs)
+    got = voted_lines(lines, counts, cluster, need)
+    want = _votes_of_every_line(lines, counts, cluster, need) if lines.size else lines
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()
+
+
+def test_the_vote_takes_signed_hashes_and_a_need_of_nothing() -> None:
+    """Line hashes held as int64 (the same bits) and ``need`` of 0 (every line voted in) are
+    voted on as every line is: the first look's buckets take any integer lines."""
+    from neardup_core.scan.boilerplate_pass import voted_lines
+
+    rng = np.random.default_rng(5)
+    counts = rng.integers(0, 6, 40)
+    pool = rng.integers(0, 2**64, 12, dtype=np.uint64)
+    lines = pool[rng.integers(0, pool.size, int(counts.sum()))]
+    cluster = rng.integers(0, 10, 40)
+    for need in (0, 1, 3):
+        want = _votes_of_every_line(lines, counts, cluster, need)
+        assert voted_lines(lines, counts, cluster, need).tolist() == want.tolist()
+        signed = lines.view(np.int64)
+        assert voted_lines(signed, counts, cluster, need).tolist() == \
+            _votes_of_every_line(signed, counts, cluster, need).tolist()

@@ -348,3 +348,48 @@ def test_tables_searched_on_threads_give_the_same_pairs(seed: int, n: int, k: in
     assert all(np.array_equal(x, y) and x.dtype == y.dtype for x, y in zip(want, got,
                                                                           strict=True))
     assert many.windowed == one.windowed
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 400), st.integers(0, 8), st.booleans(),
+       st.booleans())
+def test_tables_built_later_on_threads_give_the_same_pairs_and_queries(
+        seed: int, n: int, k: int, windowed: bool, threads: bool) -> None:
+    """``build_later``: the tables are built by the first search (each in its own task on
+    threads, or one after another without them) and kept: the same pairs, then the same
+    queries, as tables built at the start."""
+    from neardup_core.threadwork import ThreadWork
+
+    rng = np.random.default_rng(seed)
+    fps = rng.integers(0, 2**64, n, dtype=np.uint64)
+    for i in range(1, n):
+        if rng.random() < 0.6:
+            fps[i] = fps[int(rng.integers(0, i))] ^ np.uint64(1 << int(rng.integers(0, 64)))
+    hubs = rng.permutation(n).astype(np.int64)
+    extra = {"window": 2, "hubs": hubs} if windowed else {}
+    now = HammingIndex(fps, max_k=k, strategy="tables")
+    later = HammingIndex(fps, max_k=k, strategy="tables", build_later=True)
+    assert later.table_bytes == now.table_bytes
+    assert all(t is None for t in later._tables)  # nothing built yet
+    want = now.all_pairs(k, **extra)
+    with ThreadWork(4 if threads else 1) as work:
+        got = later.all_pairs(k, work=work, **extra)
+    assert all(np.array_equal(x, y) and x.dtype == y.dtype for x, y in zip(want, got,
+                                                                          strict=True))
+    assert later.windowed == now.windowed
+    if later.distinct >= 2:
+        assert all(t is not None for t in later._tables)  # kept, as if built at the start
+    assert [x.tolist() for x in later.all_pairs(k)] == [x.tolist() for x in now.all_pairs(k)]
+    for q in fps[:20].tolist():
+        assert later.query(q, k).tolist() == brute_query(fps, q, k).tolist()
+
+
+def test_tables_over_the_budget_are_never_kept_even_when_built_later() -> None:
+    """``build_later`` only defers the tables that would have been kept: past
+    ``max_table_bytes`` each is built for its search and dropped, as before."""
+    fps = np.random.default_rng(3).integers(0, 2**64, 300, dtype=np.uint64)
+    index = HammingIndex(fps, max_k=3, max_table_bytes=0, strategy="tables", build_later=True)
+    a, b, d = index.all_pairs(3)
+    assert all(t is None for t in index._tables)
+    want = brute_pairs(fps, 3)
+    assert [a.tolist(), b.tolist(), d.tolist()] == [x.tolist() for x in want]

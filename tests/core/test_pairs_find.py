@@ -75,6 +75,22 @@ def test_lsh_pairs_are_those_of_scoring_every_candidate(seed: int, n: int, floor
         find._SCORED_PER_TASK = saved
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 300), st.sampled_from([0.3, 0.5, 0.8]),
+       st.sampled_from([1, 5, 4096]))
+def test_lsh_pairs_the_same_over_many_windows_of_chunks(seed: int, n: int, floor: float,
+                                                        per_task: int) -> None:
+    """One band a chunk: many windows of MAX_THREADS chunks, each window's candidates
+    scored on threads once no earlier chunk met them (a pair rejected once is not scored
+    again): still the pairs of scoring every candidate of every chunk."""
+    saved = find.LSH_BANDS_PER_CHUNK, find._SCORED_PER_TASK
+    find.LSH_BANDS_PER_CHUNK, find._SCORED_PER_TASK = 1, per_task
+    try:
+        _same_pairs_as_scoring_every_candidate(seed, n, floor)
+    finally:
+        find.LSH_BANDS_PER_CHUNK, find._SCORED_PER_TASK = saved
+
+
 def _same_pairs_as_scoring_every_candidate(seed: int, n: int, floor: float) -> None:
     k = 64
     hashes, simh, minh = _corpus(seed, n, k)

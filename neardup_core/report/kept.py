@@ -52,7 +52,6 @@ write that the rescan's own time dwarfs what the shortcut spares, nor one of mor
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import os
@@ -63,6 +62,7 @@ import xxhash
 
 from neardup_core import __version__
 from neardup_core.errors import NeardupError
+from neardup_core.installed import which_package
 from neardup_core.report.destination import open_destination
 from neardup_core.store.kept_reports import pack_report, read_report, unpack_report
 
@@ -357,15 +357,7 @@ def _code() -> list[Any] | None:
     wrote. None where the modules cannot be seen (a frozen bundle): no report is kept."""
     files: list[list[Any]] = []
     _modules(_CORE, "", files)
-    numpy = None
-    try:
-        spec = importlib.util.find_spec("numpy")
-        if spec is not None and spec.origin:
-            st = os.stat(os.path.join(os.path.dirname(spec.origin), "version.py"))
-            numpy = [spec.origin, st.st_size, st.st_mtime_ns]
-    except (OSError, ImportError, ValueError):
-        pass
-    return [sys.version, __version__, numpy, files] if files else None
+    return [sys.version, __version__, which_package("numpy"), files] if files else None
 
 
 def _modules(folder: str, under: str, files: list[list[Any]]) -> None:

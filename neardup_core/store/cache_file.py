@@ -71,18 +71,11 @@ def default_path_inputs() -> list[object]:
     """What platformdirs decides the user's cache folder by: the platform, ``HOME``,
     ``XDG_CACHE_HOME``, the user, and which platformdirs (its version file, by size and
     modification time: found without importing it)."""
-    import importlib.util
+    from neardup_core.installed import which_package
 
-    which = None
-    try:
-        spec = importlib.util.find_spec("platformdirs")
-        if spec is not None and spec.origin:
-            st = os.stat(os.path.join(os.path.dirname(spec.origin), "version.py"))
-            which = [spec.origin, st.st_size, st.st_mtime_ns]
-    except (OSError, ImportError, ValueError):
-        pass
     euid = os.geteuid() if hasattr(os, "geteuid") else None
-    return [sys.platform, os.environ.get("HOME"), os.environ.get("XDG_CACHE_HOME"), euid, which]
+    return [sys.platform, os.environ.get("HOME"), os.environ.get("XDG_CACHE_HOME"), euid,
+            which_package("platformdirs")]
 
 
 def sqlite_uri(path: str, query: str) -> str:

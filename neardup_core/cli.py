@@ -292,8 +292,6 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
         args.output = None  # standard output, as without -o
     if args.output:
         _check_output(args.output)
-        if options.use_cache and options.cache_path:  # the default one's: once it is known
-            _check_not_cache(args.output, options.cache_path)
     language = report_language(args.language)
     t0 = time.monotonic()
     if not args.dask and options.use_cache:
@@ -308,10 +306,10 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
                                       options.excerpt_containment is not None,
                                       _where(args.output, fmt, kept["problems"])))
             return 0
-    if args.output and options.use_cache and not options.cache_path:
-        # not before: platformdirs, which says where the user's cache is, takes 13 ms of the
-        # 100 a rescan answered by a kept report takes (that one checks the path it proved)
-        _check_not_cache(args.output, None)
+    if args.output and options.use_cache:
+        # after the replay, which refuses it itself before it writes, against the cache it
+        # read: the user's is found there without platformdirs (13 ms of such a rescan's 90)
+        _check_not_cache(args.output, options.cache_path)
     if not args.dask:
         # The fork server first, the scan's imports after: they then run while it loads, off
         # the critical path of a cold scan (issue 22); only when the scan will use workers

@@ -66,7 +66,7 @@ from neardup_core.installed import which_package
 from neardup_core.report.destination import open_destination
 from neardup_core.store.kept_reports import pack_report, read_report, unpack_report
 
-TYPE_CHECKING = False  # typing's, without its import (see neardup_core.report.kept)
+TYPE_CHECKING = False  # typing's, without its import (see the module's docstring)
 if TYPE_CHECKING:
     from typing import IO, Any
 
@@ -119,7 +119,8 @@ def replay(options: ScanOptions, paths: list[str], fmt: str, output: str | None,
     if not _left_checked(path):  # its pages to be checked, or another process writing it
         return None
     result_key = snapshot_key(roots, options, options.fingerprint_key())
-    key = report_key(result_key, options, fmt, language, _to_stream(output),
+    to_stream = _to_stream(output)
+    key = report_key(result_key, options, fmt, language, to_stream,
                      None if options.cache_path else path)
     row = None if key is None else read_report(path, result_key, key)
     if row is None:
@@ -147,9 +148,8 @@ def replay(options: ScanOptions, paths: list[str], fmt: str, output: str | None,
         text = b"".join(pieces).decode("utf-8") if output is None else None
     except (ValueError, KeyError, TypeError):  # damaged or not ours: the scan goes on
         return None
-    if output is not None and not _to_stream(output):
-        refuse_as_output(output, path)  # the user's cache: known only now (the command's
-        # check, made before the replay for a --cache, waits for it)
+    if output is not None and not to_stream:
+        refuse_as_output(output, path)  # the command checks it only when it scans
     _write(pieces, text, fmt, output, stdout)
     return {**summary, "seconds": seconds}
 

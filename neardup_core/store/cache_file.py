@@ -78,6 +78,10 @@ def default_path_inputs() -> list[object]:
             which_package("platformdirs")]
 
 
+#: What a ``file:`` URI keeps as it is (pathlib's ``as_uri``: RFC 3986's unreserved, and "/").
+_URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/-._~")
+
+
 def sqlite_uri(path: str, query: str) -> str:
     """SQLite's ``file:`` URI of ``path`` (made absolute) with ``query``: every byte but
     letters, digits and ``/-._~`` percent-encoded, as :meth:`pathlib.Path.as_uri` would, without
@@ -89,9 +93,6 @@ def sqlite_uri(path: str, query: str) -> str:
     raw = os.fsencode(os.path.abspath(path))
     return "file://" + "".join(chr(b) if b in _URI_SAFE else f"%{b:02X}" for b in raw) + \
         "?" + query
-
-
-_URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/-._~")
 
 
 def refuse_as_output(output: str, cache_path: str) -> None:

@@ -245,14 +245,23 @@ def run_share(args: argparse.Namespace, work: Path) -> dict:
     env = dict(os.environ)
     here = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    _log("share: cold scan, CPU time by stage and process")
-    proc = subprocess.run([sys.executable, "-m", "benchmarks.scale_share", str(c.docs),
-                           "-j", str(args.jobs), "--out", str(out)], env=env, cwd=here,
-                          capture_output=True, text=True, timeout=args.timeout, check=False)
-    if proc.returncode != 0:
-        return {"error": proc.stderr[-2000:]}
-    _log(proc.stdout.strip())
-    return dict(json.loads(out.read_text()), corpus=c.info)
+    got: dict = {}
+    for as_app in (False, True):
+        _log("share: cold scan, CPU time by stage and process"
+             + (", as the app scans" if as_app else ", as the command line scans"))
+        proc = subprocess.run([sys.executable, "-m", "benchmarks.scale_share", str(c.docs),
+                               "-j", str(args.jobs), "--out", str(out),
+                               *(["--as-app"] if as_app else [])], env=env, cwd=here,
+                              capture_output=True, text=True, timeout=args.timeout,
+                              check=False)
+        if proc.returncode != 0:
+            return {"error": proc.stderr[-2000:], **got}
+        _log(proc.stdout.strip())
+        if as_app:
+            got["as_app"] = json.loads(out.read_text())
+        else:
+            got.update(json.loads(out.read_text()))
+    return dict(got, corpus=c.info)
 
 
 def run_reports(args: argparse.Namespace) -> dict:

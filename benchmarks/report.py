@@ -258,6 +258,18 @@ def _share_and_reports(res: dict) -> list[str]:
                           f"{sh['serial_share']:.1%}"]]
                 rows += [[f"projected speed-up at {n} workers", f"{x:.1f}x"]
                          for n, x in cp["speedup"].items()]
+                cold = cp.get("started_cold")
+                if cold:
+                    rows += [[f"with the fork server's loading ({cold['server_start_s']:.2f} s) "
+                              f"as a prefix: at {n} workers", f"{x:.1f}x"]
+                             for n, x in cold["speedup"].items()]
+                app = sh.get("as_app")
+                if app:
+                    rows += [["as the app scans (fork server and scan loaded before): "
+                              "critical-path serial share", f"{app['serial_share']:.1%}"]]
+                    rows += [[f"as the app scans: projected speed-up at {n} workers",
+                              f"{x:.1f}x"]
+                             for n, x in app["critical_path"]["speedup"].items()]
             else:
                 rows += [["serial share", f"{sh['serial_share']:.1%}"]]
             rows += [[f"Amdahl speed-up at {n} workers", f"{x:.1f}x"]

@@ -3,6 +3,10 @@ the workers counts only past what 16 of them do meanwhile; the rest is serial.""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+
 import pytest
 
 from benchmarks.scale_share import amdahl, critical_path
@@ -73,3 +77,48 @@ def test_imports_after_the_fork_server_started_count_beside_it() -> None:
     assert cp["critical_path_share"] == pytest.approx(1.1 / 33.6, abs=1e-4)
     crowded = critical_path(stages, workers=6.4)  # 16 workers: 0.4 s, 0.1 s less than beside
     assert crowded["critical_path_share"] == pytest.approx((1.1 + 0.1) / 8.0, abs=1e-4)
+
+
+def test_a_fork_server_loading_during_the_scan_is_a_prefix_the_workers_cannot_shorten() -> None:
+    """When the scan starts the fork server (the command line's first scan), no worker reads
+    before it has loaded: the main process's first stages and that loading run side by side,
+    then the reading; the first projection, which spreads them over the reading, stays."""
+    stages = {"imports": 0.1, "imports_beside": 0.1, "walk": 0.2, "read_ahead": 0.1,
+              "results": 0.4, "pairs": 0.5}
+    cp = critical_path(stages, workers=32.5, server_start=0.5)
+    assert cp["speedup"]["16"] == pytest.approx(33.9 / (0.6 + 32.5 / 16), abs=0.01)
+    cold = cp["started_cold"]
+    assert cold["before_workers_s"] == pytest.approx(0.4)
+    assert cold["server_start_s"] == 0.5
+    # 0.6 serial, then max(0.4 before, 0.5 loading), then max(0.4, 32 / 16) reading
+    assert cold["speedup"]["16"] == pytest.approx(33.9 / (0.6 + 0.5 + 2.0), abs=0.01)
+    assert cold["speedup"]["4"] == pytest.approx(33.9 / (0.6 + 0.5 + 8.0), abs=0.01)
+    # a main process slower than the loading sets the prefix itself
+    slow = critical_path({**stages, "walk": 1.0}, workers=32.5, server_start=0.5)
+    assert slow["started_cold"]["speedup"]["16"] == pytest.approx(34.7 / (0.6 + 1.2 + 2.0),
+                                                                  abs=0.01)
+    # always at most the first projection; none when the server was loaded before the scan
+    assert cold["speedup"]["16"] < cp["speedup"]["16"]
+    assert critical_path(stages, workers=32.5)["started_cold"] is None
+
+
+def test_the_cpu_the_processes_spent_before_the_scan_is_left_out() -> None:
+    """--as-app: what the fork server did before the scan (loading, when the window opened)
+    is not the scan's; a child that worked before and idles during it counts for nothing."""
+    from benchmarks.scale_share import TreeCpu, _settled
+
+    child = subprocess.Popen([sys.executable, "-c",
+                              "import time\nt = time.process_time()\n"
+                              "while time.process_time() - t < 0.3: pass\ntime.sleep(30)"])
+    try:
+        before = _settled(quiet=3)
+        assert before.get(child.pid, 0.0) >= 0.25
+        with TreeCpu(before) as tree:
+            time.sleep(0.5)
+        with TreeCpu() as whole:
+            time.sleep(0.5)
+    finally:
+        child.kill()
+        child.wait()
+    assert tree.seen.get(child.pid, 0.0) < 0.05
+    assert whole.seen[child.pid] >= 0.25

@@ -173,15 +173,36 @@ def test_tasks_leave_arrays_for_a_later_phase_read_as_one_and_they_go_too(pool, 
         runs = [("part-3", 1, 3), ("part-1", 0, 1), ("part-2", 0, 2)]
         joined = arrays.joined("rows", runs)
         back = pickle.loads(pickle.dumps(joined))
-        assert "rows" in back and back.joined_names == {"rows": tuple(runs)}
+        assert "rows" in back and "rows" not in arrays
         expected = [31, 32, 10, 20, 21]
         np.testing.assert_array_equal(back["rows"], expected)
+        # one file, written once, that every task maps (shared pages, not a copy each)
+        rows_file = Path(arrays.folder) / "rows.npy"
+        assert rows_file.is_file()
+        assert isinstance(back["rows"], np.memmap) and not back["rows"].flags.writeable
+        for name in names:  # the tasks' own arrays are no longer needed
+            joined.discard(name)
         assert work.map(partial(_joined_rows, joined), [0, 1]) == [expected, expected]
         with pytest.raises(ValueError):
             arrays.save("a", np.zeros(1))  # a name the block shares already
+        with pytest.raises(ValueError):
+            joined.joined("rows", runs)  # nor is a joined name made twice
         for name in ("../a", ".hidden"):  # never a file outside the folder's own arrays
             with pytest.raises(ValueError):
                 joined.discard(name)
-        with pytest.raises(ValueError):
-            joined.discard("rows")  # made of the tasks' arrays, not a file
+        joined.discard("rows")
+        assert not rows_file.exists()
     assert not _shared_folders(tmp_root)  # the tasks' files went with the folder
+
+
+def test_only_runs_of_one_dimension_and_one_type_are_joined(tmp_path) -> None:
+    arrays = SharedArrays(str(tmp_path), [])
+    arrays.save("ints", np.arange(4, dtype=np.int32))
+    arrays.save("floats", np.zeros(3))
+    arrays.save("grid", np.zeros((2, 2), np.int32))
+    for runs in ([("ints", 0, 2), ("floats", 0, 1)], [("grid", 0, 1)]):
+        with pytest.raises(ValueError):
+            arrays.joined("rows", runs)
+        assert not (tmp_path / "rows.npy").exists()
+    empty = arrays.joined("none", [])
+    assert empty["none"].shape == (0,)

@@ -75,7 +75,10 @@ with cores to spare the main process's first stages (the imports beside it, the 
 texts read ahead: ``B``) run while it loads (``F``, its CPU time), and no worker reads before
 it is done, so those stages are not spread over the reading as ``max(R, W_r / N)`` has them:
 the scan takes ``max(B, F)`` first, then ``max(R - B, (W_r - F) / N)``. That is printed as a
-second projection (``started_cold``), for the command line's first scan. The app starts the
+second projection (``started_cold``), for the command line's first scan. ``B`` is what the
+main process did until the workers were forked (the scan reports it,
+``stats["cpu_until_workers"]``, and the imports beside the server are added): on a large
+folder the walk goes on beside the reading once they are up. The app starts the
 fork server and imports the scan when its window opens (``app/__main__.py``), long before the
 user has picked a folder; ``--as-app`` measures a scan so (nothing of that loading counted,
 the fork server's earlier CPU time left out), and there the first projection is the one.
@@ -197,14 +200,17 @@ def spread_over(after: dict, n: int) -> float:
 
 
 def critical_path(stages: dict[str, float], workers: float, parallel: dict | None = None,
-                  after: dict | None = None, server_start: float | None = None) -> dict:
+                  after: dict | None = None, server_start: float | None = None,
+                  before_workers: float | None = None) -> dict:
     """The model of the module's docstring: overlapped and serial main-process CPU, the
     critical-path share at 16 workers and the speed-up at each of WORKERS. ``parallel``:
     ``stats["cpu_parallel"]``, the threaded part of the serial stages; ``after``:
     ``stats["cpu_workers_after"]``, the part of ``workers`` (all the other processes' CPU
     time) spent after the reading. ``server_start``: the CPU time the fork server took to load
     during the scan (part of ``workers``), when it did; then ``started_cold`` is the same
-    model with that loading as a prefix no worker can shorten (see the module's docstring)."""
+    model with that loading as a prefix no worker can shorten (see the module's docstring).
+    ``before_workers``: the main process's overlapped CPU time until the workers were forked
+    (by default all of the BEFORE_WORKERS stages, which a long walk overstates)."""
     parallel = parallel or {}
     after = after or {}
     overlapped = sum(v for k, v in stages.items() if k in OVERLAPPED)
@@ -220,7 +226,8 @@ def critical_path(stages: dict[str, float], workers: float, parallel: dict | Non
     speedup = {n: one / took[n] if one else 1.0 for n in WORKERS}
     cold = None
     if server_start:
-        before = sum(v for k, v in stages.items() if k in BEFORE_WORKERS)
+        before = sum(v for k, v in stages.items() if k in BEFORE_WORKERS) \
+            if before_workers is None else min(before_workers, overlapped)
         beside = overlapped - before
         server = min(server_start, reading)
         cold_took = {n: at[n] + max(before, server) + max(beside, (reading - server) / n)
@@ -317,9 +324,12 @@ def measure(folder: str, jobs: int = 0, fmt: str = "json", cache: bool = False,
     main = sum(stages.values())
     workers = tree.total
     raw = main / (main + workers) if main + workers else 1.0
+    until = res.stats.get("cpu_until_workers")
     cp = critical_path(stages, workers, res.stats.get("cpu_parallel"),
                        res.stats.get("cpu_workers_after"),
-                       server_start=None if as_app else tree.helpers)
+                       server_start=None if as_app else tree.helpers,
+                       before_workers=None if until is None
+                       else until + stages.get("imports_beside", 0.0))
     return {"files": len(res.documents), "problems": len(res.problems), "groups":
             len(res.group_table), "jobs": jobs or os.cpu_count(), "wall_s": round(wall, 2),
             "as_app": as_app,

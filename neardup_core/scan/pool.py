@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import threading
+import time
 import weakref
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TYPE_CHECKING
@@ -100,6 +101,10 @@ class WorkerPool:
         self._starting: threading.Thread | None = None
         self.unavailable: str | None = None  # why workers cannot start, once known
         self.pools = 0  # pools started in this run (one, unless workers died)
+        #: This process's CPU time (``time.process_time``) when the first pool's workers were
+        #: forked, the fork server loaded: no worker reads before (the share benchmark's
+        #: account of a scan that starts the server, :mod:`benchmarks.scale_share`).
+        self.ready_cpu: float | None = None
         #: Where a worker's watchdog records the file it stopped (see take_stopped), made
         #: with the first pool and removed with this object.
         self._records: str | None = None
@@ -146,6 +151,8 @@ class WorkerPool:
             self.pools += 1
             self._warm = [pool.submit(warm_up, self.settings) for _ in range(self.count)]
             self.pool = pool
+            if self.ready_cpu is None:
+                self.ready_cpu = time.process_time()
         except OSError as exc:  # no processes here (a sandbox, a process limit): read in-process
             # (Not RuntimeError: that is a worker importing an unguarded script, which must fail
             # as Python makes it fail, not scan the folder a second time.)

@@ -90,7 +90,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         self.notes: list[str] = []
         self.problems: list[Problem] = []
         self.stats: dict = {}
-        self._cpu_mark = time.process_time()
+        self._cpu_mark = self._cpu_start = time.process_time()
         self.partial = False
         self.settings = FingerprintSettings.from_options(self.opt)
         self.settings_key = self.opt.fingerprint_key()
@@ -125,7 +125,7 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
             return self._execute()
 
     def _execute(self) -> ScanResult:
-        self._cpu_mark = time.process_time()
+        self._cpu_mark = self._cpu_start = time.process_time()
         self._open_cache()
         try:
             entries = self._walk()
@@ -149,6 +149,9 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
             with gc_paused():
                 outcomes = self._read(entries) if not self.partial else Collected()
                 self._cpu("results")  # collecting the workers' outcomes
+                if self.workers.ready_cpu is not None:  # what this process did before them
+                    self.stats["cpu_until_workers"] = round(
+                        max(0.0, self.workers.ready_cpu - self._cpu_start), 4)
                 self.stats["seconds_read"] = round(time.monotonic() - self.t0
                                                    - self.stats["seconds_walk"], 4)
                 docs, self._fps, self._entries = self._collect(entries, outcomes)

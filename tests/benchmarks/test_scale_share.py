@@ -122,3 +122,19 @@ def test_the_cpu_the_processes_spent_before_the_scan_is_left_out() -> None:
         child.wait()
     assert tree.seen.get(child.pid, 0.0) < 0.05
     assert whole.seen[child.pid] >= 0.25
+
+
+def test_only_what_the_main_process_did_before_the_workers_were_up_is_a_prefix() -> None:
+    """On a large folder the walk goes on beside the reading once the workers are forked:
+    only the main process's time until then is before them, the rest is beside them."""
+    stages = {"imports": 0.1, "imports_beside": 0.1, "walk": 6.0, "read_ahead": 0.4,
+              "results": 5.0, "pairs": 10.0}
+    long_walk = critical_path(stages, workers=400.0, server_start=0.5, before_workers=0.6)
+    cold = long_walk["started_cold"]
+    assert cold["before_workers_s"] == pytest.approx(0.6)
+    one = 10.1 + 11.5 + 400.0
+    # 0.6 first (the server's 0.5 s, the main process busier), then max(10.9, 399.5 / 16)
+    assert cold["speedup"]["16"] == pytest.approx(one / (10.1 + 0.6 + 399.5 / 16), abs=0.01)
+    # without the scan's account the whole walk is taken for a prefix
+    assert critical_path(stages, workers=400.0, server_start=0.5)["started_cold"]["speedup"][
+        "16"] == pytest.approx(one / (10.1 + 6.5 + 399.5 / 16), abs=0.01)

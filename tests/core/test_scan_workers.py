@@ -254,6 +254,23 @@ def test_files_read_while_workers_start_are_fingerprinted_by_them(
     assert len(result.problems) == 2
 
 
+def test_the_scan_says_how_much_it_did_before_its_workers_were_up(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The share benchmark's prefix (what this process did before any worker could read):
+    within the stages up to the reading's end, and only when workers were started."""
+    root = _tree(tmp_path / "docs", 30)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_FILES", 4)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_BYTES", 1024)
+    monkeypatch.setattr(reading_mod, "BATCH_FILES", 5)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
+    assert result.stats["workers"]["pools"] == 1
+    cpu = result.stats["cpu"]
+    until = result.stats["cpu_until_workers"]
+    assert 0.0 <= until <= cpu["walk"] + cpu.get("read_ahead", 0.0) + cpu["results"] + 0.01
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    assert "cpu_until_workers" not in here.stats
+
+
 def test_with_everything_read_and_workers_still_starting_the_scan_fingerprints_too(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path / "docs", 12)

@@ -132,8 +132,8 @@ class SharedArrays(Mapping[str, np.ndarray]):
     def discard(self, name: str) -> None:
         """The file of ``name`` removed once no task reads it any more (a mapping of it that
         a task holds stays valid): the folder holds less at once. Only an array the block
-        was given or a task saved (a plain name) is ever removed, and only from the block's
-        own folder."""
+        was given, a task saved or :meth:`joined` wrote (a plain name) is ever removed, and
+        only from the block's own folder."""
         if os.sep in name or name.startswith(".") or (os.altsep and os.altsep in name):
             raise ValueError(f"not an array of this folder: {name!r}")
         self._open.pop(name, None)

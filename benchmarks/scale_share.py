@@ -290,12 +290,11 @@ def measure(folder: str, jobs: int = 0, fmt: str = "json", cache: bool = False,
                           cache_path=os.path.join(cache_dir.name, "cache.sqlite") if cache
                           else None)
     baseline: dict[int, float] = {}
-    if as_app:
-        from neardup_core.scan.pool import prestart
+    if as_app:  # what the app does when its window opens (no Qt imported by these)
+        from app.__main__ import preload_scan, prestart_workers
 
-        prestart()
-        import neardup_core.grouping.groups
-        import neardup_core.scan.session  # noqa: F401
+        prestart_workers()
+        preload_scan().join()
         baseline = _settled()
     deciding = time.process_time()
     prestarted = False if as_app else prestart_for(options, [folder])

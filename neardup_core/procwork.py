@@ -111,8 +111,7 @@ class SharedArrays(Mapping[str, np.ndarray]):
         worker, 0.8 GB together (issue 22). Writing it costs this process a copy of the runs
         (7 MB at 40,000 files)."""
         self._check_new(name)
-        files = {p: self[p] if p in self.names else self._load(p)
-                 for p in dict.fromkeys(p for p, _, _ in parts)}
+        files = {p: self._load(p) for p in dict.fromkeys(p for p, _, _ in parts)}
         kinds = {a.dtype for a in files.values()}
         if len(kinds) > 1 or any(a.ndim != 1 for a in files.values()):
             raise ValueError(f"runs of 1-D arrays of one type only, got {sorted(map(str, kinds))}")
@@ -125,8 +124,6 @@ class SharedArrays(Mapping[str, np.ndarray]):
                     "shape": (total,)})
             for p, lo, hi in parts:
                 f.write(np.ascontiguousarray(files[p][lo:hi]).data)
-        for p in files:  # their mappings here: only the tasks read them from now on
-            self._open.pop(p, None)
         return SharedArrays(self.folder, [*self.names, name])
 
     def discard(self, name: str) -> None:

@@ -69,13 +69,21 @@ def _user_cache(monkeypatch: pytest.MonkeyPatch, root: Path) -> Path:
     return root / "neardup" / FILE_NAME
 
 
-@linux_only
-def test_a_rescan_without_cache_is_answered_from_the_users_cache(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch):
+def _scanned_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, report: str
+                  ) -> tuple[Path, Path, list[str]]:
+    """A folder scanned once into the user's cache (naming no cache), its JSON report written
+    to ``report``: the folder, the cache file and the command without ``-o``."""
     docs = _folder(tmp_path)
     cache = _user_cache(monkeypatch, tmp_path / "xdg")
     argv = ["scan", str(docs), "--format", "json"]
-    assert _run([*argv, "-o", str(tmp_path / "first.json")], scan=True)[0] == 0
+    assert _run([*argv, "-o", str(tmp_path / report)], scan=True)[0] == 0
+    return docs, cache, argv
+
+
+@linux_only
+def test_a_rescan_without_cache_is_answered_from_the_users_cache(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch):
+    _, cache, argv = _scanned_once(tmp_path, monkeypatch, "first.json")
     assert cache.exists() and guessed_default_path() == os.path.abspath(default_path())
     code, err = _run([*argv, "-o", str(tmp_path / "again.json")], scan=False)
     assert code == 0 and "unchanged since the last scan" in err
@@ -113,10 +121,7 @@ def test_the_answer_is_only_where_platformdirs_said_the_cache_is(tmp_path: Path,
 @linux_only
 def test_a_report_over_the_users_cache_is_refused_on_a_rescan_too(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch):
-    docs = _folder(tmp_path)
-    cache = _user_cache(monkeypatch, tmp_path / "xdg")
-    argv = ["scan", str(docs), "--format", "json"]
-    assert _run([*argv, "-o", str(tmp_path / "r.json")], scan=True)[0] == 0
+    docs, cache, argv = _scanned_once(tmp_path, monkeypatch, "r.json")
     before = cache.read_bytes()
     for target in (cache, Path(str(cache) + "-checked")):
         code, err = _run([*argv, "-o", str(target)], scan=False)

@@ -134,15 +134,21 @@ def test_a_report_over_the_users_cache_is_refused_on_a_rescan_too(tmp_path: Path
     assert cache.read_bytes() == before
 
 
-@linux_only
-@pytest.mark.parametrize("xdg", [None, "", "relative/cache", "/abs/cache", "/abs/cache/"])
-def test_the_guess_agrees_with_platformdirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                            xdg: str | None):
+def _home_and_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, xdg: str | None) -> None:
+    """HOME under ``tmp_path``, and XDG_CACHE_HOME unset (None) or ``xdg`` with "/abs" put
+    under ``tmp_path``."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     if xdg is None:
         monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     else:
         monkeypatch.setenv("XDG_CACHE_HOME", xdg.replace("/abs", str(tmp_path)))
+
+
+@linux_only
+@pytest.mark.parametrize("xdg", [None, "", "relative/cache", "/abs/cache", "/abs/cache/"])
+def test_the_guess_agrees_with_platformdirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            xdg: str | None):
+    _home_and_xdg(monkeypatch, tmp_path, xdg)
     assert guessed_default_path() == os.path.abspath(default_path())
 
 
@@ -153,11 +159,7 @@ def test_the_guess_on_macos_agrees_with_platformdirs_macos(tmp_path: Path,
                                                           xdg: str | None):
     from platformdirs.macos import MacOS
 
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    if xdg is None:
-        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
-    else:
-        monkeypatch.setenv("XDG_CACHE_HOME", xdg.replace("/abs", str(tmp_path)))
+    _home_and_xdg(monkeypatch, tmp_path, xdg)
     monkeypatch.setattr(sys, "platform", "darwin")
     assert guessed_default_path() == os.path.join(MacOS("neardup").user_cache_dir, FILE_NAME)
     monkeypatch.setattr(sys, "platform", "win32")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
-from neardup_core.grouping.edges import PairScores, assemble, components, graph
+from neardup_core.grouping.edges import PairScores, assemble_flat, components, graph
 
 #: Below this many edges the maximum spanning forest is computed without pre-filtering.
 MST_FILTER_MIN_EDGES = 65536
@@ -94,8 +94,8 @@ def max_spanning_forest(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray
 
 def connected_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_scores: PairScores,
                      order: np.ndarray, pos: np.ndarray
-                     ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """CONNECTED groups of the edges (checked, no loops) as :func:`assemble` gives them;
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """CONNECTED groups of the edges (checked, no loops) as :func:`assemble_flat` gives them;
     ``order``/``pos`` are the documents in rank order and each one's place in it."""
     # Maximum spanning forest = minimum one over 2 - score (in [1, 2]: no weight is zero, which
     # csgraph would read as "no edge"); its trees are the components, and the smallest score
@@ -117,5 +117,5 @@ def connected_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_s
     ref_of[sd] = comp_ref[label[sd]]
     sref = _scores_to_reference(n, a, b, s, ref_of)
     _fill_missing(sd, ref_of[sd], sref, pair_scores)
-    return assemble(n, sd, label[sd], first, sref[sd], size, comp_ref, weak)
+    return assemble_flat(n, sd, label[sd], first, sref[sd], size, comp_ref, weak)
 

@@ -102,16 +102,6 @@ def rank_order(rank: np.ndarray) -> np.ndarray:
 
 
 
-def assemble(n: int, docs: np.ndarray, comp: np.ndarray, is_ref: np.ndarray,
-             sref: np.ndarray, comp_size: np.ndarray, comp_ref: np.ndarray,
-             comp_weak: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """Order groups (size desc, reference) and members (reference, score desc, index); also
-    each member's score against its reference, flat, in that order."""
-    flat, offsets, weak, sflat = assemble_flat(n, docs, comp, is_ref, sref, comp_size,
-                                                comp_ref, comp_weak)
-    return split_groups(flat, offsets), weak, sflat
-
-
 def split_groups(flat: np.ndarray, offsets: np.ndarray) -> list[np.ndarray]:
     """Groups flat with their offsets -> one array of members per group (views of ``flat``)."""
     return [flat[lo:hi] for lo, hi in itertools.pairwise(offsets.tolist())]
@@ -121,8 +111,9 @@ def assemble_flat(n: int, docs: np.ndarray, comp: np.ndarray, is_ref: np.ndarray
                   sref: np.ndarray, comp_size: np.ndarray, comp_ref: np.ndarray,
                   comp_weak: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The groups of :func:`assemble` as (members flat, offsets, weakest per group, score
-    against the reference per member): no Python object per group."""
+    """The groups (size desc, reference), members (reference, score desc, index), as (members
+    flat, offsets, weakest per group, score against the reference per member): no Python
+    object per group."""
     gids = np.flatnonzero(comp_size >= 2)
     biggest = int(comp_size[gids].max()) if gids.size else 0
     gorder = gids[np.argsort((biggest - comp_size[gids]) * n + comp_ref[gids])]

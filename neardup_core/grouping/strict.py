@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from neardup_core.arrays import unique_sorted
-from neardup_core.grouping.edges import assemble, graph, unique_edges
+from neardup_core.grouping.edges import assemble_flat, graph, unique_edges
 
 #: STRICT picks references in vectorised rounds (see ``_references``); after this many rounds
 #: the rest is done one document at a time.
@@ -86,13 +86,14 @@ def strict_claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.n
 
 
 def strict_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.ndarray
-                  ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """STRICT groups of the edges (checked, no loops) as :func:`assemble` gives them (without
-    members' scores when no group forms); ``pos`` is each document's place in rank order."""
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """STRICT groups of the edges (checked, no loops) as :func:`assemble_flat` gives them;
+    ``pos`` is each document's place in rank order."""
     a, b, s = unique_edges(n, a, b, s)
     owner, member, score = strict_claims(n, a, b, s, pos)
     if not member.size:
-        return [], np.empty(0, dtype=np.float64)
+        return (np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                np.empty(0, dtype=np.float64), np.empty(0, dtype=np.float64))
     refs = unique_sorted(owner)  # references that took at least one member
     gid = np.searchsorted(refs, owner)
     g_size = np.bincount(gid, minlength=refs.size) + 1
@@ -102,5 +103,5 @@ def strict_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.n
     comp = np.r_[np.arange(refs.size), gid]
     is_ref = np.r_[np.ones(refs.size, dtype=bool), np.zeros(member.size, dtype=bool)]
     sref = np.r_[np.full(refs.size, np.nan), score]
-    return assemble(n, docs, comp, is_ref, sref, g_size, refs, g_weak)
+    return assemble_flat(n, docs, comp, is_ref, sref, g_size, refs, g_weak)
 

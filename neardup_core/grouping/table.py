@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from neardup_core.arrays import run_positions
 from neardup_core.grouping.cohesive import (
     COHESIVE_SAMPLES,
     CohesiveNodes,
@@ -23,7 +24,7 @@ from neardup_core.grouping.cohesive import (
     cohesive_nodes,
 )
 from neardup_core.grouping.edges import PairScores, dense_rank, within_two_pairs
-from neardup_core.grouping.groups import build_groups
+from neardup_core.grouping.groups import flat_groups
 from neardup_core.models import GroupMode, GroupTable, PairTable
 from neardup_core.pairs.scoring import hamming
 
@@ -217,12 +218,10 @@ def groups_at(inputs: GroupingInputs, threshold: float,
             ignored=inputs.ignored, unsettled=unsettled, nodes=inputs.nodes)
         sizes = np.diff(offsets)
     else:
-        members, weakest, score = build_groups(n, a, b, s, threshold, mode, pair_scores, rank,
-                                               with_scores=True)
-        sizes = np.fromiter((m.shape[0] for m in members), dtype=np.int64, count=len(members))
-        offsets = np.zeros(len(members) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
-        flat = np.concatenate(members).astype(np.int64) if members else np.empty(0, np.int64)
+        flat, offsets, weakest, score = flat_groups(n, a, b, s, threshold, mode, pair_scores,
+                                                    rank)
+        flat = flat.astype(np.int64, copy=False)
+        sizes = np.diff(offsets)
     refs = np.repeat(flat[offsets[:-1]], sizes)
     # Scores come from the grouping (edges, or pair_scores for members not linked to their
     # reference); distance is a cheap popcount. Jaccard is the score itself when MinHash is
@@ -258,27 +257,23 @@ def strict_by_text(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, rank: np
     leader[cls[order[first]]] = order[first]
     la, lb = leader[cls[a]], leader[cls[b]]
     real = la != lb
-    groups, weakest, score = build_groups(n, la[real], lb[real], s[real], threshold,
-                                          GroupMode.STRICT, pair_scores, rank,
-                                          with_scores=True)
+    flat_l, l_offsets, weakest, score = flat_groups(n, la[real], lb[real], s[real], threshold,
+                                                    GroupMode.STRICT, pair_scores, rank)
     g_of = np.full(n, -1, dtype=np.int64)      # group of each leader
     s_of = np.zeros(n, dtype=np.float64)       # its score against the group's reference
     is_ref = np.zeros(n, dtype=bool)
-    flat_l = np.concatenate(groups).astype(np.int64) if groups else np.empty(0, np.int64)
-    sizes = np.fromiter((g.shape[0] for g in groups), dtype=np.int64, count=len(groups))
-    g_of[flat_l] = np.repeat(np.arange(len(groups)), sizes)
+    flat_l = flat_l.astype(np.int64, copy=False)
+    sizes = np.diff(l_offsets)
+    g_of[flat_l] = np.repeat(np.arange(sizes.size), sizes)
     s_of[flat_l] = np.asarray(score, dtype=np.float64)
-    if flat_l.size:
-        is_ref[flat_l[np.r_[0, np.cumsum(sizes)[:-1]]]] = True
-    weak = list(np.asarray(weakest, dtype=np.float64))
+    is_ref[flat_l[l_offsets[:-1]]] = True
     # classes with copies whose leader is in no group form exact groups of their own
     csize = np.bincount(cls, minlength=ncls)
     lone = np.flatnonzero((csize >= 2) & (g_of[leader] < 0))
-    if lone.size:
-        g_of[leader[lone]] = len(weak) + np.arange(lone.size)
-        s_of[leader[lone]] = 1.0
-        is_ref[leader[lone]] = True
-        weak.extend([1.0] * lone.size)
+    g_of[leader[lone]] = sizes.size + np.arange(lone.size)
+    s_of[leader[lone]] = 1.0
+    is_ref[leader[lone]] = True
+    weak = np.concatenate([np.asarray(weakest, dtype=np.float64), np.ones(lone.size)])
     docs = np.flatnonzero(g_of[leader[cls]] >= 0)
     lead = leader[cls[docs]]
     grp = g_of[lead]
@@ -294,9 +289,8 @@ def strict_by_text(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, rank: np
     np.cumsum(counts, out=offs[1:])
     refs = flat[offs[:-1]] if flat.size else np.empty(0, np.int64)
     gorder = np.lexsort((refs, -counts))
-    parts = [np.arange(offs[g], offs[g + 1]) for g in gorder.tolist()]
-    take = np.concatenate(parts) if parts else np.empty(0, np.int64)
+    take = run_positions(offs[:-1][gorder], counts[gorder])
     new_offs = np.zeros(len(weak) + 1, dtype=np.int64)
     np.cumsum(counts[gorder], out=new_offs[1:])
     return (flat[take], new_offs, doc_score[take].astype(np.float32),
-            np.asarray(weak, dtype=np.float32)[gorder])
+            weak.astype(np.float32)[gorder])

@@ -351,7 +351,7 @@ def _refuse_grouping(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*a, **k):
         raise AssertionError("grouped again")
 
-    for name in ("cohesive_groups", "build_groups"):
+    for name in ("cohesive_groups", "flat_groups"):
         monkeypatch.setattr(table, name, refuse)
 
 

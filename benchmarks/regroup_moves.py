@@ -1,0 +1,101 @@
+"""``python -m benchmarks.regroup_moves [-n N] [--rounds R] [--against DIR]``: what moving the
+threshold costs the core on a big result, by kind of move (issue 22: "regroup after a slider
+move under 200 ms" at a million documents).
+
+Each mode regroups the same synthetic result (``benchmarks.micro.synthetic_result``: families
+of near copies and chance pairs just above the floor) from 0.6: five steps of 0.1 %, five of
+1 % (the slider's arrow keys), then five long jumps (a click on the track, a typed value).
+What is timed is the CPU time of ``regroup`` and its group table, the work the window waits
+for (a result of 200,000 documents or more is regrouped in a worker thread, the window
+painting meanwhile). ``--against DIR`` runs the same in another checkout (its code on
+``PYTHONPATH``), the two alternated round by round, so that the ratio is from one run on one
+machine. Each round is a fresh process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+STEPS = {"step_0.1%": [round(0.6 + 0.001 * i, 4) for i in range(1, 6)],
+         "step_1%": [round(0.605 + 0.01 * i, 4) for i in range(1, 6)],
+         "jump": [0.9, 0.55, 0.8, 0.5, 0.75]}
+
+
+def one_round(n: int) -> dict:
+    """CPU ms of each move, by mode and kind of move (in this process)."""
+    from benchmarks.micro import synthetic_result
+    from neardup_core.models import GroupMode
+
+    res = synthetic_result(n)
+    out: dict = {}
+    for mode in GroupMode:
+        start = res.regroup(0.6, mode)  # type: ignore[attr-defined]
+        _ = start.group_table
+        _ = start.regroup(0.6001).group_table  # the first move prepares what moves read
+        got: dict[str, list[float]] = {}
+        for kind, thresholds in STEPS.items():
+            got[kind] = []
+            for th in thresholds:
+                t = time.process_time()
+                _ = start.regroup(th).group_table
+                got[kind].append(round((time.process_time() - t) * 1e3, 1))
+        out[str(mode)] = got
+    return out
+
+
+def _child(root: str, n: int) -> dict:
+    """One round in a fresh process with ``root``'s code (this file runs there as a script, so
+    that a checkout without it can be measured too)."""
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(root))
+    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", str(n)],
+                          cwd=root, env=env, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def summary(rounds: list[dict]) -> dict:
+    """Best, median and worst ms by mode and kind, over every move of every round."""
+    out: dict = {}
+    for mode in rounds[0]:
+        out[mode] = {}
+        for kind in rounds[0][mode]:
+            ms = [x for r in rounds for x in r[mode][kind]]
+            out[mode][kind] = {"best": min(ms), "median": statistics.median(ms), "worst": max(ms)}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.regroup_moves",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("-n", type=int, default=1_000_000, help="documents (default 1,000,000)")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--against", metavar="DIR", help="another checkout, run alternately")
+    ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        print(json.dumps(one_round(args.child)))
+        return 0
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    trees = {"this": here, **({"against": args.against} if args.against else {})}
+    rounds: dict[str, list[dict]] = {k: [] for k in trees}
+    for _ in range(args.rounds):
+        for name, root in trees.items():
+            rounds[name].append(_child(root, args.n))
+    report = {"documents": args.n, "rounds": args.rounds, "cpu_ms": {
+        name: summary(r) for name, r in rounds.items()}}
+    print(json.dumps(report, indent=1))
+    for name, by_mode in report["cpu_ms"].items():
+        for mode, kinds in by_mode.items():
+            cells = ", ".join(f"{k} {v['best']:.0f}/{v['median']:.0f}/{v['worst']:.0f}"
+                              for k, v in kinds.items())
+            print(f"{name:8s} {mode:10s} best/median/worst ms: {cells}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+"""The slider benchmark (benchmarks/regroup_moves.py): every mode, every kind of move, timed;
+and run in a checkout of its own as the comparison against another one does."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from benchmarks import regroup_moves
+
+
+def test_a_round_times_every_move_of_every_mode() -> None:
+    got = regroup_moves.one_round(3000)
+    assert set(got) == {"connected", "strict", "cohesive"}
+    for kinds in got.values():
+        assert {k: len(v) for k, v in kinds.items()} == {
+            k: len(v) for k, v in regroup_moves.STEPS.items()}
+        assert all(ms >= 0 for v in kinds.values() for ms in v)
+    s = regroup_moves.summary([got, got])
+    one = s["strict"]["jump"]
+    assert one["best"] <= one["median"] <= one["worst"]
+    assert one["worst"] == max(got["strict"]["jump"])
+
+
+def test_the_comparison_runs_each_checkout_in_a_process_of_its_own(capsys) -> None:
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert regroup_moves.main(["-n", "1500", "--rounds", "1", "--against", root]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["documents"] == 1500
+    assert set(report["cpu_ms"]) == {"this", "against"}
+    assert set(report["cpu_ms"]["against"]) == {"connected", "strict", "cohesive"}

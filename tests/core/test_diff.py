@@ -173,12 +173,51 @@ def test_huge_inputs_are_truncated_with_bounded_rows():
     assert r.stats.changed == 5
 
 
-def test_intraline_is_skipped_for_rows_too_long_or_costly():
+def test_intraline_is_skipped_for_rows_too_long():
     long_left = "a " * INTRALINE_MAX
     long_right = "b " * INTRALINE_MAX
     assert intraline_spans(long_left, long_right, "word") is None
-    rep = "ab" * 2_500
-    assert intraline_spans(rep, rep[::-1] + "c", "char") is None  # matching cost over budget
+
+
+def test_repetitive_rows_get_exact_spans():
+    """A row that repeats a few tokens thousands of times (difflib's worst case, once given up
+    on) is matched token by token: only the real edits are marked."""
+    rep = "ab" * 2_400
+    left, right = rep, rep[:2_000] + "X" + rep[2_001:] + "c"
+    lsp, rsp = intraline_spans(left, right, "char")
+    assert "X" in changed(right, rsp) and changed(right, rsp)[-1] == "c"
+    assert sum(s.end - s.start for s in lsp) == 1  # a longest common subsequence keeps the rest
+    assert sum(s.end - s.start for s in rsp) == 2
+    lsp, rsp = intraline_spans(rep, rep[::-1] + "c", "char")  # "abab..." and "baba...c"
+    assert sum(s.end - s.start for s in lsp) == 1
+    assert sum(s.end - s.start for s in rsp) == 2
+
+
+def test_spans_are_a_longest_common_subsequence():
+    """What is left unmarked on both sides is one common subsequence, as long as any."""
+    import random
+
+    rng = random.Random(4)
+    for _ in range(200):
+        left = "".join(rng.choice("的了是在我们天今明去公园") for _ in range(rng.randint(0, 30)))
+        right = "".join(rng.choice("的了是在我们天今明去公园") for _ in range(rng.randint(0, 30)))
+        lsp, rsp = intraline_spans(left, right, "char")
+        keep_l = "".join(c for i, c in enumerate(left) if not any(s.start <= i < s.end
+                                                                    for s in lsp))
+        keep_r = "".join(c for i, c in enumerate(right) if not any(s.start <= i < s.end
+                                                                     for s in rsp))
+        assert keep_l == keep_r
+        assert len(keep_l) == _lcs_length(left, right)
+
+
+def _lcs_length(a: str, b: str) -> int:
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b):
+            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]
 
 
 def test_timeout_zero_marks_changed_rows_whole_and_says_so():

@@ -12,17 +12,18 @@ its reference after its table.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import html
 import itertools
 import math
+import multiprocessing
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
 from typing import IO
 
 import numpy as np
 
-from neardup_core import diff as _diff
 from neardup_core.messages import phrase, word
 from neardup_core.messages import render as render_message
 from neardup_core.models import Document
@@ -36,13 +37,19 @@ from neardup_core.report.columns import (
     take,
 )
 from neardup_core.report.common import LocalClock
-from neardup_core.report.destination import Destination, display, open_destination
+from neardup_core.report.destination import Destination, open_destination
+from neardup_core.report.html_diffs import (
+    Ahead,
+    DiffWriter,
+    TextOf,
+    _e,
+    _t,
+    default_text_of,
+    pool_workers,
+)
 from neardup_core.report.wording import group_labels, percent, written_now
 from neardup_core.result import ScanResult
-from neardup_core.visible import visible, visible_all
-
-TextOf = Callable[[str], str | None]
-"""A document's text by its path, or None when it cannot be read (the diffs' source)."""
+from neardup_core.visible import visible_all
 
 _CSS = """
 :root { --fg:#1d2330; --muted:#5b6475; --line:#d9dde5; --ref:#1c5fb8; --del:#ffe3e3;
@@ -88,35 +95,6 @@ tr.skip td { color: var(--muted); text-align: center; background: #f4f5f7; font-
 """
 
 
-def default_text_of(max_bytes: int) -> TextOf:
-    """The ``text_of`` that :func:`write_html` uses when given none: re-extract a file's text
-    for the diffs (files up to ``max_bytes``); any failure means "no text", never an error."""
-    try:
-        from neardup_core.extract import extract  # type: ignore[attr-defined]
-    except ImportError:
-        return lambda path: None
-
-    def text_of(path: str) -> str | None:
-        try:
-            got = extract(path, max_bytes=max_bytes)
-        except Exception:  # a report must not fail because one file changed since the scan
-            return None
-        text = getattr(got, "text", None)
-        return text if isinstance(text, str) else None
-
-    return text_of
-
-
-def _e(s: object) -> str:
-    """A name, path, message or label for the page: escaped, its control characters shown."""
-    return html.escape(visible(str(s)), quote=True)
-
-
-def _t(s: str) -> str:
-    """A piece of a document's text for the page: escaped, its tabs and the rest kept."""
-    return html.escape(display(s), quote=True)
-
-
 #: Scores take few distinct values (MinHash estimates): each is put into words once.
 _percent = functools.lru_cache(maxsize=65_536)(percent)
 
@@ -134,7 +112,7 @@ def _size(n: int, byte_word: str = "bytes") -> str:
 
 def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf | None = None,
                max_diff_chars: int = 200_000, max_diffs: int = 1_000, context: int = 3,
-               language: str = "en", written: str | None = None) -> None:
+               language: str = "en", written: str | None = None, jobs: int = 0) -> None:
     """One self-contained HTML page: summary, settings, groups with scores and diffs, problems.
 
     ``language`` ("en" or "zh_CN") words the headings, column titles, notes and problem
@@ -146,28 +124,34 @@ def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf |
     files are extracted again. Each text is cut at ``max_diff_chars`` characters, unchanged
     stretches are folded to ``context`` rows around each change, and diffs stop after
     ``max_diffs`` members; each cut is said in the page.
+
+    With the default ``text_of``, a page with many comparisons has them computed ahead by
+    ``jobs`` worker processes (0: one per core; 1: none), the same bytes either way
+    (:mod:`.html_diffs`).
     """
+    ahead = text_of is None and jobs != 1
     if text_of is None:
         text_of = default_text_of(result.options.max_size)
     with open_destination(fp_or_path) as fp:
-        _Html(result, fp, text_of, max_diff_chars, max_diffs, context, language,
-              written).write()
+        page = _Html(result, fp, text_of, max_diff_chars, max_diffs, context, language,
+                     written)
+        page.jobs = jobs if ahead else 1
+        page.write()
 
 
 
-class _Html:
+class _Html(DiffWriter):
     def __init__(self, result: ScanResult, fp: IO[str], text_of: TextOf, max_chars: int,
                  max_diffs: int, context: int, language: str = "en",
                  written: str | None = None) -> None:
+        super().__init__(language, max_chars, context, fp.write)
         self.r = result
-        self.language = language
         self.written = written or written_now()
-        self.w = fp.write
         self.text_of = text_of
-        self.max_chars = max_chars
         self.diffs_left = max_diffs
         self.max_diffs = max_diffs
-        self.context = context
+        self.jobs = 1  # worker processes for the comparisons (see write_html; 1: none)
+        self.ahead: Ahead | None = None
         self.clock = LocalClock()
         self.bytes_word = self.t("bytes")  # sizes under a kilobyte, once
         self.shared: dict[str, str] = {}  # folders, formats, encodings escaped once each
@@ -256,8 +240,9 @@ class _Html:
         self.w(f'<h2 id="groups">{self.t("Groups")} ({len(table):,})</h2>\n')
         if not len(table):
             self.w(f'<p class="muted">{self.t("No near-duplicates at this threshold.")}</p>\n')
-        for g0, g1 in blocks(table.offsets):
-            self.w(self.group_block(g0, g1))
+        with self.comparing_ahead():
+            for g0, g1 in blocks(table.offsets):
+                self.w(self.group_block(g0, g1))
         if self.diffs_left < 0:
             cut = self.say("Differences are shown for the first {count} files only.",
                            count=f"{self.max_diffs:,}")
@@ -346,6 +331,61 @@ class _Html:
                 out[b - 1] = plain
         return out
 
+    @contextlib.contextmanager
+    def comparing_ahead(self) -> Iterator[None]:
+        """While the groups are written, their comparisons computed ahead by worker processes
+        (:class:`~.html_diffs.Ahead`), when there are enough of them to pay for the workers."""
+        plan = self.planned() if self.jobs != 1 else []
+        workers = pool_workers(self.jobs, sum(len(m) for _, _, m in plan)) if plan else 0
+        if not workers:
+            yield
+            return
+        pool = None
+        try:
+            from concurrent.futures import ProcessPoolExecutor
+
+            from neardup_core.scan.pool import prestart, start_method
+            from neardup_core.scan.worker import init_worker
+
+            method = start_method()
+            if method == "forkserver":
+                prestart()
+            pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
+                                       initializer=init_worker, initargs=(None,))
+            self.ahead = Ahead(pool, workers, plan, (self.r.options.max_size, self.max_chars,
+                                                     self.context, self.language))
+        except (OSError, RuntimeError):  # no processes here: the page compares them itself
+            self.ahead = None
+        try:
+            yield
+        finally:
+            self.ahead = None
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+
+    def planned(self) -> list[tuple[str, str, list[tuple[str, str]]]]:
+        """The comparisons the page will show, group by group: each group's reference (path,
+        name) and its members whose text differs from it (path, name), the first
+        ``max_diffs`` of them in the page's order (as :meth:`ends` and :meth:`comparisons`
+        count them)."""
+        table = self.r.group_table
+        docs = self.r.documents
+        offs = table.offsets.tolist()
+        members = table.members
+        left = self.diffs_left
+        plan: list[tuple[str, str, list[tuple[str, str]]]] = []
+        for g in range(len(offs) - 1):
+            if left <= 0:
+                break
+            group = [docs[i] for i in members[offs[g]:offs[g + 1]].tolist()]
+            ref = group[0]
+            other = [(d.path, d.name) for d in group[1:] if d.text_hash != ref.text_hash]
+            other = other[:left]
+            left -= len(other)
+            if other:
+                plan.append((ref.path, ref.name, other))
+        return plan
+
     def comparisons(self, members: Sequence[Document], names: list[str]) -> str:
         """What each copy of a group has against the reference (``members[0]``): the same
         text, or its differences while ``max_diffs`` lasts."""
@@ -362,15 +402,15 @@ class _Html:
                 self.diffs_left -= 1
                 if self.diffs_left < 0:
                     continue
-                if not fetched:
-                    ref_text, fetched = self.text_of(ref.path), True
-                other = self.text_of(d.path)
                 label = self.say("Differences: {name} against the reference", name=name)
                 parts.append(f'<details class="cmp"><summary>{label}</summary>\n')
-                if ref_text is None or other is None:
-                    self.unreadable(ref.name if ref_text is None else d.name)
+                done = self.ahead.take(d.path) if self.ahead is not None else None
+                if done is not None:
+                    parts.append(done)
                 else:
-                    self.diff(ref, d, ref_text, other)
+                    if not fetched:
+                        ref_text, fetched = self.text_of(ref.path), True
+                    self.compare(ref.name, d.name, ref_text, self.text_of(d.path))
                 parts.append("</details>\n")
         finally:
             self.w = saved
@@ -429,53 +469,6 @@ class _Html:
             more = self.say("{count} more shared passages.", count=f"{len(spans) - _PASSAGES:,}")
             w(f'<p class="muted">{more}</p>\n')
 
-    def diff(self, ref: Document, doc: Document, left: str, right: str) -> None:
-        cut = len(left) > self.max_chars or len(right) > self.max_chars
-        res = _diff.aligned_diff(left[:self.max_chars], right[:self.max_chars])
-        notes = []
-        if cut:
-            notes.append(self.say("Only the first {count} characters of each text are "
-                                  "compared.", count=f"{self.max_chars:,}"))
-        if res.truncated:  # the words of ``res.message``, in the report's language
-            notes.append(self.say("Only the first {count} lines of each text are compared.",
-                                  count=f"{res.max_lines:,}"))
-        if res.coarse:
-            notes.append(self.t("Some long changed lines are marked as a whole, without "
-                                "detail."))
-        s = res.stats
-        counts = self.say("{changed} changed, {added} added, {removed} removed rows.",
-                          changed=s.changed, added=s.added, removed=s.removed)
-        self.w(f'<p class="muted">{" ".join([counts, *notes])}</p>\n')
-        if s.identical:
-            same = self.t("No differences line by line (the texts differ only in what the "
-                          "comparison ignores).")
-            self.w(f'<p class="muted">{same}</p>\n')
-            return
-        w = self.w
-        w('<table class="diff"><colgroup><col class="no"><col><col class="no"><col>'
-          f'</colgroup>\n<tr><th></th><th class="path">{_e(ref.name)}</th><th></th>'
-          f'<th class="path">{_e(doc.name)}</th></tr>\n')
-        rows = res.rows
-        show = _shown(rows, self.context)
-        k = 0
-        while k < len(rows):
-            if not show[k]:
-                j = k
-                while j < len(rows) and not show[j]:
-                    j += 1
-                folded = (self.t("⋯ 1 unchanged row ⋯") if j - k == 1
-                          else self.say("⋯ {count} unchanged rows ⋯", count=f"{j - k:,}"))
-                w(f'<tr class="skip"><td colspan="4">{folded}</td></tr>\n')
-                k = j
-                continue
-            row = rows[k]
-            w(f'<tr class="{row.kind}"><td class="n">{row.left_no or ""}</td>'
-              f'<td class="l">{_marked(row.left, row.left_spans)}</td>'
-              f'<td class="n">{row.right_no or ""}</td>'
-              f'<td class="r">{_marked(row.right, row.right_spans)}</td></tr>\n')
-            k += 1
-        w("</table>\n")
-
     def problems(self) -> None:
         probs = self.r.problems
         t = self.t
@@ -488,23 +481,6 @@ class _Html:
         for p in probs:
             self.w(f'<tr><td class="path">{_e(p.path)}</td><td>{self.t(str(p.kind))}</td>'
                    f"<td>{_e(render_message(p.message, self.language))}</td></tr>\n")
-
-    def t(self, text: str) -> str:
-        """A heading or fixed sentence of the page in the report's language, escaped."""
-        return html.escape(word(text, self.language), quote=True)
-
-    def say(self, template: str, **args: object) -> str:
-        """A sentence of the page in the report's language with its arguments, which the
-        caller gives as HTML (escaped: names through :func:`_e`). The templates, English and
-        Chinese, hold no character HTML would read as markup (``<``, ``&``)."""
-        return phrase(template, self.language, **args)
-
-    def unreadable(self, name: str) -> None:
-        said = self.say("The text of {name} could not be read again (changed, moved or "
-                        "unreadable since the scan).", name=_e(name))
-        self.w(f'<p class="muted">{said}</p>\n')
-        self.w("</table>\n")
-
 
 def _template(worded: str, *names: str) -> str:
     """A sentence of :func:`~neardup_core.messages.phrase` as a :meth:`str.format` string
@@ -583,25 +559,3 @@ def _context(text: str, start: int, end: int) -> str:
     before = ("…" if lo else "") + _t(text[lo:start])
     after = _t(text[end:hi]) + ("…" if hi < len(text) else "")
     return f"{before}<mark>{inside_html}</mark>{after}"
-
-
-def _shown(rows: tuple[_diff.DiffRow, ...], context: int) -> list[bool]:
-    show = [False] * len(rows)
-    for k, row in enumerate(rows):
-        if row.kind != "equal":
-            for j in range(max(0, k - context), min(len(rows), k + context + 1)):
-                show[j] = True
-    return show
-
-
-def _marked(text: str | None, spans: tuple[_diff.Span, ...]) -> str:
-    if text is None:
-        return ""
-    out = []
-    pos = 0
-    for s in spans:
-        out.append(_t(text[pos:s.start]))
-        out.append(f'<span class="c">{_t(text[s.start:s.end])}</span>')
-        pos = s.end
-    out.append(_t(text[pos:]))
-    return "".join(out)

@@ -305,7 +305,7 @@ def _html_as_before(result, language: str, **kw) -> str:
                 if ref_text is None or other is None:
                     self.unreadable(ref.name if ref_text is None else d.name)
                 else:
-                    self.diff(ref, d, ref_text, other)
+                    self.diff(ref.name, d.name, ref_text, other)
                 self.w("</details>\n")
             self.w("</details>\n")
 

@@ -1,0 +1,251 @@
+"""The HTML report's comparisons of a copy with its reference, and computing them ahead, in
+worker processes, while the page's first groups are written.
+
+A page shows the differences of up to a thousand members, each read again from its file and
+diffed: on a real folder that was most of the page's time (on the benchmark's 40,000 files
+0.6 s of CPU of 0.95, on 200,000 files 0.85 s of 1.95; issue 22 asks for pages as fast as the
+scan). The comparisons do not depend on one another, so :class:`Ahead` hands them to a process
+pool (forked from the scan's preloaded server where the platform has one) in tasks of a group's
+reference and a few of its members, and the page takes each comparison's HTML when it gets
+there: the same bytes as the page computing them itself (:class:`DiffWriter` writes both).
+
+This module imports only what a worker needs: the diff, the reader, the wording. Not the result
+or the grouping (SciPy), which a worker would otherwise load for nothing.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, Future
+
+from neardup_core import diff as _diff
+from neardup_core.messages import phrase, word
+from neardup_core.report.destination import display
+from neardup_core.visible import visible
+
+TextOf = Callable[[str], str | None]
+"""A document's text by its path, or None when it cannot be read (the diffs' source)."""
+
+#: Fewer comparisons than this are computed by the page itself: starting workers costs more.
+AHEAD_FROM = 48
+#: Members a task compares with their reference (read once per task).
+PER_TASK = 8
+#: Tasks each worker is given at a time, at most (the page waits for them in order).
+QUEUED_PER_WORKER = 4
+
+
+def default_text_of(max_bytes: int) -> TextOf:
+    """The ``text_of`` that :func:`~neardup_core.report.html_report.write_html` uses when given
+    none: re-extract a file's text for the diffs (files up to ``max_bytes``); any failure means
+    "no text", never an error."""
+    try:
+        from neardup_core.extract import extract  # type: ignore[attr-defined]
+    except ImportError:
+        return lambda path: None
+
+    def text_of(path: str) -> str | None:
+        try:
+            got = extract(path, max_bytes=max_bytes)
+        except Exception:  # a report must not fail because one file changed since the scan
+            return None
+        text = getattr(got, "text", None)
+        return text if isinstance(text, str) else None
+
+    return text_of
+
+
+def _e(s: object) -> str:
+    """A name, path, message or label for the page: escaped, its control characters shown."""
+    return html.escape(visible(str(s)), quote=True)
+
+
+def _t(s: str) -> str:
+    """A piece of a document's text for the page: escaped, its tabs and the rest kept."""
+    return html.escape(display(s), quote=True)
+
+
+class DiffWriter:
+    """Writes a comparison (or a sentence of the page) through ``w`` in the page's language."""
+
+    def __init__(self, language: str, max_chars: int, context: int,
+                 w: Callable[[str], object]) -> None:
+        self.language = language
+        self.max_chars = max_chars
+        self.context = context
+        self.w = w
+
+    def t(self, text: str) -> str:
+        """A heading or fixed sentence of the page in the report's language, escaped."""
+        return html.escape(word(text, self.language), quote=True)
+
+    def say(self, template: str, **args: object) -> str:
+        """A sentence of the page in the report's language with its arguments, which the
+        caller gives as HTML (escaped: names through :func:`_e`). The templates, English and
+        Chinese, hold no character HTML would read as markup (``<``, ``&``)."""
+        return phrase(template, self.language, **args)
+
+    def unreadable(self, name: str) -> None:
+        said = self.say("The text of {name} could not be read again (changed, moved or "
+                        "unreadable since the scan).", name=_e(name))
+        self.w(f'<p class="muted">{said}</p>\n')
+
+    def compare(self, ref_name: str, name: str, ref_text: str | None,
+                other: str | None) -> None:
+        """A copy against its reference: the diff, or why there is none."""
+        if ref_text is None or other is None:
+            self.unreadable(ref_name if ref_text is None else name)
+        else:
+            self.diff(ref_name, name, ref_text, other)
+
+    def diff(self, ref_name: str, name: str, left: str, right: str) -> None:
+        cut = len(left) > self.max_chars or len(right) > self.max_chars
+        res = _diff.aligned_diff(left[:self.max_chars], right[:self.max_chars])
+        notes = []
+        if cut:
+            notes.append(self.say("Only the first {count} characters of each text are "
+                                  "compared.", count=f"{self.max_chars:,}"))
+        if res.truncated:  # the words of ``res.message``, in the report's language
+            notes.append(self.say("Only the first {count} lines of each text are compared.",
+                                  count=f"{res.max_lines:,}"))
+        if res.coarse:
+            notes.append(self.t("Some long changed lines are marked as a whole, without "
+                                "detail."))
+        s = res.stats
+        counts = self.say("{changed} changed, {added} added, {removed} removed rows.",
+                          changed=s.changed, added=s.added, removed=s.removed)
+        self.w(f'<p class="muted">{" ".join([counts, *notes])}</p>\n')
+        if s.identical:
+            same = self.t("No differences line by line (the texts differ only in what the "
+                          "comparison ignores).")
+            self.w(f'<p class="muted">{same}</p>\n')
+            return
+        w = self.w
+        w('<table class="diff"><colgroup><col class="no"><col><col class="no"><col>'
+          f'</colgroup>\n<tr><th></th><th class="path">{_e(ref_name)}</th><th></th>'
+          f'<th class="path">{_e(name)}</th></tr>\n')
+        rows = res.rows
+        show = _shown(rows, self.context)
+        k = 0
+        while k < len(rows):
+            if not show[k]:
+                j = k
+                while j < len(rows) and not show[j]:
+                    j += 1
+                folded = (self.t("⋯ 1 unchanged row ⋯") if j - k == 1
+                          else self.say("⋯ {count} unchanged rows ⋯", count=f"{j - k:,}"))
+                w(f'<tr class="skip"><td colspan="4">{folded}</td></tr>\n')
+                k = j
+                continue
+            row = rows[k]
+            w(f'<tr class="{row.kind}"><td class="n">{row.left_no or ""}</td>'
+              f'<td class="l">{_marked(row.left, row.left_spans)}</td>'
+              f'<td class="n">{row.right_no or ""}</td>'
+              f'<td class="r">{_marked(row.right, row.right_spans)}</td></tr>\n')
+            k += 1
+        w("</table>\n")
+
+
+def _shown(rows: tuple[_diff.DiffRow, ...], context: int) -> list[bool]:
+    show = [False] * len(rows)
+    for k, row in enumerate(rows):
+        if row.kind != "equal":
+            for j in range(max(0, k - context), min(len(rows), k + context + 1)):
+                show[j] = True
+    return show
+
+
+def _marked(text: str | None, spans: tuple[_diff.Span, ...]) -> str:
+    if text is None:
+        return ""
+    out = []
+    pos = 0
+    for s in spans:
+        out.append(_t(text[pos:s.start]))
+        out.append(f'<span class="c">{_t(text[s.start:s.end])}</span>')
+        pos = s.end
+    out.append(_t(text[pos:]))
+    return "".join(out)
+
+
+#: A task: the reference's path and name, then each member's; the page's settings.
+Task = tuple[str, str, tuple[tuple[str, str], ...], int, int, int, str]
+
+
+def compare_task(task: Task) -> list[str]:
+    """Run in a worker: each member of ``task`` against the reference, as the page's HTML."""
+    ref_path, ref_name, members, max_bytes, max_chars, context, language = task
+    text_of = default_text_of(max_bytes)
+    ref_text = text_of(ref_path)
+    out: list[str] = []
+    for path, name in members:
+        parts: list[str] = []
+        DiffWriter(language, max_chars, context, parts.append).compare(
+            ref_name, name, ref_text, text_of(path))
+        out.append("".join(parts))
+    return out
+
+
+class Ahead:
+    """Comparisons computed ahead by a process pool, taken in the page's order.
+
+    ``plan``: per group, the reference's path and name and the members to compare with it,
+    in the page's order. The tasks go to the pool a few per worker ahead of the page, so that
+    a long page does not hold every comparison's HTML at once. :meth:`take` gives a member's
+    HTML, or None when it was not planned or its task failed: the page then compares it
+    itself, and the bytes are the same."""
+
+    def __init__(self, pool: Executor, workers: int,
+                 plan: Sequence[tuple[str, str, Sequence[tuple[str, str]]]],
+                 settings: tuple[int, int, int, str]) -> None:
+        self.pool = pool
+        self.tasks: list[Task] = []
+        for ref_path, ref_name, members in plan:
+            for i in range(0, len(members), PER_TASK):
+                self.tasks.append((ref_path, ref_name, tuple(members[i:i + PER_TASK]),
+                                   *settings))
+        self.where: dict[str, tuple[int, int]] = {
+            path: (t, k) for t, task in enumerate(self.tasks)
+            for k, (path, _) in enumerate(task[2])}
+        self.left = [len(task[2]) for task in self.tasks]  # members not taken yet, per task
+        self.window = max(1, workers * QUEUED_PER_WORKER)
+        self.futures: dict[int, Future[list[str]]] = {}
+        self.sent = 0
+        self._send()
+
+    def _send(self, upto: int = 0) -> None:
+        while self.sent < len(self.tasks) and self.sent < upto + self.window:
+            try:
+                self.futures[self.sent] = self.pool.submit(compare_task, self.tasks[self.sent])
+            except Exception:  # a broken or shut pool: the page compares the rest itself
+                self.sent = len(self.tasks)
+                return
+            self.sent += 1
+
+    def take(self, path: str) -> str | None:
+        """The HTML of the comparison of the member at ``path`` (None: compare it yourself)."""
+        at = self.where.pop(path, None)
+        if at is None:
+            return None
+        t, k = at
+        self._send(t)
+        self.left[t] -= 1
+        future = self.futures.get(t) if self.left[t] else self.futures.pop(t, None)
+        if future is None:
+            return None
+        try:
+            got = future.result()
+        except Exception:  # a worker lost, or a task that failed: compared by the page
+            return None
+        return got[k] if k < len(got) else None
+
+
+def pool_workers(jobs: int, comparisons: int) -> int:
+    """How many worker processes a page with ``comparisons`` to compute ahead uses (0: none)."""
+    if comparisons < AHEAD_FROM:
+        return 0
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        (os.cpu_count() or 1)
+    n = min(jobs or cores, cores, -(-comparisons // PER_TASK))
+    return n if n >= 2 else 0

@@ -1,0 +1,123 @@
+"""The HTML page's comparisons computed ahead in worker processes (report/html_diffs.py): the
+same bytes as the page computing them itself, whatever fails on the way."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import Executor, Future
+from pathlib import Path
+
+import pytest
+
+from neardup_core.models import ScanOptions
+from neardup_core.report import html_diffs, html_report
+from neardup_core.report.html_report import write_html
+from neardup_core.result import ScanResult
+from neardup_core.scan.session import ScanSession
+
+WRITTEN = "2026-11-28 00:00:00"
+CLAUSES = [f"第{i}条 合同双方应当按照约定履行各自的义务，不得擅自变更或者解除合同。"
+           f"Clause {i}: the parties shall perform their obligations as agreed." for i in
+           range(1, 13)]
+OTHER = [f"Article {i}: the tenant pays the rent each month before the fifth day, and keeps "
+         f"the flat in good repair; 租户每月五日前支付租金，并保持房屋完好。" for i in range(1, 13)]
+
+
+@pytest.fixture(scope="module")
+def scanned(tmp_path_factory: pytest.TempPathFactory) -> tuple[ScanResult, Path]:
+    """Two families of near-copies (each copy with one clause changed), exact copies among
+    them, and a copy deleted after the scan (its comparison says it could not be read)."""
+    root = tmp_path_factory.mktemp("ahead")
+    for fam, count in (("a", 40), ("b", 30)):
+        base = OTHER if fam == "b" else CLAUSES
+        for i in range(count):
+            lines = list(base)
+            if i % 7:  # every seventh is the same text as the family's first
+                k = i % len(lines)
+                lines[k] = (lines[k].replace("各自", f"第{i}项").replace("agreed", f"item {i}")
+                            .replace("每月", f"第{i}月").replace("repair", f"repair {i}"))
+            (root / f"{fam}{i:02d}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    res = ScanSession(ScanOptions(use_cache=False, jobs=1, threshold=0.5)).run([str(root)])
+    assert len(res.group_table) >= 2
+    os.remove(root / "a05.txt")
+    return res, root
+
+
+def _page(res: ScanResult, tmp: Path, name: str, **kw: object) -> bytes:
+    out = tmp / name
+    write_html(res, out, written=WRITTEN, **kw)
+    return out.read_bytes()
+
+
+def test_computed_ahead_the_page_is_the_same(scanned, tmp_path, monkeypatch) -> None:
+    res, _ = scanned
+    taken: list[bool] = []
+    take = html_diffs.Ahead.take
+
+    def counted(self: html_diffs.Ahead, path: str) -> str | None:
+        got = take(self, path)
+        taken.append(got is not None)
+        return got
+
+    monkeypatch.setattr(html_diffs.Ahead, "take", counted)
+    alone = _page(res, tmp_path, "alone.html", jobs=1)
+    assert not taken  # one job: the page compares them itself
+    ahead = _page(res, tmp_path, "ahead.html", jobs=2)
+    assert ahead == alone
+    assert len(taken) >= html_diffs.AHEAD_FROM and all(taken)
+    assert b"could not be read again" in ahead and b'class="c"' in ahead
+
+
+def test_the_cap_on_comparisons_counts_alike(scanned, tmp_path, monkeypatch) -> None:
+    res, _ = scanned
+    monkeypatch.setattr(html_diffs, "AHEAD_FROM", 1)
+    for cap in (1, 9, 45):
+        assert _page(res, tmp_path, "a.html", jobs=2, max_diffs=cap) == \
+            _page(res, tmp_path, "b.html", jobs=1, max_diffs=cap), cap
+
+
+class _Broken(Executor):
+    """A pool that takes a few tasks, fails some, then refuses the rest."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[override]
+        self.calls += 1
+        if self.calls > 5:
+            raise RuntimeError("cannot schedule new futures after shutdown")
+        f: Future = Future()
+        if self.calls % 2:
+            f.set_result(fn(*args, **kwargs))
+        else:
+            f.set_exception(OSError("worker lost"))
+        return f
+
+
+def test_a_failing_pool_leaves_the_page_the_same(scanned, tmp_path, monkeypatch) -> None:
+    res, _ = scanned
+    alone = _page(res, tmp_path, "alone.html", jobs=1)
+    pools: list[_Broken] = []
+
+    def broken(*a: object, **k: object) -> _Broken:
+        pools.append(_Broken())
+        return pools[-1]
+
+    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", broken)
+    monkeypatch.setattr(_Broken, "shutdown", lambda self, **k: None, raising=False)
+    assert _page(res, tmp_path, "broken.html", jobs=2) == alone
+    assert pools and pools[0].calls > 5
+
+
+def test_a_given_text_of_is_never_sent_to_workers(scanned, tmp_path, monkeypatch) -> None:
+    res, _ = scanned
+    monkeypatch.setattr(html_report, "pool_workers", lambda *a: pytest.fail("pool asked"))
+    page = _page(res, tmp_path, "given.html", jobs=4, text_of=lambda path: "same text")
+    assert b"No differences line by line" in page
+
+
+def test_few_comparisons_start_no_workers() -> None:
+    assert html_diffs.pool_workers(0, html_diffs.AHEAD_FROM - 1) == 0
+    assert html_diffs.pool_workers(1, 10_000) == 0
+    assert html_diffs.pool_workers(2, 10_000) in (0, 2)  # 0 on a machine of one core
+    assert html_diffs.pool_workers(64, 3 * html_diffs.PER_TASK) <= 3

@@ -173,17 +173,23 @@ def _marked(text: str | None, spans: tuple[_diff.Span, ...]) -> str:
 Task = tuple[str, str, tuple[tuple[str, str], ...], int, int, int, str]
 
 
-def compare_task(task: Task) -> list[str]:
+#: A comparison's HTML and the paths whose text could not be read again for it.
+Compared = tuple[str, tuple[str, ...]]
+
+
+def compare_task(task: Task) -> list[Compared]:
     """Run in a worker: each member of ``task`` against the reference, as the page's HTML."""
     ref_path, ref_name, members, max_bytes, max_chars, context, language = task
     text_of = default_text_of(max_bytes)
     ref_text = text_of(ref_path)
-    out: list[str] = []
+    out: list[Compared] = []
     for path, name in members:
         parts: list[str] = []
+        other = text_of(path)
         DiffWriter(language, max_chars, context, parts.append).compare(
-            ref_name, name, ref_text, text_of(path))
-        out.append("".join(parts))
+            ref_name, name, ref_text, other)
+        unread = ((ref_path,) if ref_text is None else ()) + ((path,) if other is None else ())
+        out.append(("".join(parts), unread))
     return out
 
 
@@ -193,8 +199,8 @@ class Ahead:
     ``plan``: per group, the reference's path and name and the members to compare with it,
     in the page's order. The tasks go to the pool a few per worker ahead of the page, so that
     a long page does not hold every comparison's HTML at once. :meth:`take` gives a member's
-    HTML, or None when it was not planned or its task failed: the page then compares it
-    itself, and the bytes are the same."""
+    HTML (and the paths that could not be read again for it), or None when it was not planned
+    or its task failed: the page then compares it itself, and the bytes are the same."""
 
     def __init__(self, pool: Executor, workers: int,
                  plan: Sequence[tuple[str, str, Sequence[tuple[str, str]]]],
@@ -210,7 +216,7 @@ class Ahead:
             for k, (path, _) in enumerate(task[2])}
         self.left = [len(task[2]) for task in self.tasks]  # members not taken yet, per task
         self.window = max(1, workers * QUEUED_PER_WORKER)
-        self.futures: dict[int, Future[list[str]]] = {}
+        self.futures: dict[int, Future[list[Compared]]] = {}
         self.sent = 0
         self._send()
 
@@ -223,8 +229,8 @@ class Ahead:
                 return
             self.sent += 1
 
-    def take(self, path: str) -> str | None:
-        """The HTML of the comparison of the member at ``path`` (None: compare it yourself)."""
+    def take(self, path: str) -> Compared | None:
+        """The comparison of the member at ``path`` (None: compare it yourself)."""
         at = self.where.pop(path, None)
         if at is None:
             return None

@@ -112,7 +112,8 @@ def _size(n: int, byte_word: str = "bytes") -> str:
 
 def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf | None = None,
                max_diff_chars: int = 200_000, max_diffs: int = 1_000, context: int = 3,
-               language: str = "en", written: str | None = None, jobs: int = 0) -> None:
+               language: str = "en", written: str | None = None, jobs: int | None = None,
+               unread: list[str] | None = None) -> None:
     """One self-contained HTML page: summary, settings, groups with scores and diffs, problems.
 
     ``language`` ("en" or "zh_CN") words the headings, column titles, notes and problem
@@ -126,9 +127,13 @@ def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf |
     ``max_diffs`` members; each cut is said in the page.
 
     With the default ``text_of``, a page with many comparisons has them computed ahead by
-    ``jobs`` worker processes (0: one per core; 1: none), the same bytes either way
-    (:mod:`.html_diffs`).
+    ``jobs`` worker processes (0: one per core; 1: none; by default as many as the scan was
+    allowed, its ``options.jobs``), the same bytes either way
+    (:mod:`.html_diffs`). ``unread``, when given, gets the path of every file whose text the
+    page could not read again (its page then says so where the diff would be).
     """
+    if jobs is None:
+        jobs = result.options.jobs
     ahead = text_of is None and jobs != 1
     if text_of is None:
         text_of = default_text_of(result.options.max_size)
@@ -137,6 +142,8 @@ def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf |
                      written)
         page.jobs = jobs if ahead else 1
         page.write()
+        if unread is not None:
+            unread.extend(page.unread)
 
 
 
@@ -147,7 +154,15 @@ class _Html(DiffWriter):
         super().__init__(language, max_chars, context, fp.write)
         self.r = result
         self.written = written or written_now()
-        self.text_of = text_of
+        self.unread: list[str] = []  # files whose text could not be read again
+
+        def read_again(path: str) -> str | None:
+            text = text_of(path)
+            if text is None:
+                self.unread.append(path)
+            return text
+
+        self.text_of = read_again
         self.diffs_left = max_diffs
         self.max_diffs = max_diffs
         self.jobs = 1  # worker processes for the comparisons (see write_html; 1: none)
@@ -406,7 +421,8 @@ class _Html(DiffWriter):
                 parts.append(f'<details class="cmp"><summary>{label}</summary>\n')
                 done = self.ahead.take(d.path) if self.ahead is not None else None
                 if done is not None:
-                    parts.append(done)
+                    parts.append(done[0])
+                    self.unread.extend(done[1])
                 else:
                     if not fetched:
                         ref_text, fetched = self.text_of(ref.path), True

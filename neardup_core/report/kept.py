@@ -174,19 +174,10 @@ def write_and_keep(result: ScanResult, fmt: str, output: str | None, stdout: IO[
     if fmt == "csv":
         report.write_csv(result, buf, bom=not to_stream, language=language)
     elif fmt == "html":
-        from neardup_core.report.html_report import default_text_of
         from neardup_core.report.wording import written_now
 
-        read_again = default_text_of(result.options.max_size)
-
-        def text_of(path: str) -> str | None:
-            text = read_again(path)
-            if text is None:
-                unread.append(path)
-            return text
-
         written = written_now()
-        report.write_html(result, buf, text_of=text_of, language=language, written=written)
+        report.write_html(result, buf, language=language, written=written, unread=unread)
     else:
         getattr(report, f"write_{fmt}")(result, buf)
     text = buf.getvalue()

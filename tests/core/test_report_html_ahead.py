@@ -121,3 +121,12 @@ def test_few_comparisons_start_no_workers() -> None:
     assert html_diffs.pool_workers(1, 10_000) == 0
     assert html_diffs.pool_workers(2, 10_000) in (0, 2)  # 0 on a machine of one core
     assert html_diffs.pool_workers(64, 3 * html_diffs.PER_TASK) <= 3
+
+
+def test_the_files_not_read_again_are_told_either_way(scanned, tmp_path) -> None:
+    """The kept-report path needs to know whether the page could read every file again."""
+    res, root = scanned
+    for jobs in (1, 2):
+        unread: list[str] = []
+        write_html(res, tmp_path / "p.html", written=WRITTEN, jobs=jobs, unread=unread)
+        assert set(unread) == {str(root / "a05.txt")}, jobs

@@ -86,10 +86,13 @@ class DiffWriter:
         Chinese, hold no character HTML would read as markup (``<``, ``&``)."""
         return phrase(template, self.language, **args)
 
-    def unreadable(self, name: str) -> None:
-        said = self.say("The text of {name} could not be read again (changed, moved or "
-                        "unreadable since the scan).", name=_e(name))
+    def muted(self, said: str) -> None:
+        """A sentence of the page (HTML) set apart as a note."""
         self.w(f'<p class="muted">{said}</p>\n')
+
+    def unreadable(self, name: str) -> None:
+        self.muted(self.say("The text of {name} could not be read again (changed, moved or "
+                            "unreadable since the scan).", name=_e(name)))
 
     def compare(self, ref_name: str, name: str, ref_text: str | None,
                 other: str | None) -> None:
@@ -115,11 +118,10 @@ class DiffWriter:
         s = res.stats
         counts = self.say("{changed} changed, {added} added, {removed} removed rows.",
                           changed=s.changed, added=s.added, removed=s.removed)
-        self.w(f'<p class="muted">{" ".join([counts, *notes])}</p>\n')
+        self.muted(" ".join([counts, *notes]))
         if s.identical:
-            same = self.t("No differences line by line (the texts differ only in what the "
-                          "comparison ignores).")
-            self.w(f'<p class="muted">{same}</p>\n')
+            self.muted(self.t("No differences line by line (the texts differ only in what the "
+                              "comparison ignores)."))
             return
         w = self.w
         w('<table class="diff"><colgroup><col class="no"><col><col class="no"><col>'

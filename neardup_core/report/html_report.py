@@ -207,7 +207,7 @@ class _Html(DiffWriter):
                    else "Written {when} · {count} folders: {roots}")
         said = self.say(written, when=_e(self.written),
                         count=f"{len(r.roots):,}", roots=roots)
-        w(f'<p class="muted">{said}</p>\n')
+        self.muted(said)
         if r.partial:
             cut = t("This scan was cut short: the results are incomplete (see the notes below).")
             w(f'<p class="banner">{cut}</p>\n')
@@ -254,7 +254,7 @@ class _Html(DiffWriter):
         table = self.r.group_table
         self.w(f'<h2 id="groups">{self.t("Groups")} ({len(table):,})</h2>\n')
         if not len(table):
-            self.w(f'<p class="muted">{self.t("No near-duplicates at this threshold.")}</p>\n')
+            self.muted(self.t("No near-duplicates at this threshold."))
         with self.comparing_ahead():
             for g0, g1 in blocks(table.offsets):
                 self.w(self.group_block(g0, g1))
@@ -470,9 +470,8 @@ class _Html(DiffWriter):
         a, b = a[:self.max_chars], b[:self.max_chars]
         spans = shared_passages(a, b)
         if not spans:
-            none = self.t("No passage of a few lines is shared word for word (the shared text "
-                          "is spread in short pieces).")
-            self.w(f'<p class="muted">{none}</p>\n')
+            self.muted(self.t("No passage of a few lines is shared word for word (the shared "
+                              "text is spread in short pieces)."))
             return
         w = self.w
         w('<table class="passages"><tr><th></th>'
@@ -483,14 +482,14 @@ class _Html(DiffWriter):
         w("</table>\n")
         if len(spans) > _PASSAGES:
             more = self.say("{count} more shared passages.", count=f"{len(spans) - _PASSAGES:,}")
-            w(f'<p class="muted">{more}</p>\n')
+            self.muted(more)
 
     def problems(self) -> None:
         probs = self.r.problems
         t = self.t
         self.w(f'<h2 id="problems">{t("Problems")} ({len(probs):,})</h2>\n')
         if not probs:
-            self.w(f'<p class="muted">{t("Every file could be read.")}</p>\n')
+            self.muted(t("Every file could be read."))
             return
         self.w(f'<table class="problems"><tr><th>{t("File")}</th><th>{t("Kind")}</th>'
                f'<th>{t("Message")}</th></tr>\n')

@@ -62,12 +62,14 @@ def flat_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
                 threshold: float, mode: GroupMode, pair_scores: PairScores,
                 rank: np.ndarray, *, text_class: np.ndarray | None = None,
                 floor: float | None = None,
-                ignored: tuple[np.ndarray, np.ndarray] | None = None
+                ignored: tuple[np.ndarray, np.ndarray] | None = None,
+                ranked: tuple[np.ndarray, np.ndarray] | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The groups of :func:`build_groups` as (members flat, offsets, weakest per group, score
     against the reference per member), without an array per group: a result's group table
     reads them so (at a million documents, a Python object per group cost a slider move some
-    40-150 ms)."""
+    40-150 ms). ``ranked``: :func:`rank_positions` of ``rank``, when the caller keeps it (a sort of
+    every document, the same at every threshold)."""
     mode = GroupMode(mode)
     if mode == GroupMode.COHESIVE:
         lim = cohesion_floor(threshold) if floor is None else float(floor)
@@ -79,12 +81,18 @@ def flat_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
     if a.size == 0:
         return (np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
                 np.empty(0, dtype=np.float64), np.empty(0, dtype=np.float64))
-    order = rank_order(rank)
-    pos = np.empty(n_docs, dtype=np.int64)  # place of each document in that order
-    pos[order] = np.arange(n_docs)
+    order, pos = ranked if ranked is not None else rank_positions(rank)
     if mode == GroupMode.CONNECTED:
         return connected_groups(n_docs, a, b, s, pair_scores, order, pos)
     return strict_groups(n_docs, a, b, s, pos)
+
+
+def rank_positions(rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(documents in rank order, each document's place in it)."""
+    order = rank_order(np.asarray(rank).astype(np.int64, copy=False).ravel())
+    pos = np.empty(order.shape[0], dtype=np.int64)
+    pos[order] = np.arange(order.shape[0])
+    return order, pos
 
 
 def warm_names(paths: Iterable[str]) -> None:

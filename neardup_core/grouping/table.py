@@ -12,6 +12,7 @@ duplicates are dropped (:func:`ignored_mask`), and STRICT groups texts, not file
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from neardup_core.grouping.cohesive import (
     cohesive_nodes,
 )
 from neardup_core.grouping.edges import PairScores, dense_rank, within_two_pairs
-from neardup_core.grouping.groups import flat_groups
+from neardup_core.grouping.groups import flat_groups, rank_positions
 from neardup_core.models import GroupMode, GroupTable, PairTable
 from neardup_core.pairs.scoring import hamming
 
@@ -105,6 +106,12 @@ class GroupingInputs:
     ignored: tuple[np.ndarray, np.ndarray] | None
     #: COHESIVE: what it reads that the threshold does not change (sorted once)
     nodes: CohesiveNodes | None = None
+
+    @cached_property
+    def ranked(self) -> tuple[np.ndarray, np.ndarray]:
+        """The documents in rank order and each one's place in it: the same at every
+        threshold, sorted once (a twentieth of a second at a million documents)."""
+        return rank_positions(self.rank)
 
     def restrict(self, docs: np.ndarray) -> GroupingInputs:
         """The same inputs for the documents ``docs`` (sorted) alone, renumbered 0..k-1 in
@@ -209,7 +216,7 @@ def groups_at(inputs: GroupingInputs, threshold: float,
         a, b, s = a[keep], b[keep], s[keep]
     if mode == GroupMode.STRICT:
         flat, offsets, score, weakest = strict_by_text(n, a, b, s, rank, cls, threshold,
-                                                       pair_scores)
+                                                       pair_scores, inputs.ranked)
         sizes = np.diff(offsets)
     elif mode == GroupMode.COHESIVE:
         floor = cohesion_floor(threshold, inputs.minhash_slots or COHESIVE_SAMPLES)
@@ -219,7 +226,7 @@ def groups_at(inputs: GroupingInputs, threshold: float,
         sizes = np.diff(offsets)
     else:
         flat, offsets, weakest, score = flat_groups(n, a, b, s, threshold, mode, pair_scores,
-                                                    rank)
+                                                    rank, ranked=inputs.ranked)
         flat = flat.astype(np.int64, copy=False)
         sizes = np.diff(offsets)
     refs = np.repeat(flat[offsets[:-1]], sizes)
@@ -240,7 +247,8 @@ def groups_at(inputs: GroupingInputs, threshold: float,
 
 
 def strict_by_text(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, rank: np.ndarray,
-                   text_class: np.ndarray, threshold: float, pair_scores: PairScores
+                   text_class: np.ndarray, threshold: float, pair_scores: PairScores,
+                   ranked: tuple[np.ndarray, np.ndarray] | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """STRICT grouping over texts, not files: exact copies are one node (led by their
     best-ranked file), so a group never keeps a reference's identical twin out.
@@ -258,7 +266,8 @@ def strict_by_text(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, rank: np
     la, lb = leader[cls[a]], leader[cls[b]]
     real = la != lb
     flat_l, l_offsets, weakest, score = flat_groups(n, la[real], lb[real], s[real], threshold,
-                                                    GroupMode.STRICT, pair_scores, rank)
+                                                    GroupMode.STRICT, pair_scores, rank,
+                                                    ranked=ranked)
     g_of = np.full(n, -1, dtype=np.int64)      # group of each leader
     s_of = np.zeros(n, dtype=np.float64)       # its score against the group's reference
     is_ref = np.zeros(n, dtype=bool)

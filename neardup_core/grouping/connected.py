@@ -13,7 +13,7 @@ edge when there is one and from ``pair_scores`` otherwise, one call per group th
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+from scipy.sparse.csgraph import minimum_spanning_tree
 
 from neardup_core.grouping.edges import PairScores, assemble_flat, components, graph
 
@@ -93,23 +93,27 @@ def max_spanning_forest(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray
 
 
 def connected_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_scores: PairScores,
-                     order: np.ndarray, pos: np.ndarray
+                     order: np.ndarray, pos: np.ndarray,
+                     forest: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """CONNECTED groups of the edges (checked, no loops) as :func:`assemble_flat` gives them;
-    ``order``/``pos`` are the documents in rank order and each one's place in it."""
-    # Maximum spanning forest = minimum one over 2 - score (in [1, 2]: no weight is zero, which
-    # csgraph would read as "no edge"); its trees are the components, and the smallest score
-    # on each tree is the group's weakest link.
-    fa, fb, fs = _drop_cycle_edges(n, a, b, s)
-    forest = minimum_spanning_tree(graph(n, fa, fb, 2.0 - fs.astype(np.float64)),
-                                   overwrite=True)
-    ncomp, label = connected_components(forest, directed=True, connection="weak")
-    label = label.astype(np.int64)  # int32 from csgraph: label * n below must not overflow
-    forest = forest.tocoo()
-    ta = forest.row.astype(np.int64)
+    ``order``/``pos`` are the documents in rank order and each one's place in it.
+
+    ``forest``: the edges of a maximum spanning forest of these edges (as
+    :func:`max_spanning_forest` gives them), when the caller has one: its edges are then the
+    components and the weakest links, and none is computed here (a regroup's forest serves
+    every threshold: the forest's edges at or above a threshold span the edges at or above
+    it, with the same weakest links)."""
+    if forest is None:
+        # Maximum spanning forest = minimum one over 2 - score (in [1, 2]: no weight is zero,
+        # which csgraph would read as "no edge"); its trees are the components, and the
+        # smallest score on each tree is the group's weakest link.
+        forest = max_spanning_forest(n, a, b, s)
+    ta, tb, tw = forest
+    ncomp, label = components(n, ta, tb)
     size = np.bincount(label, minlength=ncomp)
     weak = np.full(ncomp, np.inf)
-    np.minimum.at(weak, label[ta], 2.0 - forest.data)
+    np.minimum.at(weak, label[ta], tw)
     sd, first = _by_component(np.flatnonzero(size[label] >= 2), label, order, pos)
     comp_ref = np.full(ncomp, -1, dtype=np.int64)
     comp_ref[label[sd[first]]] = sd[first]

@@ -152,8 +152,29 @@ class Regrouper:
         inp = self.inputs
         cohesive = inp.mode == GroupMode.COHESIVE
         unsettled = np.zeros(inp.n, dtype=bool) if cohesive else None
-        table = groups_at(inp, threshold, unsettled)
+        table = groups_at(inp, threshold, unsettled, self._spanning())
         return Grouped(threshold, table, component_labels(inp, threshold), unsettled)
+
+    def _spanning(self, docs: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """CONNECTED's forest, once computed (:meth:`prepare`, the first move), for
+        :func:`groups_at`; of the documents ``docs`` (sorted) alone, renumbered as
+        :meth:`GroupingInputs.restrict` numbers them. None for the other modes, and when
+        chosen references link documents (a link's weight there depends on the threshold)."""
+        inp = self.inputs
+        with self._lock:
+            forest = self._forest
+        if inp.mode != GroupMode.CONNECTED or forest is None or (
+                inp.shadow is not None and bool(np.isfinite(inp.shadow).any())):
+            return None
+        fa, fb, fw = forest
+        if docs is None:
+            return fa, fb, fw
+        new = np.full(inp.n, -1, dtype=np.int64)
+        new[docs] = np.arange(docs.shape[0])
+        na, nb = new[fa], new[fb]
+        inside = (na >= 0) & (nb >= 0)
+        return na[inside], nb[inside], fw[inside]
 
     def prepare(self) -> None:
         """Compute what a move reads besides the kept groups (the forest), ahead of it."""
@@ -230,7 +251,7 @@ class Regrouper:
             return self.full(threshold)
         sub = inp.restrict(docs)
         part_unsettled = None if prev.unsettled is None else np.zeros(docs.size, dtype=bool)
-        part = groups_at(sub, threshold, part_unsettled)
+        part = groups_at(sub, threshold, part_unsettled, self._spanning(docs))
         label = prev.label.copy()
         label[docs] = docs[component_labels(sub, threshold)]
         unsettled = None

@@ -204,9 +204,14 @@ def group_table(n: int, pairs: PairTable, threshold: float, mode: GroupMode,
 
 
 def groups_at(inputs: GroupingInputs, threshold: float,
-              unsettled: np.ndarray | None = None) -> GroupTable:
+              unsettled: np.ndarray | None = None,
+              forest: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> GroupTable:
     """The groups of ``inputs`` at ``threshold`` (``unsettled``: see
-    :func:`~neardup_core.grouping.cohesive.cohesive_groups`; COHESIVE alone sets it)."""
+    :func:`~neardup_core.grouping.cohesive.cohesive_groups`; COHESIVE alone sets it).
+    ``forest``: CONNECTED only, a maximum spanning forest of all the edges of ``inputs``
+    (:func:`~neardup_core.grouping.regroup.mode_graph`; without chosen references, whose
+    links weigh differently on either side of their pair's score), kept by the caller: its
+    edges at or above ``threshold`` span the groups."""
     n, mode, cls = inputs.n, inputs.mode, inputs.text_class
     rank, pair_scores = inputs.rank, inputs.pair_scores
     a, b, s = inputs.a, inputs.b, inputs.s
@@ -225,8 +230,13 @@ def groups_at(inputs: GroupingInputs, threshold: float,
             ignored=inputs.ignored, unsettled=unsettled, nodes=inputs.nodes)
         sizes = np.diff(offsets)
     else:
+        if forest is not None and mode == GroupMode.CONNECTED:
+            at = forest[2] >= float(np.float32(threshold))  # as the edges are kept above
+            forest = (forest[0][at], forest[1][at], forest[2][at])
+        else:
+            forest = None
         flat, offsets, weakest, score = flat_groups(n, a, b, s, threshold, mode, pair_scores,
-                                                    rank, ranked=inputs.ranked)
+                                                    rank, ranked=inputs.ranked, forest=forest)
         flat = flat.astype(np.int64, copy=False)
         sizes = np.diff(offsets)
     refs = np.repeat(flat[offsets[:-1]], sizes)

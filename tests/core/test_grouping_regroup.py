@@ -259,6 +259,37 @@ def test_prepare_regroup_computes_the_groups_and_the_forest_ahead() -> None:
         assert _table_tuple(moved.group_table) == _scratch(moved, 0.75)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(results(), st.lists(thresholds, min_size=1, max_size=5))
+def test_connected_moves_read_the_kept_forest(r: ScanResult, moves: list[float]) -> None:
+    """Once prepared, a CONNECTED move computes no spanning tree of its own (it reads the
+    regrouper's forest) unless chosen references link documents, and groups as from scratch."""
+    from neardup_core.grouping import connected
+
+    r = r.regroup(mode=GroupMode.CONNECTED)
+    r.prepare_regroup()
+    scratch = {t: _scratch(r, t) for t in moves}
+    computed = 0
+    own = connected.max_spanning_forest
+
+    def counted(*a: object) -> tuple:
+        nonlocal computed
+        computed += 1
+        return own(*a)
+
+    connected.max_spanning_forest = counted  # type: ignore[assignment]
+    try:
+        for i, t in enumerate(moves):  # from scratch every other move, else in part
+            regroup_module.FULL_SHARE = 0.0 if i % 2 else 1.0
+            r = r.regroup(t)
+            assert _table_tuple(r.group_table) == scratch[t], t
+    finally:
+        connected.max_spanning_forest = own  # type: ignore[assignment]
+        regroup_module.FULL_SHARE = 1.0
+    if not r.references:
+        assert computed == 0
+
+
 def test_a_regrouper_keeps_the_last_few_thresholds() -> None:
     n = 4
     s = np.array([0.9, 0.7], dtype=np.float32)

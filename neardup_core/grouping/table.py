@@ -108,6 +108,12 @@ class GroupingInputs:
     nodes: CohesiveNodes | None = None
 
     @cached_property
+    def leaders(self) -> np.ndarray:
+        """Per class of equal texts, its best-ranked document (STRICT's node for the class):
+        the same at every threshold."""
+        return class_leaders(self.rank, self.text_class)
+
+    @cached_property
     def ranked(self) -> tuple[np.ndarray, np.ndarray]:
         """The documents in rank order and each one's place in it: the same at every
         threshold, sorted once (a twentieth of a second at a million documents)."""
@@ -136,11 +142,28 @@ class GroupingInputs:
                          docs[np.asarray(others, dtype=np.int64)])
 
         cls = dense_rank(self.text_class[docs])[1]
-        return GroupingInputs(
+        sub = GroupingInputs(
             k, self.mode, na[sel], nb[sel], self.s[sel],
             None if self.shadow is None else self.shadow[sel], self.rank[docs], cls,
             self.simhash[docs], pair_scores, self.minhash_slots, ignored,
             None if self.nodes is None else self.nodes.restrict(docs, cls))
+        # What is kept of the whole's order is the part's too, without a sort: the order
+        # restricted to ``docs``, and (when every copy of a text is among them) the same leaders
+        kept = self.__dict__.get("ranked")
+        if kept is not None:
+            order = new[kept[0]]
+            order = order[order >= 0]
+            pos = np.empty(k, dtype=np.int64)
+            pos[order] = np.arange(k)
+            sub.__dict__["ranked"] = (order, pos)
+        kept_leaders = self.__dict__.get("leaders")
+        if kept_leaders is not None:
+            lead = new[kept_leaders[self.text_class[docs]]]
+            if bool((lead >= 0).all()):
+                leaders = np.empty(int(cls.max()) + 1 if k else 0, dtype=np.int64)
+                leaders[cls] = lead
+                sub.__dict__["leaders"] = leaders
+        return sub
 
 
 def grouping_inputs(n: int, pairs: PairTable, mode: GroupMode, auto_rank: np.ndarray,
@@ -221,7 +244,8 @@ def groups_at(inputs: GroupingInputs, threshold: float,
         a, b, s = a[keep], b[keep], s[keep]
     if mode == GroupMode.STRICT:
         flat, offsets, score, weakest = strict_by_text(n, a, b, s, rank, cls, threshold,
-                                                       pair_scores, inputs.ranked)
+                                                       pair_scores, inputs.ranked,
+                                                       inputs.leaders)
         sizes = np.diff(offsets)
     elif mode == GroupMode.COHESIVE:
         floor = cohesion_floor(threshold, inputs.minhash_slots or COHESIVE_SAMPLES)
@@ -256,23 +280,33 @@ def groups_at(inputs: GroupingInputs, threshold: float,
                       jaccard=jac, weakest=np.asarray(weakest, dtype=np.float32), exact=exact)
 
 
+def class_leaders(rank: np.ndarray, text_class: np.ndarray) -> np.ndarray:
+    """Per class of equal texts (``text_class``: 0..k-1), its leader: the best-ranked
+    document, then the lowest index."""
+    n = text_class.shape[0]
+    cls = text_class
+    order = np.lexsort((np.arange(n), rank, cls))
+    first = np.ones(n, dtype=bool)
+    first[1:] = cls[order[1:]] != cls[order[:-1]]
+    leader = np.empty(int(cls.max()) + 1 if n else 0, dtype=np.int64)
+    leader[cls[order[first]]] = order[first]
+    return leader
+
+
 def strict_by_text(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, rank: np.ndarray,
                    text_class: np.ndarray, threshold: float, pair_scores: PairScores,
-                   ranked: tuple[np.ndarray, np.ndarray] | None = None
+                   ranked: tuple[np.ndarray, np.ndarray] | None = None,
+                   leaders: np.ndarray | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """STRICT grouping over texts, not files: exact copies are one node (led by their
     best-ranked file), so a group never keeps a reference's identical twin out.
+    ``ranked``, ``leaders``: what :class:`GroupingInputs` keeps of ``rank`` and the classes.
 
     Returns (members flat, offsets, score against the reference, weakest per group).
     """
     cls = text_class
     ncls = int(cls.max()) + 1 if n else 0
-    # leader of each class: best rank, then lowest index
-    order = np.lexsort((np.arange(n), rank, cls))
-    first = np.ones(n, dtype=bool)
-    first[1:] = cls[order[1:]] != cls[order[:-1]]
-    leader = np.empty(ncls, dtype=np.int64)
-    leader[cls[order[first]]] = order[first]
+    leader = class_leaders(rank, cls) if leaders is None else leaders
     la, lb = leader[cls[a]], leader[cls[b]]
     real = la != lb
     flat_l, l_offsets, weakest, score = flat_groups(n, la[real], lb[real], s[real], threshold,
@@ -298,9 +332,12 @@ def strict_by_text(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, rank: np
     grp = g_of[lead]
     doc_score = np.where(is_ref[lead], 1.0, s_of[lead])
     # reference first, then its copies, then by descending score, then index
-    key_ref = ~(docs == lead) | ~is_ref[lead]
-    key_copy_of_ref = ~is_ref[lead]
-    o = np.lexsort((docs, -doc_score, key_copy_of_ref, key_ref, grp))
+    tier = (~(docs == lead) | ~is_ref[lead]).astype(np.int64) + ~is_ref[lead]
+    levels, level = dense_rank(-doc_score)  # descending score -> 0, 1, ...
+    if (int(grp.max(initial=0)) + 1) * 3 * max(levels, 1) * max(n, 1) < 2**62:
+        o = np.argsort(((grp * 3 + tier) * levels + level) * n + docs)  # one key, one sort
+    else:
+        o = np.lexsort((docs, level, tier, grp))
     flat, grp, doc_score = docs[o], grp[o], doc_score[o]
     counts = np.bincount(grp, minlength=len(weak))
     # order groups as build_groups does: largest first, then by reference index

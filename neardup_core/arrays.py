@@ -21,6 +21,32 @@ def unique_sorted(x: np.ndarray) -> np.ndarray:
     return y[keep]
 
 
+def renumbering(n: int, docs: np.ndarray) -> np.ndarray:
+    """Per document of ``n``, its place among ``docs`` (sorted), or -1 when it is not one:
+    what restricting a problem to ``docs`` renumbers them to."""
+    new = np.full(n, -1, dtype=np.int64)
+    new[docs] = np.arange(docs.shape[0])
+    return new
+
+
+def renumbered_order(order: np.ndarray, new: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """An order of all documents restricted to those ``new`` keeps (:func:`renumbering`), in
+    their new numbers, and each one's place in it."""
+    kept = new[order]
+    kept = kept[kept >= 0]
+    pos = np.empty(kept.shape[0], dtype=np.int64)
+    pos[kept] = np.arange(kept.shape[0])
+    return kept, pos
+
+
+def renumbered_pairs(a: np.ndarray, b: np.ndarray, new: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs (a, b) in new numbers (:func:`renumbering`), and which of them have both
+    ends kept (the others' new numbers are -1)."""
+    na, nb = new[a], new[b]
+    return na, nb, (na >= 0) & (nb >= 0)
+
+
 def run_positions(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """The positions ``starts[i] .. starts[i] + counts[i] - 1`` of every run, concatenated."""
     counts = np.asarray(counts, dtype=np.int64)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from neardup_core.arrays import unique_sorted
+from neardup_core.arrays import renumbered_order, renumbered_pairs, renumbering, unique_sorted
 from neardup_core.grouping.edges import (
     PairScores,
     assemble_flat,
@@ -95,16 +95,11 @@ class CohesiveNodes:
         """The same for the documents ``docs`` (sorted, every copy of their texts among them),
         renumbered 0..k-1 in their order, with text classes ``cls``."""
         k = docs.shape[0]
-        new = np.full(self.n, -1, dtype=np.int64)
-        new[docs] = np.arange(k)
-        order = new[self.order]
-        order = order[order >= 0]
-        pos = np.empty(k, dtype=np.int64)
-        pos[order] = np.arange(k)
-        lo, hi = new[self.lo], new[self.hi]
-        keep = (lo >= 0) & (hi >= 0)
-        ca, cb = new[self.conflict // max(self.n, 1)], new[self.conflict % max(self.n, 1)]
-        both = (ca >= 0) & (cb >= 0)
+        new = renumbering(self.n, docs)
+        order, pos = renumbered_order(self.order, new)
+        lo, hi, keep = renumbered_pairs(self.lo, self.hi, new)
+        ca, cb, both = renumbered_pairs(self.conflict // max(self.n, 1),
+                                        self.conflict % max(self.n, 1), new)
         return CohesiveNodes(k, cls, new[self.lead[docs]], order, pos, lo[keep], hi[keep],
                              self.s[keep], ca[both] * k + cb[both])
 

@@ -107,6 +107,12 @@ def split_groups(flat: np.ndarray, offsets: np.ndarray) -> list[np.ndarray]:
     return [flat[lo:hi] for lo, hi in itertools.pairwise(offsets.tolist())]
 
 
+def no_groups() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """No groups, as :func:`assemble_flat` gives them."""
+    return (np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
+            np.empty(0, dtype=np.float64), np.empty(0, dtype=np.float64))
+
+
 def assemble_flat(n: int, docs: np.ndarray, comp: np.ndarray, is_ref: np.ndarray,
                   sref: np.ndarray, comp_size: np.ndarray, comp_ref: np.ndarray,
                   comp_weak: np.ndarray

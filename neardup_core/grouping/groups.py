@@ -28,7 +28,13 @@ import numpy as np
 from neardup_core.grouping import reference
 from neardup_core.grouping.cohesive import cohesion_floor, cohesive_groups
 from neardup_core.grouping.connected import connected_groups
-from neardup_core.grouping.edges import PairScores, check_pairs, rank_order, split_groups
+from neardup_core.grouping.edges import (
+    PairScores,
+    check_pairs,
+    no_groups,
+    rank_order,
+    split_groups,
+)
 from neardup_core.grouping.reference import reference_rank
 from neardup_core.grouping.strict import strict_groups
 from neardup_core.models import GroupMode
@@ -82,8 +88,7 @@ def flat_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
         return flat, offsets, weak, sflat
     a, b, s, rank = check_pairs(n_docs, a, b, score, rank)
     if a.size == 0:
-        return (np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
-                np.empty(0, dtype=np.float64), np.empty(0, dtype=np.float64))
+        return no_groups()
     order, pos = ranked if ranked is not None else rank_positions(rank)
     if mode == GroupMode.CONNECTED:
         return connected_groups(n_docs, a, b, s, pair_scores, order, pos, forest)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from neardup_core.arrays import run_positions
+from neardup_core.arrays import renumbered_pairs, renumbering, run_positions
 from neardup_core.grouping.cohesive import COHESIVE_SAMPLES, cohesion_floor
 from neardup_core.grouping.connected import max_spanning_forest
 from neardup_core.grouping.edges import components
@@ -173,10 +173,7 @@ class Regrouper:
         fa, fb, fw = forest
         if docs is None:
             return fa, fb, fw
-        new = np.full(inp.n, -1, dtype=np.int64)
-        new[docs] = np.arange(docs.shape[0])
-        na, nb = new[fa], new[fb]
-        inside = (na >= 0) & (nb >= 0)
+        na, nb, inside = renumbered_pairs(fa, fb, renumbering(inp.n, docs))
         return na[inside], nb[inside], fw[inside]
 
     def prepare(self) -> None:

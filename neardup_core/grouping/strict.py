@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from neardup_core.arrays import unique_sorted
-from neardup_core.grouping.edges import assemble_flat, graph, unique_edges
+from neardup_core.grouping.edges import assemble_flat, graph, no_groups, unique_edges
 
 #: STRICT picks references in vectorised rounds (see ``_references``); after this many rounds
 #: the rest is done one document at a time.
@@ -92,8 +92,7 @@ def strict_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.n
     a, b, s = unique_edges(n, a, b, s)
     owner, member, score = strict_claims(n, a, b, s, pos)
     if not member.size:
-        return (np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
-                np.empty(0, dtype=np.float64), np.empty(0, dtype=np.float64))
+        return no_groups()
     refs = unique_sorted(owner)  # references that took at least one member
     gid = np.searchsorted(refs, owner)
     g_size = np.bincount(gid, minlength=refs.size) + 1

@@ -16,7 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
-from neardup_core.arrays import run_positions
+from neardup_core.arrays import renumbered_order, renumbered_pairs, renumbering, run_positions
 from neardup_core.grouping.cohesive import (
     COHESIVE_SAMPLES,
     CohesiveNodes,
@@ -125,14 +125,11 @@ class GroupingInputs:
         the groups' components their groups come out as in the whole (mapped through
         ``docs``)."""
         k = docs.shape[0]
-        new = np.full(self.n, -1, dtype=np.int64)
-        new[docs] = np.arange(k)
-        na, nb = new[self.a], new[self.b]
-        sel = (na >= 0) & (nb >= 0)
+        new = renumbering(self.n, docs)
+        na, nb, sel = renumbered_pairs(self.a, self.b, new)
         ignored = None
         if self.ignored is not None:
-            ia, ib = new[self.ignored[0]], new[self.ignored[1]]
-            both = (ia >= 0) & (ib >= 0)
+            ia, ib, both = renumbered_pairs(*self.ignored, new)
             ignored = (ia[both], ib[both])
         outer = self.pair_scores
 
@@ -151,11 +148,7 @@ class GroupingInputs:
         # restricted to ``docs``, and (when every copy of a text is among them) the same leaders
         kept = self.__dict__.get("ranked")
         if kept is not None:
-            order = new[kept[0]]
-            order = order[order >= 0]
-            pos = np.empty(k, dtype=np.int64)
-            pos[order] = np.arange(k)
-            sub.__dict__["ranked"] = (order, pos)
+            sub.__dict__["ranked"] = renumbered_order(kept[0], new)
         kept_leaders = self.__dict__.get("leaders")
         if kept_leaders is not None:
             lead = new[kept_leaders[self.text_class[docs]]]
@@ -254,11 +247,9 @@ def groups_at(inputs: GroupingInputs, threshold: float,
             ignored=inputs.ignored, unsettled=unsettled, nodes=inputs.nodes)
         sizes = np.diff(offsets)
     else:
-        if forest is not None and mode == GroupMode.CONNECTED:
-            at = forest[2] >= float(np.float32(threshold))  # as the edges are kept above
+        if forest is not None:  # CONNECTED's: its edges the threshold keeps, as the pairs'
+            at = forest[2] >= float(np.float32(threshold))
             forest = (forest[0][at], forest[1][at], forest[2][at])
-        else:
-            forest = None
         flat, offsets, weakest, score = flat_groups(n, a, b, s, threshold, mode, pair_scores,
                                                     rank, ranked=inputs.ranked, forest=forest)
         flat = flat.astype(np.int64, copy=False)
@@ -332,12 +323,9 @@ def strict_by_text(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, rank: np
     grp = g_of[lead]
     doc_score = np.where(is_ref[lead], 1.0, s_of[lead])
     # reference first, then its copies, then by descending score, then index
-    tier = (~(docs == lead) | ~is_ref[lead]).astype(np.int64) + ~is_ref[lead]
-    levels, level = dense_rank(-doc_score)  # descending score -> 0, 1, ...
-    if (int(grp.max(initial=0)) + 1) * 3 * max(levels, 1) * max(n, 1) < 2**62:
-        o = np.argsort(((grp * 3 + tier) * levels + level) * n + docs)  # one key, one sort
-    else:
-        o = np.lexsort((docs, level, tier, grp))
+    key_ref = ~(docs == lead) | ~is_ref[lead]
+    key_copy_of_ref = ~is_ref[lead]
+    o = np.lexsort((docs, -doc_score, key_copy_of_ref, key_ref, grp))
     flat, grp, doc_score = docs[o], grp[o], doc_score[o]
     counts = np.bincount(grp, minlength=len(weak))
     # order groups as build_groups does: largest first, then by reference index

@@ -139,8 +139,7 @@ def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf |
         text_of = default_text_of(result.options.max_size)
     with open_destination(fp_or_path) as fp:
         page = _Html(result, fp, text_of, max_diff_chars, max_diffs, context, language,
-                     written)
-        page.jobs = jobs if ahead else 1
+                     written, jobs=jobs if ahead else 1)
         page.write()
         if unread is not None:
             unread.extend(page.unread)
@@ -150,7 +149,7 @@ def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf |
 class _Html(DiffWriter):
     def __init__(self, result: ScanResult, fp: IO[str], text_of: TextOf, max_chars: int,
                  max_diffs: int, context: int, language: str = "en",
-                 written: str | None = None) -> None:
+                 written: str | None = None, *, jobs: int = 1) -> None:
         super().__init__(language, max_chars, context, fp.write)
         self.r = result
         self.written = written or written_now()
@@ -165,7 +164,7 @@ class _Html(DiffWriter):
         self.text_of = read_again
         self.diffs_left = max_diffs
         self.max_diffs = max_diffs
-        self.jobs = 1  # worker processes for the comparisons (see write_html; 1: none)
+        self.jobs = jobs  # worker processes for the comparisons (see write_html; 1: none)
         self.ahead: Ahead | None = None
         self.clock = LocalClock()
         self.bytes_word = self.t("bytes")  # sizes under a kilobyte, once

@@ -24,7 +24,8 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING, TypeVar
+from itertools import islice
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -297,6 +298,8 @@ class Reading(RunStages):
         done0 += self._early_done  # what the workers finished during the walk
         out.extend(self._early_out)
         self._early_out, self._early_done = Collected(), 0
+        owed = out.files + sum(len(b) for b in early.values()) + len(todo)
+        pending = [e for b in early.values() for e in b] + todo if early else todo
         self._read_bytes[0] += sum(e.size for b, _ in out.parts for e in b)
         if not self.workers.started and self.workers.unavailable is None and \
                 self._inprocess(len(todo), nbytes):
@@ -355,17 +358,21 @@ class Reading(RunStages):
                     else:
                         while (ready or queue) and len(inflight) < limit:
                             k = task_batches(len(ready) + len(queue), limit)
+                            # Taken off their queue only once submitted: a pool that broke
+                            # since the last wait refuses the task (BrokenProcessPool), and
+                            # its batches must still be there to be read again.
                             if ready:
-                                got = [ready.popleft() for _ in range(min(k, len(ready)))]
+                                got = list(islice(ready, k))
                                 batch = _joined([b for b, _ in got])
                                 fut = pool.submit(fingerprint_packed,
                                                   _joined([x for _, x in got]), self.settings,
                                                   self.opt.max_size, drop_lines,
                                                   _counts([b for b, _ in got]))
+                                _drop_first(ready, len(got))
                             else:
-                                fut, batch = self._submit_read(
-                                    pool, [queue.popleft() for _ in range(min(k, len(queue)))],
-                                    drop_lines)
+                                parts = list(islice(queue, k))
+                                fut, batch = self._submit_read(pool, parts, drop_lines)
+                                _drop_first(queue, len(parts))
                             inflight[fut] = batch
                     finished, _ = wait(inflight, timeout=0.2, return_when=FIRST_COMPLETED)
                     for fut in finished:
@@ -426,11 +433,26 @@ class Reading(RunStages):
                     suspects.extend(batch)
                 self.notes.append("A worker process stopped unexpectedly; the files it held "
                                   "were read again one by one.")
+        if not self.cancel.cancelled and out.files != owed:
+            self._account(out, pending)
         if self.cancel.cancelled:
             if early:  # cancelled before the reading began: what the walk sent is not wanted
                 self.workers.discard()
             self._mark_cancelled(f"while {verb.lower()} files")
         return out
+
+    def _account(self, out: Collected, pending: list[FileEntry]) -> None:
+        """A net under the reading's bookkeeping: a file that came back with no outcome (a
+        defect, such as batches dropped with a task a broken pool refused) is listed as a
+        problem rather than left out of the result without a word."""
+        seen = {e.path for batch, _ in out.parts for e in batch}
+        seen.update(e.path for e, _ in out.single)
+        missing = [e for e in pending if e.path not in seen]
+        for e in missing:
+            out.put(e, lost(e, "was not read: the scan lost track of it (please report this)"))
+        if missing:
+            self.notes.append(f"{len(missing)} files were not read: the scan lost track of "
+                              f"them (please report this).")
 
     def _submit_read(self, pool: Executor, parts: list[list[FileEntry]],
                      drop_lines: np.ndarray | None) -> tuple[Future, list[FileEntry]]:
@@ -603,6 +625,11 @@ def task_batches(left: int, limit: int) -> int:
     least one and at most TASK_BATCHES (read at call time). The tasks shrink as the batches
     run out, and the last rounds are single batches, as before."""
     return max(1, min(TASK_BATCHES, left // max(1, limit)))
+
+
+def _drop_first(queue: deque[Any], n: int) -> None:
+    for _ in range(n):
+        queue.popleft()
 
 
 def _joined(parts: list[list[T]]) -> list[T]:

@@ -26,7 +26,7 @@ from core._scan_folder import (
 
 import neardup_core.scan.pool as pool_mod
 import neardup_core.scan.reading as reading_mod
-from neardup_core import ScanOptions, ScanSession
+from neardup_core import ProblemKind, ScanOptions, ScanSession
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 from neardup_core.scan.packed import fingerprint_packed, read_packed, split_at
 from neardup_core.scan.reading import batches, task_batches
@@ -172,3 +172,87 @@ def test_a_cancel_among_tasks_of_several_batches_keeps_a_consistent_part(
     order = [d.path for d in full.documents]
     assert np.array_equal(result.simhash, np.array([full.simhash[order.index(p)] for p in got],
                                                    dtype=result.simhash.dtype))
+
+
+class _BreaksOnce:
+    """A worker pool that, at its ``nth`` task of the reading, refuses it as a pool does whose
+    worker died since the scan last looked (submit raises BrokenProcessPool): a race that a
+    loaded machine meets now and then when a worker dies. Its workers have started (their
+    warm-up tasks are done), as they have once one of them reads a file."""
+
+    def __init__(self, pool, nth: int, fn, warm) -> None:  # type: ignore[no-untyped-def]
+        self.pool, self.nth, self.fn, self.warm, self.calls = pool, nth, fn, warm, 0
+
+    def submit(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if fn is self.fn:
+            self.calls += 1
+            if self.calls == self.nth:
+                from concurrent.futures import wait
+                from concurrent.futures.process import BrokenProcessPool
+
+                wait(self.warm)
+                raise BrokenProcessPool("a worker died")
+        return self.pool.submit(fn, *args, **kwargs)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs fork")
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+@pytest.mark.parametrize("task", ["read", "fingerprint"])
+def test_a_task_the_broken_pool_refuses_is_read_again_not_dropped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, task: str) -> None:
+    root = _folder(tmp_path / "docs", 40)
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    _small_tasks(monkeypatch)
+    if task == "fingerprint":  # texts read ahead in this process, fingerprinted by the workers
+        monkeypatch.setattr(reading_mod, "READ_AHEAD_BYTES", 32 * MiB)
+        looks: list[int] = []
+
+        def warming(self) -> bool:  # type: ignore[no-untyped-def]
+            looks.append(1)
+            return len(looks) <= 10
+
+        monkeypatch.setattr(pool_mod.WorkerPool, "warming", property(warming))
+    fn = reading_mod.fingerprint_packed if task == "fingerprint" else reading_mod.read_packed
+    real_get = pool_mod.WorkerPool.get
+    wrapped: list[_BreaksOnce] = []
+
+    def get(self):  # type: ignore[no-untyped-def]
+        pool = real_get(self)
+        if pool is not None and not wrapped:
+            wrapped.append(_BreaksOnce(pool, 2, fn, self._warm))
+        return wrapped[0] if wrapped and pool is wrapped[0].pool else pool
+
+    monkeypatch.setattr(pool_mod.WorkerPool, "get", get)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2), mp_context="fork").run(
+        [str(root)])
+    assert wrapped and wrapped[0].calls >= 2  # the refusal happened
+    assert result.stats["workers"]["pools"] == 2
+    _same_scan(result, here)  # every file, none lost with the refused task
+
+
+def test_files_the_reading_lost_track_of_are_listed_not_left_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The net under the bookkeeping: should a worker's answer go missing (a defect), its files
+    are problems that say so, and everything else is as found."""
+    from neardup_core.scan.packed import Collected
+
+    root = _folder(tmp_path / "docs", 40)
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    _small_tasks(monkeypatch)
+    real_add = Collected.add
+    dropped: list[str] = []
+
+    def add(self, batch, packed) -> None:  # type: ignore[no-untyped-def]
+        if not dropped:
+            dropped.extend(e.path for e in batch)
+            return
+        real_add(self, batch, packed)
+
+    monkeypatch.setattr(Collected, "add", add)
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
+    assert dropped
+    lost = [p for p in result.problems if p.kind == ProblemKind.LOST]
+    assert sorted(p.path for p in lost) == sorted(dropped)
+    assert all("lost track" in p.message for p in lost)
+    assert any("lost track" in n for n in result.notes)
+    assert result.documents == tuple(d for d in here.documents if d.path not in dropped)

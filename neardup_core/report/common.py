@@ -13,16 +13,44 @@ file. A reader that goes away (``neardup scan ... | head``) ends the writing wit
 
 from __future__ import annotations
 
+import functools
+import gc
 import io
 import math
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
 from neardup_core.result import ScanResult
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def collector_paused(write: Callable[P, R]) -> Callable[P, R]:
+    """Run ``write`` with Python's cyclic garbage collector paused (as it was after).
+
+    A writer makes a few small containers per line (a document's tuple of format and
+    encoding, lists of cells) and keeps none of them: nothing it makes is a cycle, but every
+    700 of them start a collection, and now and then one that walks every object the program
+    holds, a result of 200,000 documents included. That walking was a third of the CSV
+    report's time at 200,000 files (0.77 s of CPU with it, 0.54 s without: issue 22).
+    Reference counting still frees what the writer drops, so its memory is as before."""
+
+    @functools.wraps(write)
+    def paused(*args: P.args, **kwargs: P.kwargs) -> R:
+        if not gc.isenabled():
+            return write(*args, **kwargs)
+        gc.disable()
+        try:
+            return write(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return paused
 
 
 def has_surrogates(s: str) -> bool:

@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import csv
 import os
-from typing import IO, Any
+from collections.abc import Sequence
+from typing import IO
 
 import numpy as np
 
 from neardup_core.messages import render as render_message
 from neardup_core.messages import word
+from neardup_core.models import Document
 from neardup_core.report.columns import (
     blocks,
     decimal_texts,
@@ -39,7 +41,7 @@ from neardup_core.report.columns import (
     split_paths,
     take,
 )
-from neardup_core.report.common import LocalClock, local_time
+from neardup_core.report.common import LocalClock, collector_paused
 from neardup_core.report.destination import Destination, open_destination
 from neardup_core.report.wording import percent
 from neardup_core.result import ScanResult
@@ -52,6 +54,8 @@ PROBLEM_COLUMNS = ("path", "name", "folder", "kind", "message")
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _FORMULA_CHARS = frozenset(_FORMULA_START)
+#: Excerpt rows put together at once (as many as a block of the groups' rows, about).
+EXCERPT_BLOCK = 16_384
 
 
 def share3(x: float) -> str:
@@ -69,6 +73,7 @@ def _guard(shown: str) -> str:
     return "'" + shown if shown.startswith(_FORMULA_START) else shown
 
 
+@collector_paused
 def write_csv(result: ScanResult, fp_or_path: Destination, *, bom: bool | None = None,
               language: str = "en") -> None:
     """One row per group member. ``bom`` defaults to True for paths, False for open streams;
@@ -76,16 +81,55 @@ def write_csv(result: ScanResult, fp_or_path: Destination, *, bom: bool | None =
     with open_destination(fp_or_path, newline="") as fp:
         if _want_bom(bom, fp_or_path):
             fp.write("\ufeff")
-        w = csv.writer(fp)
-        w.writerow([word(c, language) for c in CSV_COLUMNS])
-        _write_member_rows(result, fp, language)
-        _write_excerpt_rows(result, w, language)
+        csv.writer(fp).writerow([word(c, language) for c in CSV_COLUMNS])
+        cells = _DocumentCells(language)
+        _write_member_rows(result, fp, cells)
+        _write_excerpt_rows(result, fp, cells)
 
 
-def _write_member_rows(result: ScanResult, fp: IO[str], language: str) -> None:
+class _DocumentCells:
+    """The cells a row says of its document (path, name, folder, size, modified, format,
+    encoding, what was skipped), a column at a time for a block of documents, with their
+    separators: a folder, a format or an encoding is escaped once however many files share
+    it, across every block of the report."""
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+        self.clock = LocalClock()
+        self.folders: dict[str, str] = {}  # each folder's cell and its commas, once
+        self.kinds: dict[tuple[str, str | None], str] = {}  # format and encoding: few
+        self.worded: dict[str | None, str] = {}  # what a reader left out, in the language
+
+    def columns(self, block: Sequence[Document]) -> tuple[list[str], ...]:
+        """path; "," name ","; folder ","; size ","; modified ","; format "," encoding ",";
+        and, apart, the skipped cell: the first seven are one run of a row's columns.
+        (Comprehensions over the documents, measured quicker than ``attrgetter`` maps or one
+        ``zip`` of all the attributes.)"""
+        n = len(block)
+        # escapes never hold nor remove a "/", so the shown path splits as the path does
+        shown = visible_all([d.path for d in block])
+        heads, names = split_paths(shown)
+        folders, kinds, worded = self.folders, self.kinds, self.worded
+        for h in set(heads) - folders.keys():
+            folders[h] = f",{_quote(_guard(h))},"
+        keys = [(d.format, d.encoding) for d in block]
+        for key in set(keys) - kinds.keys():
+            kinds[key] = f",{_quote(_cell(key[0]))},{_quote(_cell(key[1]))},"
+        notes = [d.skipped for d in block]
+        for note in set(notes) - worded.keys():
+            worded[note] = _quote(_cell(note and render_message(note, self.language)))
+        comma = [","] * n
+        return (_cells(shown), comma, _cells(names), list(map(folders.__getitem__, heads)),
+                [str(d.size) for d in block], comma,
+                self.clock.plain_many([d.mtime for d in block]),
+                list(map(kinds.__getitem__, keys)), list(map(worded.__getitem__, notes)))
+
+
+def _write_member_rows(result: ScanResult, fp: IO[str], cells: _DocumentCells) -> None:
     """One row per group member, from the flat group table, a block of rows at a time, each
     block put together a column at a time (:mod:`.columns`) in the bytes :mod:`csv` writes
     (the default dialect: a cell is quoted when it holds a comma, a quote or a line break)."""
+    language = cells.language
     yes, no = _quote(word("yes", language)), _quote(word("no", language))
     last = (f",{_quote(word('reference', language))},,\r\n",
             f",{_quote(word('copy', language))},,\r\n")
@@ -93,10 +137,6 @@ def _write_member_rows(result: ScanResult, fp: IO[str], language: str) -> None:
     table = result.group_table
     offs = table.offsets
     distances = [f"{d}," for d in range(256)]
-    clock = LocalClock()
-    folders: dict[str, str] = {}  # each folder's cell and its comma, once
-    kinds: dict[tuple[str, str | None], str] = {}  # format and encoding: few, often repeated
-    worded: dict[str | None, str] = {}  # what a reader left out, in the report's language
 
     for g0, g1 in blocks(offs):
         lo, hi = int(offs[g0]), int(offs[g1])
@@ -107,34 +147,23 @@ def _write_member_rows(result: ScanResult, fp: IO[str], language: str) -> None:
         starts = []
         for g in range(g0 + 1, g1 + 1):
             starts += (f"{g},{yes},", f"{g},{no},")
-        block = pick(docs, table.members[lo:hi])
-        # escapes never hold nor remove a "/", so the shown path splits as the path does
-        shown = visible_all([d.path for d in block])
-        heads, names = split_paths(shown)
-        for h in set(heads) - folders.keys():
-            folders[h] = f",{_quote(_guard(h))},"
-        keys = [(d.format, d.encoding) for d in block]
-        for key in set(keys) - kinds.keys():
-            kinds[key] = f",{_quote(_cell(key[0]))},{_quote(_cell(key[1]))},"
-        notes = [d.skipped for d in block]
-        for note in set(notes) - worded.keys():
-            worded[note] = _quote(_cell(note and render_message(note, language)))
-        comma = [","] * n
+        *about, skipped = cells.columns(pick(docs, table.members[lo:hi]))
         fp.write(interleave([
-            take(starts, 2 * group + head), _cells(shown), comma, _cells(names),
-            list(map(folders.__getitem__, heads)),
-            [str(d.size) for d in block], comma,
-            clock.plain_many([d.mtime for d in block]), list(map(kinds.__getitem__, keys)),
+            take(starts, 2 * group + head), *about,
             decimal_texts(table.similarity[lo:hi], 1, _similarity, scale=100.0,
                           below_one_at_most=999, dress=_comma),
             take(distances, table.distance[lo:hi]),
             decimal_texts(table.jaccard[lo:hi], 3, _jaccard, below_one_at_most=999,
                           dress=_comma, nan=","),
-            list(map(worded.__getitem__, notes)), take(last, head)]))
+            skipped, take(last, head)]))
 
 
 def _similarity(x: float) -> str:
     return percent(x)[:-1] + ","
+
+
+def _percent_cell(x: float) -> str:
+    return percent(x)[:-1]
 
 
 def _jaccard(x: float) -> str:
@@ -163,24 +192,33 @@ def _cells(shown: list[str]) -> list[str]:
     return shown
 
 
-def _write_excerpt_rows(result: ScanResult, w: Any, language: str) -> None:
-    """One row per excerpt (a document mostly inside another), after the groups' rows."""
+def _write_excerpt_rows(result: ScanResult, fp: IO[str], cells: _DocumentCells) -> None:
+    """One row per excerpt (a document mostly inside another), after the groups' rows: no
+    group, no distance or Jaccard; the similarity is that of the two texts, and the whole it
+    lies in and how much of it does close the row. Put together as the members' rows are."""
     if result.options.excerpt_containment is None:
         return
-    docs = result.documents
-    no, excerpt = word("no", language), word("excerpt", language)
     ex = result.excerpts()
-    for p, whole, c, s in zip(ex.part.tolist(), ex.whole.tolist(), ex.containment.tolist(),
-                              ex.similarity.tolist(), strict=True):
-        d = docs[p]
-        w.writerow(["", no, _cell(d.path), _cell(d.name), _cell(d.folder), d.size,
-                    local_time(d.mtime), _cell(d.format), _cell(d.encoding),
-                    percent(s)[:-1], "", "", _cell(d.skipped and render_message(d.skipped,
-                                                                                language)),
-                    excerpt,
-                    _cell(docs[whole].path), percent(c)[:-1]])
+    docs = result.documents
+    language = cells.language
+    first = f",{_quote(word('no', language))},"
+    relation = f",{_quote(word('excerpt', language))},"
+    for lo in range(0, len(ex.part), EXCERPT_BLOCK):
+        hi = min(len(ex.part), lo + EXCERPT_BLOCK)
+        n = hi - lo
+        *about, skipped = cells.columns(pick(docs, ex.part[lo:hi]))
+        inside = _cells(visible_all([d.path for d in pick(docs, ex.whole[lo:hi])]))
+        fp.write(interleave([
+            [first] * n, *about,
+            decimal_texts(ex.similarity[lo:hi], 1, _similarity, scale=100.0,
+                          below_one_at_most=999, dress=_comma),
+            [",,"] * n, skipped, [relation] * n, inside, [","] * n,
+            decimal_texts(ex.containment[lo:hi], 1, _percent_cell, scale=100.0,
+                          below_one_at_most=999),
+            ["\r\n"] * n]))
 
 
+@collector_paused
 def write_problems_csv(result: ScanResult, fp_or_path: Destination, *,
                        bom: bool | None = None, language: str = "en") -> None:
     """The files that could not be compared, one row each: path, name, folder, kind, message

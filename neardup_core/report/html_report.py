@@ -36,7 +36,7 @@ from neardup_core.report.columns import (
     split_paths,
     take,
 )
-from neardup_core.report.common import LocalClock
+from neardup_core.report.common import LocalClock, collector_paused
 from neardup_core.report.destination import Destination, open_destination
 from neardup_core.report.html_diffs import (
     Ahead,
@@ -110,6 +110,7 @@ def _size(n: int, byte_word: str = "bytes") -> str:
     return f"{n} {byte_word}"
 
 
+@collector_paused
 def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf | None = None,
                max_diff_chars: int = 200_000, max_diffs: int = 1_000, context: int = 3,
                language: str = "en", written: str | None = None, jobs: int | None = None,

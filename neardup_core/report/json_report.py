@@ -72,7 +72,7 @@ from typing import IO, Any
 import numpy as np
 
 from neardup_core.report.columns import blocks, decimal_texts, interleave, pick, take
-from neardup_core.report.common import LocalClock, has_surrogates, iso_time
+from neardup_core.report.common import LocalClock, collector_paused, has_surrogates, iso_time
 from neardup_core.report.destination import Destination, display, open_destination
 from neardup_core.result import ScanResult
 
@@ -149,6 +149,7 @@ def _excerpts(result: ScanResult) -> list[dict[str, Any]]:
                                   ex.similarity.tolist(), strict=True)]
 
 
+@collector_paused
 def write_json(result: ScanResult, fp_or_path: Destination) -> None:
     """Write the JSON report (UTF-8, indented, keys in schema order), streamed section by
     section: the same bytes as ``json.dump(report_dict(result), fp, indent=2)``."""

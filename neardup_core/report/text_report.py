@@ -19,12 +19,14 @@ from typing import IO
 import numpy as np
 
 from neardup_core.report.columns import blocks, decimal_texts, interleave, pick, take
+from neardup_core.report.common import collector_paused
 from neardup_core.report.destination import Destination, open_destination
 from neardup_core.report.wording import group_labels, percent
 from neardup_core.result import ScanResult
 from neardup_core.visible import visible, visible_all
 
 
+@collector_paused
 def write_text(result: ScanResult, fp_or_path: Destination) -> None:
     """Write the text report to a path (replaced only by a complete report, like every
     format) or to an open stream (the caller's: not closed)."""

@@ -102,6 +102,11 @@ def test_split_paths_is_os_path_split():
     folders, names = split_paths(PATHS)
     assert list(zip(folders, names, strict=True)) == [os.path.split(p) for p in PATHS]
     assert split_paths([]) == ([], [])
+    for i, a in enumerate(PATHS):  # each alone and in pairs: with and without a bare name
+        for b in PATHS[i:]:
+            folders, names = split_paths((a, b))
+            assert list(zip(folders, names, strict=True)) == [os.path.split(a),
+                                                              os.path.split(b)]
 
 
 def test_interleave_and_pick():
@@ -212,6 +217,8 @@ def test_cells_of_a_column_are_guarded_and_quoted():
     assert _cells(clean) == clean
     for bad in ("=x", "-x", "+x", "@x", 'a"b', "a,b"):
         assert _cells([*clean, bad])[-1] == _quote(_guard(bad))
+        assert _cells([bad, *clean])[0] == _quote(_guard(bad))
+    assert _cells(["a\0=b", "c"]) == ["a\0=b", "c"]  # a NUL (never shown): the exact way
 
 
 def test_html_all_is_html_escape_of_each():

@@ -432,3 +432,33 @@ def test_distance_cells_are_the_distances_between_their_keys() -> None:
     assert _distance_cells(np.array([0, 64, 255, 7], np.uint8)) == want([0, 64, 255, 7])
     assert _distance_cells(np.array([3, 300, -1], np.int64)) == want([3, 300, -1])
     assert _distance_cells(np.array([], np.uint8)) == []
+
+
+@pytest.mark.parametrize("threshold", [0.4, 0.7])
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_streamed_csv_excerpts_are_what_they_were(threshold, language, monkeypatch):
+    """The excerpt rows, put together a column at a time as the members' are: hostile names
+    on both ends, scores on the edges of their rounding, a NaN, blocks of a couple of rows."""
+    import dataclasses
+
+    import numpy as np
+
+    from neardup_core.models import ExcerptTable
+    from neardup_core.report import csv_report, write_csv
+
+    result = _hostile(threshold)
+    n = len(result.documents)
+    part = np.arange(n, dtype=np.int32)
+    whole = ((part + 3) % n).astype(np.int32)
+    rng = np.random.default_rng(7)
+    containment = rng.uniform(0.5, 1.0, n).astype(np.float32)
+    similarity = rng.uniform(0.0, 1.0, n).astype(np.float32)
+    containment[:5] = [1.0, 0.99996, 0.5, 0.61235, 0.99949]
+    similarity[:5] = [np.nan, 0.99995, 1.0, 0.00004, 0.0]
+    table = ExcerptTable(part, whole, containment, similarity)
+    with_excerpts = dataclasses.replace(result, excerpt_table=table).regroup(threshold)
+    want = _csv_as_before_in(with_excerpts, language)
+    assert render(write_csv, with_excerpts, language=language) == want
+    monkeypatch.setattr(csv_report, "EXCERPT_BLOCK", 2)
+    assert render(write_csv, with_excerpts, language=language) == want
+    assert want.count("\r\n") > n  # the excerpts' rows are there

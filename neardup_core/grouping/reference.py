@@ -85,11 +85,14 @@ _MAYBE_COPY_RES = (
 )
 #: Names :func:`copy_names` searches at once (a bound on the copies of their text it makes).
 NAMES_AT_ONCE = 1 << 14
-#: The most paths :func:`warm_names` prepares the ranking of (a bound on the memory it keeps
-#: until the next scan: about 100 bytes a path, and the paths). Beyond it the ranking does all
-#: of its work at the end (at 1,000,000 paths 2.5 s of CPU, against 4.9 s with the names
-#: looked at one by one).
-WARM_PATHS = 1 << 17
+#: The most paths :func:`warm_names` prepares the ranking of (a bound on the memory it holds
+#: while the scan reads, until the scan's ranking takes it (:func:`forget_warmed`): about 100
+#: bytes a path, and the paths). 200,000 files are within it (their ranking took 0.35 s of
+#: the serial tail; issue 22 wants them scanned in under 10 s on 16 cores); 1,000,000 are not,
+#: whose scan's peak memory is close to its 4 GB target. Beyond it the ranking does all of its
+#: work at the end (at 1,000,000 paths 2.5 s of CPU, against 4.9 s with the names looked at
+#: one by one).
+WARM_PATHS = 1 << 18
 
 
 @functools.lru_cache(maxsize=1 << 17)  # folder names recur, and so do a scan's candidates
@@ -219,6 +222,13 @@ def warm_names(paths: Iterable[str]) -> None:
     place[sorted(range(n), key=paths.__getitem__)] = np.arange(n)
     _warmed = _Warmed(dict(zip(paths, range(n), strict=True)), folders, folder_id,
                       copy_names(names), np.fromiter(map(len, names), np.int64, n), place)
+
+
+def forget_warmed() -> None:
+    """Let go of what :func:`warm_names` prepared (the scan, once its ranking has taken it:
+    the result keeps the ranks it needs)."""
+    global _warmed
+    _warmed = None
 
 
 def _norm(path: str) -> str:

@@ -116,6 +116,8 @@ class Reading(RunStages):
     _early_sent: int
     _early_done: int
     _early_open: bool
+    #: :func:`load_grouping`'s thread, until the ranking waits for it
+    _loading: threading.Thread | None
     #: The rows stored for the files this run read, by path, and their write while it lasts
     #: (see _write_rows): its CPU time, and where its note goes should it fail.
     _fresh_rows: dict[str, tuple]
@@ -136,6 +138,7 @@ class Reading(RunStages):
         self._early_sent = 0
         self._early_done = 0
         self._early_open = True
+        self._loading = None
 
     def _send_early(self) -> None:
         """While the walk goes on, once the workers are up: hand them the full batches of the
@@ -516,7 +519,7 @@ class Reading(RunStages):
         queue.extendleft(reversed(list(batches(later))))
         if ready:
             self.stats["read_ahead"] = sum(len(b) for b, _ in ready)
-        load_grouping(self._walked_paths)
+        self._loading = load_grouping(self._walked_paths)
 
     def _fingerprint_while_workers_start(
             self, ready: deque[tuple[list[FileEntry], list[Outcome | Prepared]]],
@@ -538,6 +541,14 @@ class Reading(RunStages):
                 len(batch)
             self._emit_read(stage, done, total, batch)
         return done
+
+    def _grouping_loaded(self) -> None:
+        """Wait for :func:`load_grouping`'s thread, if this run started one: the ranking then
+        takes what it prepared rather than doing it again beside it (its imports are the next
+        stages' anyway), and what it prepared is not set after the ranking let it go."""
+        loading, self._loading = self._loading, None
+        if loading is not None:
+            loading.join()
 
     def _note_no_workers(self, *, script_hint: bool = False) -> None:
         if self._told_no_workers:
@@ -589,7 +600,7 @@ _GROUPING = "neardup_core.grouping.groups"
 _AFTER_READING = ("neardup_core.pairs.find", "neardup_core.pairs.containment")
 
 
-def load_grouping(paths: Sequence[str] = ()) -> None:
+def load_grouping(paths: Sequence[str] = ()) -> threading.Thread | None:
     """Import what the end of the scan groups with (SciPy's graph routines, via the grouping
     module) and pairs with (:data:`_AFTER_READING`) in a thread, while this process waits for
     the workers, and prepare there the ranking of ``paths`` (their folders and names looked at
@@ -604,10 +615,11 @@ def load_grouping(paths: Sequence[str] = ()) -> None:
     every attribute of NumPy (importing ``numpy.f2py`` and ``numpy.testing``), and
     ``scipy.sparse.linalg`` and ``scipy.linalg`` with it (0.17-0.18 s of CPU here, issue 22).
     Failure is silent: the import where the module is needed then raises as usual, and what
-    was not prepared here is done by the ranking.
+    was not prepared here is done by the ranking. Returns the thread (None: nothing to do),
+    which the scan joins before it ranks (:meth:`Reading._grouping_loaded`).
     """
     if _GROUPING in sys.modules and not paths:
-        return
+        return None
 
     def load() -> None:
         with contextlib.suppress(Exception):
@@ -616,7 +628,9 @@ def load_grouping(paths: Sequence[str] = ()) -> None:
             with contextlib.suppress(Exception):
                 importlib.import_module(name)
 
-    threading.Thread(target=load, name="neardup-load-grouping", daemon=True).start()
+    thread = threading.Thread(target=load, name="neardup-load-grouping", daemon=True)
+    thread.start()
+    return thread
 
 
 def task_batches(left: int, limit: int) -> int:

@@ -224,8 +224,11 @@ class _Run(CacheLookup, KeptResult, Reading, BoilerplatePass, ExcerptsPass):
         # the files groups would keep: crowded LSH buckets are linked around them (the result
         # needs the same ranks for its groups, so they are computed once, here)
         from neardup_core.grouping.groups import reference_rank
+        from neardup_core.grouping.reference import forget_warmed
 
+        self._grouping_loaded()
         rank = reference_rank(docs, opt.reference_folders)
+        forget_warmed()
         self._cpu("collect")
         # which documents have one text: the pairs' exact tier, the excerpts' one document a
         # text and the groups all read it (each compared the hashes itself, issue 22); the

@@ -9,6 +9,7 @@ import random
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -86,7 +87,7 @@ def test_a_scan_with_workers_loads_the_grouping_while_they_read(tmp_path: Path) 
         def counted(paths=()):
             loads.append("neardup_core.grouping.groups" in sys.modules)
             loads.append(len(paths))
-            real(paths)
+            return real(paths)
         scan.load_grouping = counted
         scan.INPROCESS_MAX_FILES = 2
         scan.INPROCESS_MAX_BYTES = 100
@@ -394,3 +395,28 @@ def test_the_pool_internals_a_cancel_kills_through_are_there() -> None:
         for p in victims:
             p.join(timeout=30)
             assert not p.is_alive()
+
+
+def test_the_ranking_takes_the_names_warmed_while_the_workers_read_and_lets_them_go(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names are looked at once, by the loading thread, whose work the ranking waits for
+    rather than doing it again; and the scan does not hold what it prepared afterwards."""
+    import neardup_core.scan.reading as reading_mod
+    from neardup_core.grouping import reference
+
+    folder = _tree(tmp_path / "docs", 60)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_FILES", 2)
+    monkeypatch.setattr(reading_mod, "INPROCESS_MAX_BYTES", 100)
+    looked: list[int] = []
+    real = reference.copy_names
+
+    def slow(names):  # type: ignore[no-untyped-def]
+        time.sleep(0.5)  # still at it when the last batch comes back
+        looked.append(len(names))
+        return real(names)
+
+    monkeypatch.setattr(reference, "copy_names", slow)
+    r = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(folder)])
+    assert looked == [60]
+    assert reference._warmed is None
+    assert len(r.documents) > 0

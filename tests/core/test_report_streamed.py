@@ -360,27 +360,37 @@ def test_streamed_json_with_every_kind_of_name(mode, threshold, block_lines):
     assert render(write_json, clean) == _old(clean)  # every time in range: quotes in the text
 
 
-@pytest.mark.parametrize("threshold", [0.4, 0.7])
-def test_streamed_json_excerpts_are_the_dumped_ones(threshold):
-    """The ``excerpts`` section, put together a column at a time: hostile names, scores on
-    the edges of their rounding, a NaN (``json.dumps`` writes ``NaN``), none at all."""
+def _with_excerpts(result, seed: int, threshold: float):  # type: ignore[no-untyped-def]
+    """``result`` with an excerpt per document (inside the document three on), scores on the
+    edges of their rounding and a NaN among random ones, regrouped at ``threshold``."""
     import dataclasses
 
     import numpy as np
 
     from neardup_core.models import ExcerptTable
 
-    result = _hostile(threshold)
     n = len(result.documents)
     part = np.arange(n, dtype=np.int32)
     whole = ((part + 3) % n).astype(np.int32)
-    rng = np.random.default_rng(6)
+    rng = np.random.default_rng(seed)
     containment = rng.uniform(0.5, 1.0, n).astype(np.float32)
     similarity = rng.uniform(0.0, 1.0, n).astype(np.float32)
-    containment[:4] = [1.0, 0.99996, 0.5, 0.61235]
-    similarity[:4] = [np.nan, 0.99995, 1.0, 0.00004]
+    containment[:5] = [1.0, 0.99996, 0.5, 0.61235, 0.99949]
+    similarity[:5] = [np.nan, 0.99995, 1.0, 0.00004, 0.0]
     table = ExcerptTable(part, whole, containment, similarity)
-    with_excerpts = dataclasses.replace(result, excerpt_table=table).regroup(threshold)
+    return dataclasses.replace(result, excerpt_table=table).regroup(threshold)
+
+
+@pytest.mark.parametrize("threshold", [0.4, 0.7])
+def test_streamed_json_excerpts_are_the_dumped_ones(threshold):
+    """The ``excerpts`` section, put together a column at a time: hostile names, scores on
+    the edges of their rounding, a NaN (``json.dumps`` writes ``NaN``), none at all."""
+    import dataclasses
+
+    from neardup_core.models import ExcerptTable
+
+    result = _hostile(threshold)
+    with_excerpts = _with_excerpts(result, 6, threshold)
     text = render(write_json, with_excerpts)
     assert text == _old(with_excerpts)
     assert len(json.loads(text)["excerpts"]) >= 4
@@ -439,26 +449,11 @@ def test_distance_cells_are_the_distances_between_their_keys() -> None:
 def test_streamed_csv_excerpts_are_what_they_were(threshold, language, monkeypatch):
     """The excerpt rows, put together a column at a time as the members' are: hostile names
     on both ends, scores on the edges of their rounding, a NaN, blocks of a couple of rows."""
-    import dataclasses
-
-    import numpy as np
-
-    from neardup_core.models import ExcerptTable
     from neardup_core.report import csv_report, write_csv
 
-    result = _hostile(threshold)
-    n = len(result.documents)
-    part = np.arange(n, dtype=np.int32)
-    whole = ((part + 3) % n).astype(np.int32)
-    rng = np.random.default_rng(7)
-    containment = rng.uniform(0.5, 1.0, n).astype(np.float32)
-    similarity = rng.uniform(0.0, 1.0, n).astype(np.float32)
-    containment[:5] = [1.0, 0.99996, 0.5, 0.61235, 0.99949]
-    similarity[:5] = [np.nan, 0.99995, 1.0, 0.00004, 0.0]
-    table = ExcerptTable(part, whole, containment, similarity)
-    with_excerpts = dataclasses.replace(result, excerpt_table=table).regroup(threshold)
+    with_excerpts = _with_excerpts(_hostile(threshold), 7, threshold)
     want = _csv_as_before_in(with_excerpts, language)
     assert render(write_csv, with_excerpts, language=language) == want
     monkeypatch.setattr(csv_report, "EXCERPT_BLOCK", 2)
     assert render(write_csv, with_excerpts, language=language) == want
-    assert want.count("\r\n") > n  # the excerpts' rows are there
+    assert want.count("\r\n") > len(with_excerpts.documents)  # the excerpts' rows are there

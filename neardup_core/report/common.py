@@ -14,7 +14,6 @@ file. A reader that goes away (``neardup scan ... | head``) ends the writing wit
 from __future__ import annotations
 
 import functools
-import gc
 import io
 import math
 import time
@@ -24,6 +23,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
+from neardup_core.gcpause import gc_paused
 from neardup_core.result import ScanResult
 
 P = ParamSpec("P")
@@ -31,7 +31,8 @@ R = TypeVar("R")
 
 
 def collector_paused(write: Callable[P, R]) -> Callable[P, R]:
-    """Run ``write`` with Python's cyclic garbage collector paused (as it was after).
+    """Run ``write`` with Python's cyclic garbage collector held off
+    (:func:`~neardup_core.gcpause.gc_paused`, which other threads' pauses share).
 
     A writer makes a few small containers per line (a document's tuple of format and
     encoding, lists of cells) and keeps none of them: nothing it makes is a cycle, but every
@@ -42,13 +43,8 @@ def collector_paused(write: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(write)
     def paused(*args: P.args, **kwargs: P.kwargs) -> R:
-        if not gc.isenabled():
+        with gc_paused():
             return write(*args, **kwargs)
-        gc.disable()
-        try:
-            return write(*args, **kwargs)
-        finally:
-            gc.enable()
 
     return paused
 

@@ -325,7 +325,7 @@ def strict_by_text(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, rank: np
     # reference first, then its copies, then by descending score, then index
     key_ref = ~(docs == lead) | ~is_ref[lead]
     key_copy_of_ref = ~is_ref[lead]
-    o = np.lexsort((docs, -doc_score, key_copy_of_ref, key_ref, grp))
+    o = _member_order(docs, doc_score, key_copy_of_ref, key_ref, grp)
     flat, grp, doc_score = docs[o], grp[o], doc_score[o]
     counts = np.bincount(grp, minlength=len(weak))
     # order groups as build_groups does: largest first, then by reference index
@@ -338,3 +338,29 @@ def strict_by_text(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, rank: np
     np.cumsum(counts[gorder], out=new_offs[1:])
     return (flat[take], new_offs, doc_score[take].astype(np.float32),
             weak.astype(np.float32)[gorder])
+
+
+#: 1.0's bits as a float32: a score in [0, 1] as ``_ONE_BITS`` less its bits sorts descending.
+_ONE_BITS = int(np.float32(1.0).view(np.int32))
+
+
+def _member_order(docs: np.ndarray, doc_score: np.ndarray, key_copy_of_ref: np.ndarray,
+                  key_ref: np.ndarray, grp: np.ndarray) -> np.ndarray:
+    """``np.lexsort((docs, -doc_score, key_copy_of_ref, key_ref, grp))`` for ``docs``
+    ascending, by one stable sort of an integer key where it can be made exactly: scores that
+    are float32 values in [0, 1] (the pairs' scores are float32) order as their bits do, and
+    ``docs`` ascending is the stable sort's own tie-break. The five-key sort was the largest
+    step of a STRICT regroup (72 ms of a 0.3-0.6 s jump at 10^6 documents; this, 20-25)."""
+    m = docs.shape[0]
+    if m and int(grp.max()) < (1 << 29) and int(grp.min()) >= 0:
+        score = doc_score.astype(np.float32) + np.float32(0.0)  # -0.0 as 0.0
+        exact = bool(np.array_equal(score, doc_score)) and bool(
+            (score >= 0.0).all() and (score <= 1.0).all())
+        if exact:
+            key = grp.astype(np.int64) << 2  # group, then the two flags, then the score
+            key |= key_ref.astype(np.int64) << 1
+            key |= key_copy_of_ref
+            key <<= 31
+            key += _ONE_BITS - score.view(np.int32).astype(np.int64)
+            return np.argsort(key, kind="stable")
+    return np.lexsort((docs, -doc_score, key_copy_of_ref, key_ref, grp))

@@ -355,3 +355,43 @@ def test_a_big_folder_moved_up_and_down_groups_as_from_scratch(mode: GroupMode) 
     for t in (0.61, 0.625, 0.7, 0.5, 0.45, 0.4375, 0.3, 0.9, 0.65, 0.25, 1.0, 0.6):
         r = r.regroup(t)
         assert _table_tuple(r.group_table) == _scratch(r, t), (mode, t)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 60), st.integers(0, 2**32 - 1),
+       st.sampled_from(["float32", "float64", "edges"]))
+def test_strict_member_order_is_the_five_key_sort(m: int, seed: int, scores: str) -> None:
+    """STRICT's member order, by one integer sort where the scores allow it, is the five-key
+    ``lexsort`` it stands for: ties, -0.0, 1.0 and 0.0, NaN and scores that are no float32
+    (these take the lexsort itself)."""
+    from neardup_core.grouping import table as table_module
+
+    rng = np.random.default_rng(seed)
+    docs = np.sort(rng.choice(10 * m + 1, m, replace=False)).astype(np.int64)
+    grp = rng.integers(0, max(1, m // 3), m)
+    key_ref = rng.random(m) < 0.7
+    key_copy_of_ref = rng.random(m) < 0.5
+    pool = np.array([0.0, -0.0, 1.0, 0.5, 0.875, 0.3, np.float32(0.7), np.float32(0.71)])
+    if scores == "float64":
+        pool = np.r_[pool, 0.1, 1 / 3, np.nan]
+    elif scores == "edges":
+        pool = np.r_[pool, 1.5, -0.25]
+    doc_score = rng.choice(pool, m)
+    want = np.lexsort((docs, -doc_score, key_copy_of_ref, key_ref, grp))
+    got = table_module._member_order(docs, doc_score, key_copy_of_ref, key_ref, grp)
+    assert np.array_equal(got, want)
+
+
+def test_strict_member_order_takes_the_integer_sort_for_float32_scores(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from neardup_core.grouping import table as table_module
+
+    def refused(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("the five-key sort")
+
+    monkeypatch.setattr(table_module.np, "lexsort", refused)
+    docs = np.arange(5)
+    got = table_module._member_order(docs, np.array([0.5, 1.0, 0.5, 0.25, 0.0]),
+                                     np.array([1, 0, 1, 1, 1], bool),
+                                     np.array([1, 0, 1, 1, 1], bool), np.array([0, 0, 0, 1, 1]))
+    assert got.tolist() == [1, 0, 2, 3, 4]

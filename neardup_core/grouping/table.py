@@ -24,7 +24,12 @@ from neardup_core.grouping.cohesive import (
     cohesive_groups,
     cohesive_nodes,
 )
-from neardup_core.grouping.edges import PairScores, dense_rank, within_two_pairs
+from neardup_core.grouping.edges import (
+    PairScores,
+    dense_rank,
+    descending_score_key,
+    within_two_pairs,
+)
 from neardup_core.grouping.groups import flat_groups, rank_positions
 from neardup_core.models import GroupMode, GroupTable, PairTable
 from neardup_core.pairs.scoring import hamming
@@ -340,27 +345,21 @@ def strict_by_text(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, rank: np
             weak.astype(np.float32)[gorder])
 
 
-#: 1.0's bits as a float32: a score in [0, 1] as ``_ONE_BITS`` less its bits sorts descending.
-_ONE_BITS = int(np.float32(1.0).view(np.int32))
-
-
 def _member_order(docs: np.ndarray, doc_score: np.ndarray, key_copy_of_ref: np.ndarray,
                   key_ref: np.ndarray, grp: np.ndarray) -> np.ndarray:
     """``np.lexsort((docs, -doc_score, key_copy_of_ref, key_ref, grp))`` for ``docs``
-    ascending, by one stable sort of an integer key where it can be made exactly: scores that
-    are float32 values in [0, 1] (the pairs' scores are float32) order as their bits do, and
-    ``docs`` ascending is the stable sort's own tie-break. The five-key sort was the largest
-    step of a STRICT regroup (72 ms of a 0.3-0.6 s jump at 10^6 documents; this, 20-25)."""
-    m = docs.shape[0]
-    if m and int(grp.max()) < (1 << 29) and int(grp.min()) >= 0:
-        score = doc_score.astype(np.float32) + np.float32(0.0)  # -0.0 as 0.0
-        exact = bool(np.array_equal(score, doc_score)) and bool(
-            (score >= 0.0).all() and (score <= 1.0).all())
-        if exact:
+    ascending, by one stable sort of an integer key where it can be made exactly
+    (:func:`~neardup_core.grouping.edges.descending_score_key`: the pairs' scores are
+    float32), ``docs`` ascending being the stable sort's own tie-break. The five-key sort was
+    the largest step of a STRICT regroup (72 ms of a 0.3-0.6 s jump at 10^6 documents; this,
+    20-25)."""
+    if docs.shape[0] and int(grp.max()) < (1 << 29) and int(grp.min()) >= 0:
+        score = descending_score_key(doc_score)
+        if score is not None:
             key = grp.astype(np.int64) << 2  # group, then the two flags, then the score
             key |= key_ref.astype(np.int64) << 1
             key |= key_copy_of_ref
             key <<= 31
-            key += _ONE_BITS - score.view(np.int32).astype(np.int64)
+            key += score
             return np.argsort(key, kind="stable")
     return np.lexsort((docs, -doc_score, key_copy_of_ref, key_ref, grp))

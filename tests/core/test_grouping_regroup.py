@@ -395,3 +395,34 @@ def test_strict_member_order_takes_the_integer_sort_for_float32_scores(
                                      np.array([1, 0, 1, 1, 1], bool),
                                      np.array([1, 0, 1, 1, 1], bool), np.array([0, 0, 0, 1, 1]))
     assert got.tolist() == [1, 0, 2, 3, 4]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 60), st.integers(1, 2000), st.integers(0, 2**32 - 1),
+       st.sampled_from(["float32", "float64", "nan", "twice"]))
+def test_members_by_group_score_and_index_are_the_lexsort(m: int, n: int, seed: int,
+                                                          kind: str) -> None:
+    """assemble_flat's member order by one integer sort, where it can be made exactly, is
+    ``lexsort((docs, -score, major))``; otherwise it is left to the float sort (None)."""
+    from neardup_core.grouping.edges import _by_major_score_doc
+
+    rng = np.random.default_rng(seed)
+    m = min(m, n)
+    docs = rng.choice(n, m, replace=False).astype(np.int64)
+    if kind == "twice" and m >= 2:
+        docs[1] = docs[0]
+    major = rng.integers(0, max(1, m // 2), m).astype(np.int64)
+    pool = np.array([0.0, -0.0, 1.0, 0.5, np.float32(0.3), np.float32(0.7), np.float32(0.71)])
+    if kind == "float64":
+        pool = np.r_[pool, 1 / 3]
+    elif kind == "nan":
+        pool = np.r_[pool, -np.inf]
+    sc = rng.choice(pool, m)
+    got = _by_major_score_doc(n, docs, major, sc)
+    exact = kind == "float32" or (m and not np.isin(sc, pool[7:]).any()
+                                  and (kind != "twice" or m < 2))
+    if not m or not exact:
+        assert got is None
+    else:
+        assert got is not None
+        assert np.array_equal(got, np.lexsort((docs, -sc, major)))

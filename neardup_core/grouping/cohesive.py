@@ -401,7 +401,9 @@ def _cohesive_assemble(n: int, cls: np.ndarray, lead: np.ndarray, node_key: np.n
     nsref[hi[m]] = s[m]
     m = ref_lead[lo] == hi
     nsref[lo[m]] = s[m]
-    nodes = unique_sorted(lead[docs])
+    present = np.zeros(n, dtype=bool)  # the texts in groups, ascending, with no sort
+    present[lead[docs]] = True
+    nodes = np.flatnonzero(present)
     need = nodes[np.isnan(nsref[nodes]) & (ref_lead[nodes] != nodes)]
     if need.size:
         nsref[need] = np.asarray(pair_scores(ref_lead[need], need)[0], dtype=np.float64)

@@ -80,7 +80,19 @@ def check_pairs(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray, ra
 
 
 def dense_rank(x: np.ndarray) -> tuple[int, np.ndarray]:
-    """(number of distinct values, rank of each value among them), by one argsort."""
+    """(number of distinct values, rank of each value among them), by one argsort; integers
+    spread over no more than a few times their count (group keys, text classes) by marking
+    each value present and counting, with no sort (a COHESIVE regroup at 10^6 documents
+    ranked 0.4-0.6 million keys twice)."""
+    if x.dtype.kind in "iu" and x.size:
+        low, high = int(x.min()), int(x.max())
+        if high - low <= 8 * x.size + 4096:
+            at = (x - low).astype(np.intp, copy=False)
+            seen = np.zeros(high - low + 1, dtype=bool)
+            seen[at] = True
+            rank = np.cumsum(seen, dtype=np.int64)
+            rank -= 1
+            return int(rank[-1]) + 1, rank[at]
     order = np.argsort(x)
     sx = x[order]
     new = np.ones(x.size, dtype=bool)

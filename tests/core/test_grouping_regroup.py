@@ -426,3 +426,23 @@ def test_members_by_group_score_and_index_are_the_lexsort(m: int, n: int, seed: 
     else:
         assert got is not None
         assert np.array_equal(got, np.lexsort((docs, -sc, major)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-50, 50), max_size=40), st.sampled_from([1, 7, 10**6]),
+       st.sampled_from(["int64", "int32", "uint32"]))
+def test_dense_rank_of_integers_is_the_rank_among_the_distinct_values(
+        values: list[int], spread: int, dtype: str) -> None:
+    """Marked and counted when the values are close together, sorted when they are spread:
+    either way the rank of each value among the distinct ones, ascending."""
+    from neardup_core.grouping.edges import dense_rank
+
+    x = np.array(values, dtype=np.int64) * spread
+    if dtype == "uint32":
+        x = x - x.min() if x.size else x
+    x = x.astype(dtype)
+    levels, rank = dense_rank(x)
+    distinct = np.unique(x)
+    assert levels == distinct.size
+    assert rank.dtype == np.int64
+    assert np.array_equal(rank, np.searchsorted(distinct, x))

@@ -77,6 +77,8 @@ ENGLISH: dict[str, str] = {
                        "read.",
     "worker_died": "A worker process stopped unexpectedly; the files it held were read again "
                    "one by one.",
+    "lost_track_note": "{count} files were not read: the scan lost track of them (please "
+                       "report this).",
     "no_workers_script": "Worker processes could not start ({detail}), so the files were read in "
                          "the scan's own process, more slowly. From a Python script, call the "
                          "scan under 'if __name__ == \"__main__\":' so that workers can start.",
@@ -136,6 +138,7 @@ ENGLISH: dict[str, str] = {
     "disappeared": "the file disappeared while it was being read",
     "workers_not_started": "worker processes could not be started",
     "worker_stopped": "its worker process stopped unexpectedly while reading it",
+    "lost_track": "was not read: the scan lost track of it (please report this)",
     "not_processed": "could not be processed: {why}",
     "legacy": "legacy Word format: save it as .docx to compare",
     # problems: zip packages (.docx, .odt)
@@ -297,6 +300,7 @@ CHINESE: dict[str, str] = {
     "already_there": "已在目标文件夹中",
     "workers_failing": "工作进程启动时一再失败；有 {count} 个文件未能读取。",
     "worker_died": "一个工作进程意外停止；它手上的文件已逐个重新读取。",
+    "lost_track_note": "有 {count} 个文件未能读取：扫描丢失了对它们的记录（请报告此问题）。",
     "no_workers_script": "工作进程无法启动（{detail}），因此文件在扫描自身的进程中读取，速度较慢。"
                          "若从 Python 脚本调用，请把扫描放在 'if __name__ == \"__main__\":' 之下，"
                          "工作进程才能启动。",
@@ -346,6 +350,7 @@ CHINESE: dict[str, str] = {
     "disappeared": "读取过程中文件消失了",
     "workers_not_started": "无法启动工作进程",
     "worker_stopped": "读取它时工作进程意外停止",
+    "lost_track": "未能读取：扫描丢失了对它的记录（请报告此问题）",
     "not_processed": "无法处理：{why}",
     "legacy": "旧版 Word 格式：请另存为 .docx 后再比较",
     "zip_entries": "它的 zip 压缩包有 {count} 个部件，超过了 {limit} 的上限",

@@ -21,18 +21,6 @@ from neardup_core.grouping.edges import PairScores, assemble_flat, components, g
 MST_FILTER_MIN_EDGES = 65536
 
 
-def _by_component(docs: np.ndarray, label: np.ndarray, order: np.ndarray, pos: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """(docs sorted by component, then rank order; mask of each component's first)."""
-    n = pos.shape[0]
-    key = np.sort(label[docs] * n + pos[docs])
-    lab = key // n
-    first = np.ones(key.shape[0], dtype=bool)
-    first[1:] = lab[1:] != lab[:-1]
-    return order[key % n], first
-
-
-
 def _scores_to_reference(n_docs: int, a: np.ndarray, b: np.ndarray, s: np.ndarray,
                          ref_of: np.ndarray) -> np.ndarray:
     """Per document, its edge score to its group's reference (NaN when not linked directly)."""
@@ -114,12 +102,19 @@ def connected_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_s
     size = np.bincount(label, minlength=ncomp)
     weak = np.full(ncomp, np.inf)
     np.minimum.at(weak, label[ta], tw)
-    sd, first = _by_component(np.flatnonzero(size[label] >= 2), label, order, pos)
+    # each group's reference: its best-ranked document, found with no sort (the flat assembly
+    # orders the members; sorting them by component first as well cost a CONNECTED jump at
+    # 10^6 documents 30 ms)
+    docs = np.flatnonzero(size[label] >= 2)
+    lab = label[docs]
+    best = np.full(ncomp, n, dtype=np.int64)
+    np.minimum.at(best, lab, pos[docs])
     comp_ref = np.full(ncomp, -1, dtype=np.int64)
-    comp_ref[label[sd[first]]] = sd[first]
+    grouped = best < n
+    comp_ref[grouped] = order[best[grouped]]
     ref_of = np.full(n, -1, dtype=np.int64)
-    ref_of[sd] = comp_ref[label[sd]]
+    ref_of[docs] = comp_ref[lab]
     sref = _scores_to_reference(n, a, b, s, ref_of)
-    _fill_missing(sd, ref_of[sd], sref, pair_scores)
-    return assemble_flat(n, sd, label[sd], first, sref[sd], size, comp_ref, weak)
+    _fill_missing(docs, ref_of[docs], sref, pair_scores)
+    return assemble_flat(n, docs, lab, docs == ref_of[docs], sref[docs], size, comp_ref, weak)
 

@@ -93,8 +93,12 @@ def strict_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.n
     owner, member, score = strict_claims(n, a, b, s, pos)
     if not member.size:
         return no_groups()
-    refs = unique_sorted(owner)  # references that took at least one member
-    gid = np.searchsorted(refs, owner)
+    # references that took at least one member, ascending, and each member's: marked and
+    # counted over the documents rather than sorted and searched
+    took = np.zeros(n, dtype=bool)
+    took[owner] = True
+    refs = np.flatnonzero(took)
+    gid = (np.cumsum(took, dtype=np.int64) - 1)[owner]
     g_size = np.bincount(gid, minlength=refs.size) + 1
     g_weak = np.full(refs.size, np.inf)
     np.minimum.at(g_weak, gid, score)

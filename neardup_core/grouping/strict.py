@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from neardup_core.arrays import unique_sorted
+from neardup_core.arrays import renumbering, unique_sorted
 from neardup_core.grouping.edges import assemble_flat, graph, no_groups, unique_edges
 
 #: STRICT picks references in vectorised rounds (see ``_references``); after this many rounds
@@ -94,11 +94,11 @@ def strict_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.n
     if not member.size:
         return no_groups()
     # references that took at least one member, ascending, and each member's: marked and
-    # counted over the documents rather than sorted and searched
+    # renumbered over the documents rather than sorted and searched
     took = np.zeros(n, dtype=bool)
     took[owner] = True
     refs = np.flatnonzero(took)
-    gid = (np.cumsum(took, dtype=np.int64) - 1)[owner]
+    gid = renumbering(n, refs)[owner]
     g_size = np.bincount(gid, minlength=refs.size) + 1
     g_weak = np.full(refs.size, np.inf)
     np.minimum.at(g_weak, gid, score)

@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
-from itertools import islice
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -301,8 +301,8 @@ class Reading(RunStages):
         done0 += self._early_done  # what the workers finished during the walk
         out.extend(self._early_out)
         self._early_out, self._early_done = Collected(), 0
-        owed = out.files + sum(len(b) for b in early.values()) + len(todo)
-        pending = [e for b in early.values() for e in b] + todo if early else todo
+        sent_early = [e for b in early.values() for e in b]  # a few batches at most
+        owed = out.files + len(sent_early) + len(todo)
         self._read_bytes[0] += sum(e.size for b, _ in out.parts for e in b)
         if not self.workers.started and self.workers.unavailable is None and \
                 self._inprocess(len(todo), nbytes):
@@ -437,14 +437,14 @@ class Reading(RunStages):
                 self.notes.append("A worker process stopped unexpectedly; the files it held "
                                   "were read again one by one.")
         if not self.cancel.cancelled and out.files != owed:
-            self._account(out, pending)
+            self._account(out, chain(sent_early, todo))
         if self.cancel.cancelled:
             if early:  # cancelled before the reading began: what the walk sent is not wanted
                 self.workers.discard()
             self._mark_cancelled(f"while {verb.lower()} files")
         return out
 
-    def _account(self, out: Collected, pending: list[FileEntry]) -> None:
+    def _account(self, out: Collected, pending: Iterable[FileEntry]) -> None:
         """A net under the reading's bookkeeping: a file that came back with no outcome (a
         defect, such as batches dropped with a task a broken pool refused) is listed as a
         problem rather than left out of the result without a word."""

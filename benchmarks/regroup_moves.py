@@ -36,8 +36,7 @@ def one_round(n: int) -> dict:
     out: dict = {}
     for mode in GroupMode:
         start = res.regroup(0.6, mode)  # type: ignore[attr-defined]
-        _ = start.group_table
-        _ = start.regroup(0.6001).group_table  # the first move prepares what moves read
+        start.prepare_regroup()  # as the app's scan worker does before the window shows it
         got: dict[str, list[float]] = {}
         for kind, thresholds in STEPS.items():
             got[kind] = []

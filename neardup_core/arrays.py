@@ -2,7 +2,10 @@
 
 numpy 2.3+ answers a plain ``np.unique(x)`` with a hash-based algorithm that is far slower
 than sorting for the integer arrays neardup handles, so distinct values are taken by sorting
-instead.
+instead. Likewise a big array picked through a boolean mask whose values are mixed
+(``x[mask]``) costs several times what ``x[np.flatnonzero(mask)]`` does (NumPy 2.4, 1.75
+million edges, three arrays through one mask: 34 ms against 6), so the hot paths of the
+grouping take the positions once and index with them.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def renumbered_order(order: np.ndarray, new: np.ndarray) -> tuple[np.ndarray, np
     """An order of all documents restricted to those ``new`` keeps (:func:`renumbering`), in
     their new numbers, and each one's place in it."""
     kept = new[order]
-    kept = kept[kept >= 0]
+    kept = kept[np.flatnonzero(kept >= 0)]
     pos = np.empty(kept.shape[0], dtype=np.int64)
     pos[kept] = np.arange(kept.shape[0])
     return kept, pos

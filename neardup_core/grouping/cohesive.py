@@ -98,6 +98,7 @@ class CohesiveNodes:
         new = renumbering(self.n, docs)
         order, pos = renumbered_order(self.order, new)
         lo, hi, keep = renumbered_pairs(self.lo, self.hi, new)
+        keep = np.flatnonzero(keep)
         ca, cb, both = renumbered_pairs(self.conflict // max(self.n, 1),
                                         self.conflict % max(self.n, 1), new)
         return CohesiveNodes(k, cls, new[self.lead[docs]], order, pos, lo[keep], hi[keep],
@@ -122,7 +123,7 @@ def cohesive_nodes(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
         lead = _class_leaders(cls, order, pos)
     # node-level pairs, one per pair of texts (a node is named by its best-ranked document)
     la, lb = lead[a], lead[b]
-    real = la != lb
+    real = np.flatnonzero(la != lb)
     lo, hi, s = unique_edges(n, la[real], lb[real], s[real])
     conflict = np.empty(0, dtype=np.int64)
     if ignored is not None:
@@ -203,7 +204,8 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     score matrix and, if a pair is below the floor, is split into stars (:func:`_stars`);
     the others fall back to STRICT's rule on their links, which costs no quadratic work.
     """
-    ka, kb, ks = lo[link], hi[link], s[link]
+    at = np.flatnonzero(link)
+    ka, kb, ks = lo[at], hi[at], s[at]
     ncomp, label = components(n, ka, kb)
     touched = np.zeros(n, dtype=bool)
     touched[ka] = True
@@ -211,7 +213,7 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     nodes = np.flatnonzero(touched)
     size = np.bincount(label[nodes], minlength=ncomp)
     fine = (s >= floor) & (label[lo] == label[hi])  # links included: threshold >= floor
-    nfine = np.bincount(label[lo[fine]], minlength=ncomp)
+    nfine = np.bincount(label[lo[np.flatnonzero(fine)]], minlength=ncomp)
     whole = nfine == size * (size - 1) // 2
     big = ~whole & (size >= 2)  # to split: by stars within the budget, else as STRICT
     fit = np.flatnonzero(big & (size <= COHESIVE_MAX_TEXTS))
@@ -219,16 +221,17 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     order = np.lexsort((fit, cells))  # smaller components first
     fit = fit[order[np.cumsum(cells[order]) <= COHESIVE_BUDGET]]
     big[fit] = False
-    keep = nodes[whole[label[nodes]]]
+    node_whole = whole[label[nodes]]
+    keep = nodes[np.flatnonzero(node_whole)]
     node_key[keep] = label[keep]  # keys below ncomp
     unsettled = np.zeros(n, dtype=bool)
-    unsettled[nodes[~whole[label[nodes]]]] = True
+    unsettled[nodes[np.flatnonzero(~node_whole)]] = True
     if big.any():  # keys in [ncomp, ncomp + n)
-        m = big[label[ka]]
+        m = np.flatnonzero(big[label[ka]])
         owner, member, _ = strict_claims(n, ka[m], kb[m], ks[m], pos)
         node_key[owner] = ncomp + owner
         node_key[member] = ncomp + owner
-    work = nodes[(~whole & ~big)[label[nodes]]]
+    work = nodes[np.flatnonzero((~whole & ~big)[label[nodes]])]
     if work.size:  # keys from 2n on
         _dense_stars(n, work, label, lo, hi, s, link, conflict, floor, pair_scores, pos,
                      node_key, 2 * n)
@@ -397,9 +400,9 @@ def _cohesive_assemble(n: int, cls: np.ndarray, lead: np.ndarray, node_key: np.n
     ref_lead = np.full(n, -1, dtype=np.int64)
     ref_lead[lead[docs]] = lead[gref[gid]]
     nsref = np.full(n, np.nan)
-    m = ref_lead[hi] == lo
+    m = np.flatnonzero(ref_lead[hi] == lo)
     nsref[hi[m]] = s[m]
-    m = ref_lead[lo] == hi
+    m = np.flatnonzero(ref_lead[lo] == hi)
     nsref[lo[m]] = s[m]
     present = np.zeros(n, dtype=bool)  # the texts in groups, ascending, with no sort
     present[lead[docs]] = True
@@ -410,6 +413,7 @@ def _cohesive_assemble(n: int, cls: np.ndarray, lead: np.ndarray, node_key: np.n
     ld = lead[docs]
     sref = np.where(ld == ref_lead[ld], 1.0, nsref[ld])
     weak = np.ones(ngroups, dtype=np.float64)
-    np.minimum.at(weak, gid[~is_ref], sref[~is_ref])
+    member = np.flatnonzero(~is_ref)
+    np.minimum.at(weak, gid[member], sref[member])
     flat, offsets, weak, sflat = assemble_flat(n, docs, gid, is_ref, sref, gsize, gref, weak)
     return flat, offsets, sflat, weak

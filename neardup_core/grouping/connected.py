@@ -26,9 +26,9 @@ def _scores_to_reference(n_docs: int, a: np.ndarray, b: np.ndarray, s: np.ndarra
     """Per document, its edge score to its group's reference (NaN when not linked directly)."""
     sref = np.full(n_docs, np.nan, dtype=np.float64)
     sv = s.astype(np.float64)
-    m = ref_of[a] == a
+    m = np.flatnonzero(ref_of[a] == a)
     np.fmax.at(sref, b[m], sv[m])  # a repeated pair counts with its strongest score
-    m = ref_of[b] == b
+    m = np.flatnonzero(ref_of[b] == b)
     np.fmax.at(sref, a[m], sv[m])
     return sref
 
@@ -66,6 +66,7 @@ def _drop_cycle_edges(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray
     keep = np.zeros(s.size, dtype=bool)
     keep[strong] = True
     keep[cross] = True
+    keep = np.flatnonzero(keep)
     return a[keep], b[keep], s[keep]  # still in input order: rows stay sorted
 
 

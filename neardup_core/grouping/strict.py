@@ -49,11 +49,11 @@ def _references(n: int, a: np.ndarray, b: np.ndarray, pos: np.ndarray) -> np.nda
         np.minimum.at(nb_min, b, pos[a])
         new = np.zeros(n, dtype=bool)
         ends = np.r_[a, b]
-        new[ends[pos[ends] < nb_min[ends]]] = True
+        new[ends[np.flatnonzero(pos[ends] < nb_min[ends])]] = True
         ref |= new
-        out[b[new[a]]] = True
-        out[a[new[b]]] = True
-        live = ~(new[a] | new[b] | out[a] | out[b])
+        out[b[np.flatnonzero(new[a])]] = True
+        out[a[np.flatnonzero(new[b])]] = True
+        live = np.flatnonzero(~(new[a] | new[b] | out[a] | out[b]))
         a, b = a[live], b[live]
     if a.size:
         sym = graph(n, np.r_[a, b], np.r_[b, a], np.ones(2 * a.size, dtype=np.int8))
@@ -75,36 +75,47 @@ def strict_claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.n
     # Every other document linked to a reference joins its best-ranked one (the first to reach
     # it in rank order), with that edge's score.
     ra, rb = ref[a], ref[b]
-    claim = ra != rb  # two references are never linked
-    owner = np.where(ra, a, b)[claim]
-    member = np.where(ra, b, a)[claim]
+    claim = np.flatnonzero(ra != rb)  # two references are never linked
+    ra, a, b = ra[claim], a[claim], b[claim]
+    owner = np.where(ra, a, b)
+    member = np.where(ra, b, a)
     score = s[claim].astype(np.float64)
     best = np.full(n, n, dtype=np.int64)
-    np.minimum.at(best, member, pos[owner])
-    win = pos[owner] == best[member]
+    owner_pos = pos[owner]
+    np.minimum.at(best, member, owner_pos)
+    win = np.flatnonzero(owner_pos == best[member])
     return owner[win], member[win], score[win]
 
 
-def strict_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """STRICT groups of the edges (checked, no loops) as :func:`assemble_flat` gives them;
-    ``pos`` is each document's place in rank order."""
+def strict_members(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """STRICT groups of the edges (checked, no loops) before any order: (references that took
+    at least one member, ascending; each member's group, its place among them; the members;
+    their scores against the reference; each group's weakest score). ``pos`` is each
+    document's place in rank order."""
     a, b, s = unique_edges(n, a, b, s)
     owner, member, score = strict_claims(n, a, b, s, pos)
-    if not member.size:
-        return no_groups()
     # references that took at least one member, ascending, and each member's: marked and
     # renumbered over the documents rather than sorted and searched
     took = np.zeros(n, dtype=bool)
     took[owner] = True
     refs = np.flatnonzero(took)
     gid = renumbering(n, refs)[owner]
-    g_size = np.bincount(gid, minlength=refs.size) + 1
     g_weak = np.full(refs.size, np.inf)
     np.minimum.at(g_weak, gid, score)
+    return refs, gid, member, score, g_weak
+
+
+def strict_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """STRICT groups of the edges (checked, no loops) as :func:`assemble_flat` gives them;
+    ``pos`` is each document's place in rank order."""
+    refs, gid, member, score, g_weak = strict_members(n, a, b, s, pos)
+    if not member.size:
+        return no_groups()
+    g_size = np.bincount(gid, minlength=refs.size) + 1
     docs = np.r_[refs, member]
     comp = np.r_[np.arange(refs.size), gid]
     is_ref = np.r_[np.ones(refs.size, dtype=bool), np.zeros(member.size, dtype=bool)]
     sref = np.r_[np.full(refs.size, np.nan), score]
     return assemble_flat(n, docs, comp, is_ref, sref, g_size, refs, g_weak)
-

@@ -16,7 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
-from neardup_core.arrays import renumbered_order, renumbered_pairs, renumbering, run_positions
+from neardup_core.arrays import renumbered_order, renumbered_pairs, renumbering
 from neardup_core.grouping.cohesive import (
     COHESIVE_SAMPLES,
     CohesiveNodes,
@@ -28,9 +28,11 @@ from neardup_core.grouping.edges import (
     PairScores,
     dense_rank,
     descending_score_key,
+    packed_order,
     within_two_pairs,
 )
 from neardup_core.grouping.groups import flat_groups, rank_positions
+from neardup_core.grouping.strict import strict_members
 from neardup_core.models import GroupMode, GroupTable, PairTable
 from neardup_core.pairs.scoring import hamming
 
@@ -132,6 +134,7 @@ class GroupingInputs:
         k = docs.shape[0]
         new = renumbering(self.n, docs)
         na, nb, sel = renumbered_pairs(self.a, self.b, new)
+        sel = np.flatnonzero(sel)
         ignored = None
         if self.ignored is not None:
             ia, ib, both = renumbered_pairs(*self.ignored, new)
@@ -238,7 +241,7 @@ def groups_at(inputs: GroupingInputs, threshold: float,
     a, b, s = inputs.a, inputs.b, inputs.s
     if inputs.shadow is not None:
         t32 = np.float32(threshold)
-        keep = (s >= t32) & (inputs.shadow < t32)
+        keep = np.flatnonzero((s >= t32) & (inputs.shadow < t32))
         a, b, s = a[keep], b[keep], s[keep]
     if mode == GroupMode.STRICT:
         flat, offsets, score, weakest = strict_by_text(n, a, b, s, rank, cls, threshold,
@@ -253,7 +256,7 @@ def groups_at(inputs: GroupingInputs, threshold: float,
         sizes = np.diff(offsets)
     else:
         if forest is not None:  # CONNECTED's: its edges the threshold keeps, as the pairs'
-            at = forest[2] >= float(np.float32(threshold))
+            at = np.flatnonzero(forest[2] >= float(np.float32(threshold)))
             forest = (forest[0][at], forest[1][at], forest[2][at])
         flat, offsets, weakest, score = flat_groups(n, a, b, s, threshold, mode, pair_scores,
                                                     rank, ranked=inputs.ranked, forest=forest)
@@ -304,61 +307,75 @@ def strict_by_text(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, rank: np
     ncls = int(cls.max()) + 1 if n else 0
     leader = class_leaders(rank, cls) if leaders is None else leaders
     la, lb = leader[cls[a]], leader[cls[b]]
-    real = la != lb
-    flat_l, l_offsets, weakest, score = flat_groups(n, la[real], lb[real], s[real], threshold,
-                                                    GroupMode.STRICT, pair_scores, rank,
-                                                    ranked=ranked)
+    real = np.flatnonzero(la != lb)
+    pos = (ranked if ranked is not None else rank_positions(rank))[1]
+    # The leaders' groups as they come, in no order: the one sort below orders them with
+    # their copies (ordering them first as well cost a jump at 10^6 documents 50-80 ms)
+    refs, gid, member, score, weak = strict_members(n, la[real], lb[real], s[real], pos)
     g_of = np.full(n, -1, dtype=np.int64)      # group of each leader
     s_of = np.zeros(n, dtype=np.float64)       # its score against the group's reference
     is_ref = np.zeros(n, dtype=bool)
-    flat_l = flat_l.astype(np.int64, copy=False)
-    sizes = np.diff(l_offsets)
-    g_of[flat_l] = np.repeat(np.arange(sizes.size), sizes)
-    s_of[flat_l] = np.asarray(score, dtype=np.float64)
-    is_ref[flat_l[l_offsets[:-1]]] = True
+    g_of[refs] = np.arange(refs.size)
+    g_of[member] = gid
+    s_of[member] = score
+    is_ref[refs] = True
     # classes with copies whose leader is in no group form exact groups of their own
     csize = np.bincount(cls, minlength=ncls)
     lone = np.flatnonzero((csize >= 2) & (g_of[leader] < 0))
-    g_of[leader[lone]] = sizes.size + np.arange(lone.size)
-    s_of[leader[lone]] = 1.0
+    g_of[leader[lone]] = refs.size + np.arange(lone.size)
     is_ref[leader[lone]] = True
-    weak = np.concatenate([np.asarray(weakest, dtype=np.float64), np.ones(lone.size)])
+    weak = np.concatenate([weak, np.ones(lone.size)])
+    g_ref = np.concatenate([refs, leader[lone]])  # each group's reference (its first member)
     docs = np.flatnonzero(g_of[leader[cls]] >= 0)
     lead = leader[cls[docs]]
     grp = g_of[lead]
+    counts = np.bincount(grp, minlength=g_ref.size)
+    # groups as build_groups orders them: largest first, then by reference index
+    biggest = int(counts.max()) if counts.size else 0
+    gorder = np.argsort((biggest - counts) * n + g_ref)
+    g_at = np.empty(g_ref.size, dtype=np.int64)
+    g_at[gorder] = np.arange(g_ref.size)
     doc_score = np.where(is_ref[lead], 1.0, s_of[lead])
     # reference first, then its copies, then by descending score, then index
     key_ref = ~(docs == lead) | ~is_ref[lead]
     key_copy_of_ref = ~is_ref[lead]
-    o = _member_order(docs, doc_score, key_copy_of_ref, key_ref, grp)
-    flat, grp, doc_score = docs[o], grp[o], doc_score[o]
-    counts = np.bincount(grp, minlength=len(weak))
-    # order groups as build_groups does: largest first, then by reference index
-    offs = np.zeros(len(weak) + 1, dtype=np.int64)
-    np.cumsum(counts, out=offs[1:])
-    refs = flat[offs[:-1]] if flat.size else np.empty(0, np.int64)
-    gorder = np.lexsort((refs, -counts))
-    take = run_positions(offs[:-1][gorder], counts[gorder])
-    new_offs = np.zeros(len(weak) + 1, dtype=np.int64)
-    np.cumsum(counts[gorder], out=new_offs[1:])
-    return (flat[take], new_offs, doc_score[take].astype(np.float32),
+    o = _member_order(docs, doc_score, key_copy_of_ref, key_ref, g_at[grp])
+    offsets = np.zeros(g_ref.size + 1, dtype=np.int64)
+    np.cumsum(counts[gorder], out=offsets[1:])
+    return (docs[o], offsets, doc_score[o].astype(np.float32),
             weak.astype(np.float32)[gorder])
 
 
 def _member_order(docs: np.ndarray, doc_score: np.ndarray, key_copy_of_ref: np.ndarray,
                   key_ref: np.ndarray, grp: np.ndarray) -> np.ndarray:
     """``np.lexsort((docs, -doc_score, key_copy_of_ref, key_ref, grp))`` for ``docs``
-    ascending, by one stable sort of an integer key where it can be made exactly
+    ascending (and distinct), by one sort of integers where it can be made exactly
     (:func:`~neardup_core.grouping.edges.descending_score_key`: the pairs' scores are
-    float32), ``docs`` ascending being the stable sort's own tie-break. The five-key sort was
-    the largest step of a STRICT regroup (72 ms of a 0.3-0.6 s jump at 10^6 documents; this,
-    20-25)."""
+    float32). The two flags and the score make one minor key, each pair of flags on a span
+    of its own as wide as its scores' (a reference and its copies all score 1.0: one value
+    each), so that group, minor key and document fit in 63 bits at 10^6 documents and sort
+    as values (:func:`~neardup_core.grouping.edges.packed_order`); else a stable sort of
+    (group, flags, score), ``docs`` ascending being its own tie-break. The five-key sort was
+    the largest step of a STRICT regroup (72 ms of a 0.3-0.6 s jump at 10^6 documents; the
+    stable sort 20-25 on AMD, more on AVX-512, where the value sort is ten times faster)."""
     if docs.shape[0] and int(grp.max()) < (1 << 29) and int(grp.min()) >= 0:
         score = descending_score_key(doc_score)
         if score is not None:
+            state = key_ref.astype(np.int64) << 1
+            state |= key_copy_of_ref
+            low = np.zeros(4, dtype=np.int64)
+            span = np.zeros(4, dtype=np.int64)
+            for k in range(4):
+                of = score[state == k]
+                if of.size:
+                    low[k] = of.min()
+                    span[k] = int(of.max()) - low[k] + 1
+            base = np.cumsum(span) - span - low  # a state's first value, less its lowest score
+            got = packed_order(int(docs[-1]) + 1, docs, grp, score + base[state])
+            if got is not None:
+                return got
             key = grp.astype(np.int64) << 2  # group, then the two flags, then the score
-            key |= key_ref.astype(np.int64) << 1
-            key |= key_copy_of_ref
+            key |= state
             key <<= 31
             key += score
             return np.argsort(key, kind="stable")

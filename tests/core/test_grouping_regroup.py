@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from neardup_core.grouping import regroup as regroup_module
-from neardup_core.grouping.regroup import Regrouper, merge_tables
+from neardup_core.grouping.regroup import Regrouper, component_labels, merge_tables
 from neardup_core.grouping.table import group_table, grouping_inputs
 from neardup_core.models import Document, GroupMode, GroupTable, PairTable, ScanOptions
 from neardup_core.result import ScanResult
@@ -253,7 +253,7 @@ def test_prepare_regroup_computes_the_groups_and_the_forest_ahead() -> None:
                        threshold=0.6, group_mode=mode, stats={"floor": FLOOR})
         r.prepare_regroup()
         assert r.computed("group_table") is not None
-        assert (r._regrouper._forest is not None) == (mode != GroupMode.STRICT)
+        assert r._regrouper._forest is not None
         moved = r.regroup(0.75)
         assert moved._regrouper is r._regrouper  # the move starts from what was prepared
         assert _table_tuple(moved.group_table) == _scratch(moved, 0.75)
@@ -288,6 +288,29 @@ def test_connected_moves_read_the_kept_forest(r: ScanResult, moves: list[float])
         regroup_module.FULL_SHARE = 1.0
     if not r.references:
         assert computed == 0
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(results(), st.lists(thresholds, min_size=1, max_size=6))
+def test_the_components_a_move_keeps_are_those_of_every_edge(r: ScanResult,
+                                                             moves: list[float]) -> None:
+    """Each threshold's components (what the next move reads to tell what it may change) come
+    from CONNECTED's groups or the prepared forest, moved to in part or from scratch: they are
+    the components of all the edges at that threshold."""
+    r.prepare_regroup()
+    rg = r._regrouper
+    try:
+        for i, t in enumerate(moves):
+            regroup_module.FULL_SHARE = 0.0 if i % 2 else 1.0
+            r = r.regroup(t)
+            _ = r.group_table
+            if t < rg.valid_from:
+                continue
+            kept = rg.grouped(t)
+            assert kept.label.tolist() == component_labels(rg.inputs, t).tolist(), \
+                (r.group_mode, t)
+    finally:
+        regroup_module.FULL_SHARE = 1.0
 
 
 def test_a_regrouper_keeps_the_last_few_thresholds() -> None:
@@ -426,6 +449,32 @@ def test_members_by_group_score_and_index_are_the_lexsort(m: int, n: int, seed: 
     else:
         assert got is not None
         assert np.array_equal(got, np.lexsort((docs, -sc, major)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 80), st.integers(1, 5000), st.integers(0, 2**32 - 1),
+       st.sampled_from([1, 7, 2**20, 2**40]), st.sampled_from([1, 3, 2**24, 2**30]))
+def test_members_by_packed_keys_are_the_lexsort(m: int, n: int, seed: int, majors: int,
+                                                minors: int) -> None:
+    """Group, minor key and document packed in one int64 and sorted as values give the
+    order ``lexsort`` does (ties in both keys, the largest values); keys too wide to pack
+    give None, never a wrong order."""
+    from neardup_core.grouping.edges import packed_order
+
+    rng = np.random.default_rng(seed)
+    m = min(m, n)
+    docs = rng.choice(n, m, replace=False).astype(np.int64)
+    major = rng.integers(0, majors, m)
+    minor = rng.integers(0, minors, m)
+    if m:
+        major[0], minor[-1] = majors - 1, minors - 1
+    got = packed_order(n, docs, major, minor)
+    bits = (n - 1).bit_length() + (minors - 1).bit_length() + (majors - 1).bit_length()
+    if m and max(bits, 1) > 63:
+        assert got is None
+    else:
+        assert got is not None
+        assert np.array_equal(got, np.lexsort((docs, minor, major)))
 
 
 @settings(max_examples=300, deadline=None)

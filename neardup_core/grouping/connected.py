@@ -83,7 +83,8 @@ def max_spanning_forest(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray
 
 def connected_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_scores: PairScores,
                      order: np.ndarray, pos: np.ndarray,
-                     forest: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+                     forest: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                     parts: tuple[int, np.ndarray] | None = None
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """CONNECTED groups of the edges (checked, no loops) as :func:`assemble_flat` gives them;
     ``order``/``pos`` are the documents in rank order and each one's place in it.
@@ -92,14 +93,16 @@ def connected_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_s
     :func:`max_spanning_forest` gives them), when the caller has one: its edges are then the
     components and the weakest links, and none is computed here (a regroup's forest serves
     every threshold: the forest's edges at or above a threshold span the edges at or above
-    it, with the same weakest links)."""
+    it, with the same weakest links). ``parts``: with ``forest``, its components (as
+    :func:`~neardup_core.grouping.edges.components` gives them), when the caller has them
+    (:class:`~neardup_core.grouping.forest.RootedForest`: under half the search's time)."""
     if forest is None:
         # Maximum spanning forest = minimum one over 2 - score (in [1, 2]: no weight is zero,
         # which csgraph would read as "no edge"); its trees are the components, and the
         # smallest score on each tree is the group's weakest link.
         forest = max_spanning_forest(n, a, b, s)
     ta, tb, tw = forest
-    ncomp, label = components(n, ta, tb)
+    ncomp, label = components(n, ta, tb) if parts is None else parts
     size = np.bincount(label, minlength=ncomp)
     weak = np.full(ncomp, np.inf)
     np.minimum.at(weak, label[ta], tw)

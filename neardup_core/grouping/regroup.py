@@ -36,14 +36,17 @@ from neardup_core.arrays import renumbered_pairs, renumbering, run_positions
 from neardup_core.grouping.cohesive import COHESIVE_SAMPLES, cohesion_floor
 from neardup_core.grouping.connected import max_spanning_forest
 from neardup_core.grouping.edges import components
+from neardup_core.grouping.forest import RootedForest, rooted_forest
 from neardup_core.grouping.table import GroupingInputs, groups_at
 from neardup_core.models import GroupMode, GroupTable
 
 #: Regroup from scratch when more than this share of the documents would be grouped again:
-#: restricting the inputs to them costs about what grouping the rest does. At a million
-#: documents (``benchmarks.micro.synthetic_result``), with 79 % of them to regroup a move
-#: took 0.41-0.81 s in part against 0.31-0.45 s whole; at 44-68 % about the same either way.
-FULL_SHARE = 0.65
+#: restricting the inputs to them and merging the tables cost about what grouping the rest
+#: does. At a million documents (``benchmarks.micro.synthetic_result``), once grouping from
+#: scratch had lost its slowest sorts and masks: at 64-79 % a move took 0.29-0.69 s in part
+#: against 0.18-0.53 s whole, at 54-58 % about the same either way, at 31-39 % 0.22-0.31 s
+#: against 0.29-0.37 (it was 0.65 before).
+FULL_SHARE = 0.5
 #: Thresholds whose tables (and labels) a :class:`Regrouper` keeps to start a move from.
 KEPT_STATES = 6
 #: Scores this close to a band's ends count as inside it: comparisons with the threshold are
@@ -57,7 +60,8 @@ class Grouped:
 
     threshold: float
     table: GroupTable
-    #: per document, the lowest document of its component of ``H(threshold)``
+    #: per document, a document of its component of ``H(threshold)``, the same for the whole
+    #: component (a move only asks which components hold what it changes)
     label: np.ndarray
     #: COHESIVE: per document, whether its component was not whole (None for the others)
     unsettled: np.ndarray | None
@@ -128,6 +132,7 @@ class Regrouper:
         self._kept = max(1, kept)
         self._states: list[Grouped] = []  # oldest first
         self._forest: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._rooted: RootedForest | None = None
         self._lock = threading.Lock()
 
     def table(self, threshold: float) -> GroupTable:
@@ -156,7 +161,11 @@ class Regrouper:
         inp = self.inputs
         cohesive = inp.mode == GroupMode.COHESIVE
         unsettled = np.zeros(inp.n, dtype=bool) if cohesive else None
-        table = groups_at(inp, threshold, unsettled, self._spanning())
+        forest = self._spanning()
+        with self._lock:
+            rooted = self._rooted
+        parts = rooted.components(threshold) if forest is not None and rooted else None
+        table = groups_at(inp, threshold, unsettled, forest, parts)
         return Grouped(threshold, table, self._labels(threshold, table), unsettled)
 
     def _labels(self, threshold: float, table: GroupTable, docs: np.ndarray | None = None
@@ -177,9 +186,11 @@ class Regrouper:
                 label[table.members] = np.repeat(low, np.diff(table.offsets))
             return label
         with self._lock:
-            forest = self._forest
+            forest, rooted = self._forest, self._rooted
         if forest is None:
             return component_labels(inp if docs is None else inp.restrict(docs), threshold)
+        if docs is None and rooted is not None:
+            return rooted.names(threshold)
         fa, fb, fw = forest
         if docs is not None:
             fa, fb, inside = renumbered_pairs(fa, fb, renumbering(inp.n, docs))
@@ -212,8 +223,14 @@ class Regrouper:
     def prepare(self) -> None:
         """Compute what a move reads besides the kept groups ahead of it: the forest
         (CONNECTED's and COHESIVE's moves read it; STRICT's and COHESIVE's read their
-        components at a threshold off it)."""
-        self.forest()
+        components at a threshold off it), rooted (:mod:`~neardup_core.grouping.forest`)."""
+        forest = self.forest()
+        with self._lock:
+            if self._rooted is not None:
+                return
+        rooted = rooted_forest(self.inputs.n, *forest)
+        with self._lock:
+            self._rooted = rooted
 
     def forest(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A maximum spanning forest of :func:`mode_graph` (computed at the first move)."""

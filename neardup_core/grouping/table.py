@@ -229,13 +229,16 @@ def group_table(n: int, pairs: PairTable, threshold: float, mode: GroupMode,
 
 def groups_at(inputs: GroupingInputs, threshold: float,
               unsettled: np.ndarray | None = None,
-              forest: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> GroupTable:
+              forest: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+              parts: tuple[int, np.ndarray] | None = None) -> GroupTable:
     """The groups of ``inputs`` at ``threshold`` (``unsettled``: see
     :func:`~neardup_core.grouping.cohesive.cohesive_groups`; COHESIVE alone sets it).
     ``forest``: CONNECTED only, a maximum spanning forest of all the edges of ``inputs``
     (:func:`~neardup_core.grouping.regroup.mode_graph`; without chosen references, whose
     links weigh differently on either side of their pair's score), kept by the caller: its
-    edges at or above ``threshold`` span the groups."""
+    edges at or above ``threshold`` span the groups; ``parts``, with it, their components
+    (:meth:`~neardup_core.grouping.forest.RootedForest.components`), when the caller has
+    them."""
     n, mode, cls = inputs.n, inputs.mode, inputs.text_class
     rank, pair_scores = inputs.rank, inputs.pair_scores
     a, b, s = inputs.a, inputs.b, inputs.s
@@ -259,7 +262,9 @@ def groups_at(inputs: GroupingInputs, threshold: float,
             at = np.flatnonzero(forest[2] >= float(np.float32(threshold)))
             forest = (forest[0][at], forest[1][at], forest[2][at])
         flat, offsets, weakest, score = flat_groups(n, a, b, s, threshold, mode, pair_scores,
-                                                    rank, ranked=inputs.ranked, forest=forest)
+                                                    rank, ranked=inputs.ranked, forest=forest,
+                                                    parts=parts if forest is not None
+                                                    else None)
         flat = flat.astype(np.int64, copy=False)
         sizes = np.diff(offsets)
     refs = np.repeat(flat[offsets[:-1]], sizes)
@@ -267,12 +272,12 @@ def groups_at(inputs: GroupingInputs, threshold: float,
     # reference); distance is a cheap popcount. Jaccard is the score itself when MinHash is
     # the scorer, and not known with SimHash alone.
     score = np.asarray(score, dtype=np.float32)
-    score[cls[flat] == cls[refs]] = 1.0
+    same = cls[flat] == cls[refs]
+    score[same] = 1.0
 
     dist = hamming(inputs.simhash[flat], inputs.simhash[refs])
     jac = (score.copy() if inputs.minhash_slots
            else np.full(flat.shape[0], np.nan, dtype=np.float32))
-    same = cls[flat] == cls[refs]
     exact = np.logical_and.reduceat(same, offsets[:-1]) if flat.size else \
         np.zeros(0, dtype=bool)
     return GroupTable(offsets=offsets, members=flat, similarity=score, distance=dist,

@@ -79,6 +79,13 @@ def _always_incremental(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(regroup_module, "FULL_SHARE", 1.0)
 
 
+def _lowest(label: np.ndarray) -> np.ndarray:
+    """Components named by any of their documents, named by their lowest instead."""
+    low = np.full(label.shape[0], label.shape[0], dtype=np.int64)
+    np.minimum.at(low, label, np.arange(label.shape[0]))
+    return low[label]
+
+
 def _scratch(r: ScanResult, t: float) -> tuple:
     """The table of a result like ``r`` at ``t`` that has never been regrouped."""
     fresh = ScanResult(options=r.options, roots=r.roots, documents=r.documents,
@@ -307,7 +314,7 @@ def test_the_components_a_move_keeps_are_those_of_every_edge(r: ScanResult,
             if t < rg.valid_from:
                 continue
             kept = rg.grouped(t)
-            assert kept.label.tolist() == component_labels(rg.inputs, t).tolist(), \
+            assert _lowest(kept.label).tolist() == component_labels(rg.inputs, t).tolist(), \
                 (r.group_mode, t)
     finally:
         regroup_module.FULL_SHARE = 1.0
@@ -495,3 +502,41 @@ def test_dense_rank_of_integers_is_the_rank_among_the_distinct_values(
     assert levels == distinct.size
     assert rank.dtype == np.int64
     assert np.array_equal(rank, np.searchsorted(distinct, x))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 2**32 - 1), st.floats(0.0, 1.0))
+def test_a_rooted_forest_has_the_components_of_its_edges_at_any_threshold(
+        n: int, seed: int, threshold: float) -> None:
+    """Components read level by level off the rooted forest are those of a search over the
+    forest's edges at the threshold, ties with the scores included."""
+    from neardup_core.grouping.connected import max_spanning_forest
+    from neardup_core.grouping.edges import components
+    from neardup_core.grouping.forest import rooted_forest
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(0, 3 * n))
+    a, b = rng.integers(0, n, m), rng.integers(0, n, m)
+    keep = a != b
+    s = rng.choice(np.array(GRID, dtype=np.float32), m)
+    fa, fb, fw = max_spanning_forest(n, a[keep], b[keep], s[keep])
+    rooted = rooted_forest(n, fa, fb, fw)
+    assert rooted is not None
+    for t in (threshold, *GRID):
+        at = fw >= float(np.float32(t))
+        want = _lowest(components(n, fa[at], fb[at])[1])
+        assert _lowest(rooted.names(t)).tolist() == want.tolist()
+        count, number = rooted.components(t)
+        assert count == int(number.max()) + 1 == np.unique(want).size
+        assert _lowest(number).tolist() == want.tolist()
+
+
+def test_a_forest_too_deep_to_root_is_left_to_the_search(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    from neardup_core.grouping import forest as forest_module
+
+    monkeypatch.setattr(forest_module, "MAX_LEVELS", 3)
+    chain = np.arange(9)
+    w = np.full(8, 0.9)
+    assert forest_module.rooted_forest(9, chain[:-1], chain[1:], w) is None
+    assert forest_module.rooted_forest(9, chain[:3], chain[1:4], w[:3]) is not None

@@ -125,6 +125,22 @@ def test_a_big_result_regroups_in_the_background_and_the_newest_move_wins(loaded
     assert w.result.computed("group_table") is not None
 
 
+def test_a_background_regroup_to_another_mode_is_prepared_for_moves_once_shown(loaded,
+                                                                               qtbot):
+    """A mode change starts a regrouper the scan's worker did not prepare: once its groups are
+    shown, its forest is computed in a worker thread, not at the first long jump."""
+    w = loaded
+    w.grouping.background_documents = 0
+    w.grouping.on_mode("cohesive")
+    qtbot.waitUntil(lambda: w.result.group_mode == "cohesive", timeout=5000)
+    qtbot.waitUntil(lambda: not w.host.busy(), timeout=5000)
+    regrouper = w.result._regrouper
+    assert regrouper._forest is not None and regrouper._rooted is not None
+    w.grouping.regroup(threshold=0.7)  # the move starts from what was prepared
+    qtbot.waitUntil(lambda: w.result.threshold == pytest.approx(0.7), timeout=5000)
+    assert w.result._regrouper is regrouper
+
+
 def test_marks_survive_a_background_regroup_with_the_status_bar(loaded, qtbot):
     """A regroup grouped in the worker thread carries the marks over as one on the main
     thread does: kept on files still duplicates, counted and sized in the status bar."""

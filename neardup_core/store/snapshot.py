@@ -97,7 +97,8 @@ _GROUP_COLUMNS = (("offsets", np.dtype("<i8")), ("members", np.dtype("<i8")),
 #: The modules whose code decides the groups of a result (paths under neardup_core/).
 _GROUPING_SOURCES = ("grouping/groups", "grouping/edges", "grouping/connected", "grouping/strict",
                      "grouping/cohesive", "grouping/reference", "grouping/table",
-                     "grouping/regroup", "pairs/scoring", "arrays", "result", "models")
+                     "grouping/regroup", "grouping/forest", "pairs/scoring", "arrays", "result",
+                     "models")
 
 
 def grouping_code() -> str | None:

@@ -89,8 +89,7 @@ class GroupingController(QObject):
             return
         self._wanted = None
         w.set_result(new)
-        if not self._working:
-            self._prepare(new)
+        self._prepare(new)
 
     def _prepare(self, result: Any) -> None:
         """Prepare ``result`` for the moves to come (its spanning forest, rooted: about a

@@ -104,7 +104,11 @@ def component_labels(inputs: GroupingInputs, threshold: float) -> np.ndarray:
         return np.empty(0, dtype=np.int64)
     a, b, w = mode_graph(inputs)
     link = np.flatnonzero(w >= np.float32(threshold))
-    ncomp, label = components(n, a[link], b[link])
+    return _by_lowest(n, *components(n, a[link], b[link]))
+
+
+def _by_lowest(n: int, ncomp: int, label: np.ndarray) -> np.ndarray:
+    """Components numbered 0..ncomp-1, named by their lowest document instead."""
     low = np.full(ncomp, n, dtype=np.int64)
     np.minimum.at(low, label, np.arange(n))
     return low[label]
@@ -133,6 +137,7 @@ class Regrouper:
         self._states: list[Grouped] = []  # oldest first
         self._forest: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._rooted: RootedForest | None = None
+        self._rooting_tried = False  # a forest too deep to root is not tried again
         self._lock = threading.Lock()
 
     def table(self, threshold: float) -> GroupTable:
@@ -164,7 +169,8 @@ class Regrouper:
         forest = self._spanning()
         with self._lock:
             rooted = self._rooted
-        parts = rooted.components(threshold) if forest is not None and rooted else None
+        parts = rooted.components(threshold) if forest is not None and rooted is not None \
+            else None
         table = groups_at(inp, threshold, unsettled, forest, parts)
         return Grouped(threshold, table, self._labels(threshold, table), unsettled)
 
@@ -196,10 +202,7 @@ class Regrouper:
             fa, fb, inside = renumbered_pairs(fa, fb, renumbering(inp.n, docs))
             fw = np.where(inside, fw, -np.inf)
         at = np.flatnonzero(fw >= float(np.float32(threshold)))
-        ncomp, comp = components(n, fa[at], fb[at])
-        low = np.full(ncomp, n, dtype=np.int64)
-        np.minimum.at(low, comp, np.arange(n))
-        return low[comp]
+        return _by_lowest(n, *components(n, fa[at], fb[at]))
 
     def _spanning(self, docs: np.ndarray | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -226,8 +229,9 @@ class Regrouper:
         components at a threshold off it), rooted (:mod:`~neardup_core.grouping.forest`)."""
         forest = self.forest()
         with self._lock:
-            if self._rooted is not None:
+            if self._rooting_tried:
                 return
+            self._rooting_tried = True
         rooted = rooted_forest(self.inputs.n, *forest)
         with self._lock:
             self._rooted = rooted

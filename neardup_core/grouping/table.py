@@ -371,7 +371,7 @@ def _member_order(docs: np.ndarray, doc_score: np.ndarray, key_copy_of_ref: np.n
             low = np.zeros(4, dtype=np.int64)
             span = np.zeros(4, dtype=np.int64)
             for k in range(4):
-                of = score[state == k]
+                of = score[np.flatnonzero(state == k)]
                 if of.size:
                     low[k] = of.min()
                     span[k] = int(of.max()) - low[k] + 1

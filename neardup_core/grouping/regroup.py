@@ -226,8 +226,11 @@ class Regrouper:
     def prepare(self) -> None:
         """Compute what a move reads besides the kept groups ahead of it: the forest
         (CONNECTED's and COHESIVE's moves read it; STRICT's and COHESIVE's read their
-        components at a threshold off it), rooted (:mod:`~neardup_core.grouping.forest`)."""
+        components at a threshold off it), rooted (:mod:`~neardup_core.grouping.forest`);
+        STRICT's edges between texts (:attr:`GroupingInputs.text_edges`)."""
         forest = self.forest()
+        if self.inputs.mode == GroupMode.STRICT:
+            _ = self.inputs.text_edges  # every move filters them (None: it cannot)
         with self._lock:
             if self._rooting_tried:
                 return

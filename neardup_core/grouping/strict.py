@@ -91,13 +91,16 @@ def strict_claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.n
     return owner[win], member[win], score[win]
 
 
-def strict_members(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.ndarray
+def strict_members(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.ndarray, *,
+                   unique: bool = False
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """STRICT groups of the edges (checked, no loops) before any order: (references that took
     at least one member, ascending; each member's group, its place among them; the members;
     their scores against the reference; each group's weakest score). ``pos`` is each
-    document's place in rank order."""
-    a, b, s = unique_edges(n, a, b, s)
+    document's place in rank order; ``unique``: no two edges join the same two documents
+    (else the strongest of them counts)."""
+    if not unique:
+        a, b, s = unique_edges(n, a, b, s)
     owner, member, score = strict_claims(n, a, b, s, pos)
     # references that took at least one member, ascending, and each member's: marked and
     # renumbered over the documents rather than sorted and searched

@@ -540,3 +540,41 @@ def test_a_forest_too_deep_to_root_is_left_to_the_search(monkeypatch: pytest.Mon
     w = np.full(8, 0.9)
     assert forest_module.rooted_forest(9, chain[:-1], chain[1:], w) is None
     assert forest_module.rooted_forest(9, chain[:3], chain[1:4], w[:3]) is not None
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(results(), st.lists(thresholds, min_size=1, max_size=6))
+def test_prepared_strict_moves_from_scratch_filter_the_text_edges(r: ScanResult,
+                                                                   moves: list[float]) -> None:
+    """Once prepared, a STRICT move regrouped from scratch reads the edges between texts kept
+    for every threshold (unless chosen references link documents) and groups as a result
+    grouped at that threshold from the start."""
+    r = r.regroup(mode=GroupMode.STRICT)
+    r.prepare_regroup()
+    inputs = r._regrouper.inputs
+    kept = inputs.__dict__.get("text_edges")
+    assert (kept is None) == bool(np.isfinite(inputs.shadow).any())
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(regroup_module, "FULL_SHARE", 0.0)  # every move from scratch
+        for t in moves:
+            r = r.regroup(t)
+            assert _table_tuple(r.group_table) == _scratch(r, t), t
+
+
+def test_text_edges_are_the_strongest_pair_between_two_texts() -> None:
+    """Files 0/1 and 2/3 are copies (texts 0 and 1, led by files 0 and 2); file 4 is alone.
+    Pairs between copies of one text go, pairs between two texts become one edge between
+    their leaders with the strongest score, in (lo, hi) order."""
+    from neardup_core.grouping.table import text_edges
+
+    lead = np.array([0, 0, 2, 2, 4])
+    a = np.array([0, 1, 3, 4, 2, 1])
+    b = np.array([1, 2, 0, 3, 4, 3])
+    s = np.array([1.0, 0.6, 0.7, 0.5, 0.9, 0.65], dtype=np.float32)
+    lo, hi, best = text_edges(5, a, b, s, lead)
+    assert lo.tolist() == [0, 2]
+    assert hi.tolist() == [2, 4]
+    assert best.tolist() == pytest.approx([0.7, 0.9])
+    assert best.dtype == np.float32
+    empty = text_edges(0, a[:0], b[:0], s[:0], lead[:0])
+    assert [x.size for x in empty] == [0, 0, 0]

@@ -267,7 +267,8 @@ def _dense_stars(n: int, work: np.ndarray, label: np.ndarray, lo: np.ndarray, hi
     block = np.full(ncomp, -1, dtype=np.int64)  # component -> block (one per width)
     block[wlab[starts]] = np.searchsorted(widths, width)
     row = np.empty(ncomp, dtype=np.int64)  # component -> its place in its block
-    inside = np.flatnonzero((local[lo] >= 0) & (label[lo] == label[hi]))
+    inside = np.flatnonzero(local[lo] >= 0)  # the few pairs of work nodes, then those within
+    inside = inside[label[lo[inside]] == label[hi[inside]]]  # one component (both in work)
     pb = block[label[lo[inside]]]
     inside = inside[np.argsort(pb, kind="stable")]
     cut = np.searchsorted(np.sort(pb), np.arange(widths.size + 1))

@@ -578,3 +578,56 @@ def test_text_edges_are_the_strongest_pair_between_two_texts() -> None:
     assert best.dtype == np.float32
     empty = text_edges(0, a[:0], b[:0], s[:0], lead[:0])
     assert [x.size for x in empty] == [0, 0, 0]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(results(), st.sampled_from([0.1, 0.3, 0.5]), st.lists(thresholds, min_size=1,
+                                                              max_size=6))
+def test_moves_past_the_share_group_as_from_scratch(r: ScanResult, share: float,
+                                                    moves: list[float]) -> None:
+    """With the real rule (a move over ``share`` of the documents regroups from scratch, and
+    CONNECTED stops looking for moved documents once there are that many), any sequence of
+    moves, prepared or not, groups as from scratch."""
+    if r.references:  # alternate: half the examples prepared
+        r.prepare_regroup()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(regroup_module, "FULL_SHARE", share)
+        for t in moves:
+            r = r.regroup(t)
+            assert _table_tuple(r.group_table) == _scratch(r, t), (r.group_mode, t)
+
+
+def test_connected_stops_scoring_once_a_move_is_past_the_limit() -> None:
+    """Scoring the band's edges at references reads MinHash rows; a move whose split
+    components already hold more documents than the limit does not need it."""
+    n = 6
+    s = np.array([0.7, 0.7, 0.7, 0.9], dtype=np.float32)
+    pairs = PairTable(a=np.array([0, 1, 2, 4], np.int32), b=np.array([1, 2, 3, 5], np.int32),
+                      distance=np.zeros(4, np.uint8), jaccard=s.copy(), score=s,
+                      exact=np.zeros(4, bool))
+    calls: list[int] = []
+
+    def scores(ref: int | np.ndarray, others: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        o = np.asarray(others)
+        calls.append(o.size)
+        z = np.full(o.size, 0.7, dtype=np.float32)
+        return z, np.zeros(o.size, np.uint8), z
+
+    inputs = grouping_inputs(n, pairs, GroupMode.CONNECTED, np.arange(n), np.arange(n),
+                             np.zeros(n, np.uint64), scores, minhash_slots=NUM_PERM,
+                             link_floor=0.5)
+    rg = Regrouper(inputs)
+    before = rg.grouped(0.6)
+    calls.clear()
+    whole = rg.dirty(before, 0.8)
+    assert whole.tolist() == [True, True, True, True, False, False]
+    assert len(calls) == 1  # the band's edges at the reference, scored
+    calls.clear()
+    some = rg.dirty(before, 0.8, limit=3)
+    assert not calls
+    assert np.count_nonzero(some) > 3
+    assert not (some & ~whole).any()
+    calls.clear()
+    assert rg.dirty(before, 0.8, limit=4).tolist() == whole.tolist()
+    assert len(calls) == 1

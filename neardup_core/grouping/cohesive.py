@@ -146,7 +146,8 @@ def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray
                     threshold: float, floor: float, pair_scores: PairScores, rank: np.ndarray,
                     *, text_class: np.ndarray | None = None,
                     ignored: tuple[np.ndarray, np.ndarray] | None = None,
-                    unsettled: np.ndarray | None = None, nodes: CohesiveNodes | None = None
+                    unsettled: np.ndarray | None = None, nodes: CohesiveNodes | None = None,
+                    parts: tuple[int, np.ndarray] | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """COHESIVE groups as (members flat, offsets, score against the reference, weakest).
 
@@ -159,6 +160,10 @@ def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray
     depend on more than their links (the floor, scores not known, the budget), which a
     regroup at another threshold must know (:mod:`~neardup_core.grouping.regroup`).
     ``nodes``, when given, are :func:`cohesive_nodes` of the same arguments, prepared once.
+    ``parts``, when given: (number, label per document) of components that hold each text's
+    documents together and otherwise join what the links at ``threshold`` join (the
+    regrouper's rooted forest of :func:`~neardup_core.grouping.regroup.mode_graph`: read
+    level by level, cheaper than searching the links again).
     """
     if nodes is None:
         nodes = cohesive_nodes(n_docs, a, b, score, rank, text_class=text_class,
@@ -169,7 +174,7 @@ def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray
     node_key = np.full(n, -1, dtype=np.int64)  # nodes with one key form one group; -1: none
     if link.any():
         unsettled_node = _cohesive_nodes(n, lo, hi, s, link, conflict, float(floor),
-                                         pair_scores, pos, node_key)
+                                         pair_scores, pos, node_key, parts)
         if unsettled is not None:
             unsettled[:] = unsettled_node[lead]
     elif unsettled is not None:
@@ -193,9 +198,11 @@ def _class_leaders(cls: np.ndarray, order: np.ndarray, pos: np.ndarray) -> np.nd
 
 def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link: np.ndarray,
                     conflict: np.ndarray, floor: float, pair_scores: PairScores,
-                    pos: np.ndarray, node_key: np.ndarray) -> np.ndarray:
-    """Give every grouped node its group's key, per connected component of the links; returns
-    which nodes are in a component that is not whole as it is.
+                    pos: np.ndarray, node_key: np.ndarray,
+                    parts: tuple[int, np.ndarray] | None = None) -> np.ndarray:
+    """Give every grouped node its group's key, per connected component of the links (or of
+    ``parts``, see :func:`cohesive_groups`); returns which nodes are in a component that is
+    not whole as it is.
 
     A component is one group as it is when no two of its texts are below the floor. When the
     known pairs already show that (each pair of its texts is known, at or above the floor:
@@ -211,7 +218,7 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     """
     at = np.flatnonzero(link)
     ka, kb, ks = lo[at], hi[at], s[at]
-    ncomp, label = components(n, ka, kb)
+    ncomp, label = components(n, ka, kb) if parts is None else parts
     touched = np.zeros(n, dtype=bool)
     touched[ka] = True
     touched[kb] = True
@@ -223,7 +230,12 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     big = ~whole & (size >= 2)  # to split: by stars within the budget, else as STRICT
     fit = np.flatnonzero(big & (size <= COHESIVE_MAX_TEXTS))
     cells = np.maximum(4, 1 << np.ceil(np.log2(np.maximum(size[fit], 2))).astype(np.int64)) ** 2
-    order = np.lexsort((fit, cells))  # smaller components first
+    # smaller components first, then by their lowest node (the order of SciPy's labels,
+    # whatever labels ``parts`` has): the budget takes the same components either way
+    lowest = np.full(ncomp, n, dtype=np.int64)
+    inbig = nodes[np.flatnonzero(big[label[nodes]])]
+    np.minimum.at(lowest, label[inbig], inbig)
+    order = np.lexsort((lowest[fit], cells))
     fit = fit[order[np.cumsum(cells[order]) <= COHESIVE_BUDGET]]
     big[fit] = False
     node_whole = whole[label[nodes]]

@@ -169,8 +169,8 @@ class Regrouper:
         forest = self._spanning()
         with self._lock:
             rooted = self._rooted
-        parts = rooted.components(threshold) if forest is not None and rooted is not None \
-            else None
+        parts = rooted.components(threshold) if rooted is not None and (
+            forest is not None or cohesive) else None
         table = groups_at(inp, threshold, unsettled, forest, parts)
         return Grouped(threshold, table, self._labels(threshold, table), unsettled)
 

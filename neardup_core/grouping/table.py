@@ -271,7 +271,8 @@ def groups_at(inputs: GroupingInputs, threshold: float,
     links weigh differently on either side of their pair's score), kept by the caller: its
     edges at or above ``threshold`` span the groups; ``parts``, with it, their components
     (:meth:`~neardup_core.grouping.forest.RootedForest.components`), when the caller has
-    them."""
+    them. COHESIVE reads ``parts`` without a forest: the components of ``mode_graph`` at
+    ``threshold``, whose texts are those of the links between texts."""
     n, mode, cls = inputs.n, inputs.mode, inputs.text_class
     rank, pair_scores = inputs.rank, inputs.pair_scores
     a, b, s = inputs.a, inputs.b, inputs.s
@@ -292,7 +293,7 @@ def groups_at(inputs: GroupingInputs, threshold: float,
         floor = cohesion_floor(threshold, inputs.minhash_slots or COHESIVE_SAMPLES)
         flat, offsets, score, weakest = cohesive_groups(
             n, a, b, s, threshold, floor, pair_scores, rank, text_class=cls,
-            ignored=inputs.ignored, unsettled=unsettled, nodes=inputs.nodes)
+            ignored=inputs.ignored, unsettled=unsettled, nodes=inputs.nodes, parts=parts)
         sizes = np.diff(offsets)
     else:
         if forest is not None:  # CONNECTED's: its edges the threshold keeps, as the pairs'

@@ -220,6 +220,31 @@ def test_budget_goes_to_the_smaller_components_first(monkeypatch: pytest.MonkeyP
     assert groups == [[11, 10, 13, 14, 15, 16, 17, 18, 19], [1, 0, 3, 4]]
 
 
+def test_equal_components_share_the_budget_by_their_lowest_text_whatever_the_labels(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two components of one width and room for one: the one holding the lower text gets its
+    stars, the other STRICT's rule, whether the components come from the links or are handed
+    in (``parts``, as a regroup's rooted forest gives them) numbered the other way round."""
+    first = star_with_a_far_pair(list(range(5)))
+    second = star_with_a_far_pair(list(range(5, 10)))
+    pairs = first | second
+    rank = np.array([9, 0, 1, 2, 3, 9, 0, 1, 2, 3])  # leaves 1 and 6 first: STRICT differs
+    a, b, s = links(pairs, 0.6)
+    scores = matrix_scores(10, pairs)
+    monkeypatch.setattr(cohesive_module, "COHESIVE_BUDGET", 8 * 8)
+
+    def groups(parts: tuple[int, np.ndarray] | None) -> list[list[int]]:
+        flat, offsets, _, _ = cohesive_groups(10, a, b, s, 0.6, cohesion_floor(0.6), scores,
+                                              rank, parts=parts)
+        return [flat[x:y].tolist() for x, y in itertools.pairwise(offsets.tolist())]
+
+    found = groups(None)
+    assert found == [[1, 0, 3, 4], [6, 5]]  # stars for texts 0-4, STRICT for 5-9
+    swapped = np.array([1] * 5 + [0] * 5)  # the second component numbered first
+    assert groups((2, swapped)) == found
+    assert groups((2, 1 - swapped)) == found
+
+
 def test_components_of_many_widths_in_one_call() -> None:
     pairs: dict[tuple[int, int], float] = {}
     start = 0

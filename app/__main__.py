@@ -119,6 +119,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.install_desktop_entry or args.uninstall_desktop_entry:
         return desktop_entry(args)
     setup_logging()
+    # before Qt and the workers start threads: a regroup in a worker thread then reuses the
+    # pages the main thread freed instead of faulting in an arena of its own (neardup_core.heap)
+    from neardup_core.heap import one_arena
+
+    one_arena()
 
     from PySide6.QtCore import QCoreApplication, QTimer
     from PySide6.QtWidgets import QApplication

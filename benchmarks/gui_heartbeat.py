@@ -40,6 +40,9 @@ def run(folder: str, *, use_cache: bool = False, cache_path: str | None = None) 
     from PySide6.QtWidgets import QApplication, QLabel
 
     from neardup_core import ScanOptions
+    from neardup_core.heap import one_arena
+
+    one_arena()  # as the app's main does at start
 
     app = QApplication.instance() or QApplication([])
     label = QLabel("idle")
@@ -175,6 +178,9 @@ def slider_move(n: int = 100_000,
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    from neardup_core.heap import one_arena
+
+    one_arena()  # as the app's main does at start
     from app.main_window import MainWindow
     from app.settings import Settings
     from app.widgets.threshold_panel import STEPS

@@ -32,12 +32,17 @@ def test_main_prefills_folders_and_runs(qtbot, tmp_path, monkeypatch):
     monkeypatch.setattr(entry, "prestart_workers", lambda: started.append(True))
     preloaded: list[bool] = []
     monkeypatch.setattr(entry, "preload_scan", lambda: preloaded.append(True))
+    import neardup_core.heap
+
+    arenas: list[bool] = []
+    monkeypatch.setattr(neardup_core.heap, "one_arena", lambda: arenas.append(True) or True)
     folder = tmp_path / "docs"
     folder.mkdir()
     assert entry.main([str(folder), "--settings", str(tmp_path / "s.ini")]) == 0
     assert shown[0].scan_panel.folders.folders() == [str(folder)]
     assert started == [True]  # the worker server starts while the user picks folders
     assert preloaded == [True]  # ... and the scan modules load
+    assert arenas == [True]  # worker threads share the main thread's freed pages
     assert sys.excepthook is diagnostics.excepthook
     qtbot.addWidget(shown[0])
 

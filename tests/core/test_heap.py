@@ -1,6 +1,10 @@
-"""heap.give_back: the memory a stage freed goes back to the system (glibc)."""
+"""heap.give_back: the memory a stage freed goes back to the system (glibc); heap.one_arena:
+every thread allocates from one arena."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -30,3 +34,39 @@ def test_give_back_returns_the_pages_of_freed_blocks_amid_live_ones():
 def test_give_back_is_harmless_anywhere():
     heap.give_back()
     heap.give_back()
+
+
+_ARENAS = """
+import ctypes, sys, threading
+from neardup_core import heap
+if sys.argv[1] == "one":
+    assert heap.one_arena()
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+def work():
+    libc.malloc(1000)  # a thread's first block: from an arena of its own, unless told
+threads = [threading.Thread(target=work) for _ in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+libc.malloc_stats()  # one "Arena N:" line per arena, on stderr
+"""
+
+
+def _arenas(how: str) -> int:
+    done = subprocess.run([sys.executable, "-c", _ARENAS, how], capture_output=True,
+                          text=True, timeout=60, check=True)
+    return sum(line.startswith("Arena ") for line in done.stderr.splitlines())
+
+
+def test_one_arena_keeps_every_thread_on_the_main_heap():
+    if heap._TRIM is None:
+        pytest.skip("no glibc here")
+    assert _arenas("default") > 1  # glibc's way: the threads got arenas of their own
+    assert _arenas("one") == 1
+
+
+def test_one_arena_does_nothing_without_glibc(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(heap, "_TRIM", None)  # as on macOS, Windows, musl
+    assert heap.one_arena() is False

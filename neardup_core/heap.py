@@ -26,19 +26,20 @@ from collections.abc import Callable
 __all__ = ["give_back", "one_arena"]
 
 
-def _malloc_trim() -> Callable[[int], int] | None:
+def _glibc(name: str, *argtypes: type) -> Callable[..., int] | None:
+    """The C library's function ``name`` when the interpreter runs on glibc, else None."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        trim = ctypes.CDLL(None).malloc_trim  # the C library the interpreter runs on
+        fn = getattr(ctypes.CDLL(None), name)  # the C library the interpreter runs on
     except (OSError, AttributeError):  # not glibc
         return None
-    trim.argtypes = [ctypes.c_size_t]
-    trim.restype = ctypes.c_int
-    return trim
+    fn.argtypes = list(argtypes)
+    fn.restype = ctypes.c_int
+    return fn
 
 
-_TRIM = _malloc_trim()
+_TRIM = _glibc("malloc_trim", ctypes.c_size_t)
 
 #: glibc's mallopt parameter for the most arenas the allocator may make (malloc.h)
 _M_ARENA_MAX = -8
@@ -54,12 +55,5 @@ def one_arena() -> bool:
     """Have every thread of this process allocate from one glibc arena from now on (see the
     module's docstring); True when the allocator took it (glibc on Linux), else nothing is
     done. Call it before the threads that will share the memory are started."""
-    if _TRIM is None:  # no glibc
-        return False
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return False
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    mallopt.restype = ctypes.c_int
-    return mallopt(_M_ARENA_MAX, 1) == 1
+    mallopt = _glibc("mallopt", ctypes.c_int, ctypes.c_int) if _TRIM is not None else None
+    return mallopt is not None and mallopt(_M_ARENA_MAX, 1) == 1

@@ -29,6 +29,7 @@ from neardup_core.grouping.edges import (
     dense_rank,
     descending_score_key,
     packed_order,
+    unique_edges,
     within_two_pairs,
 )
 from neardup_core.grouping.groups import flat_groups, rank_positions
@@ -123,7 +124,7 @@ class GroupingInputs:
     @cached_property
     def text_edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """STRICT's edges between texts, the same at every threshold: one per two texts
-        (their leaders, lower first), the strongest score of their files' pairs, sorted; a
+        (their leaders, lower first), the strongest score of their files' pairs; a
         threshold keeps those at or above it. A STRICT jump at 10^6 documents mapped every
         kept pair to its texts and sorted them again (a third of a 0.36 s jump); prepared
         once (:meth:`~neardup_core.grouping.regroup.Regrouper.prepare`), each move only
@@ -184,20 +185,10 @@ class GroupingInputs:
 def text_edges(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, lead: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The pairs (a, b) as pairs of their texts' leaders ``lead`` (per document): (lo, hi,
-    strongest score), one per two texts, sorted by (lo, hi), none within a text."""
+    strongest score), one per two texts, none within a text (:func:`unique_edges`)."""
     la, lb = lead[a], lead[b]
     real = np.flatnonzero(la != lb)
-    la, lb, sv = la[real], lb[real], s[real]
-    code = np.minimum(la, lb) * n
-    code += np.maximum(la, lb)
-    order = np.argsort(code, kind="stable")
-    code, sv = code[order], sv[order]
-    first = np.ones(code.size, dtype=bool)
-    first[1:] = code[1:] != code[:-1]
-    starts = np.flatnonzero(first)
-    best = np.maximum.reduceat(sv, starts) if starts.size else sv[:0]
-    code = code[starts]
-    return code // max(n, 1), code % max(n, 1), best
+    return unique_edges(n, la[real], lb[real], s[real])
 
 
 def grouping_inputs(n: int, pairs: PairTable, mode: GroupMode, auto_rank: np.ndarray,

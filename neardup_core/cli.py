@@ -358,10 +358,14 @@ def _cmd_scan(args: argparse.Namespace, stderr: TextIO, stdout: TextIO) -> int:
 
     _emit_report(result, fmt, args.output, stdout, language)
     if not args.quiet:
-        cached = result.stats.get("cache_hits", 0)
+        # files compared that the cache answered (not the problems it knew: "1078 files
+        # (1103 from the cache)" read as more files than there were)
+        cached = result.stats.get("cache_hits", 0) - result.stats.get("cache_hit_problems", 0)
         if result.stats.get("snapshot"):
             how = " (unchanged since the last scan)"
-        elif cached:
+        elif cached >= len(result.documents) > 0:
+            how = " (all from the cache)"
+        elif cached > 0:
             how = f" ({cached} from the cache)"
         else:
             how = ""

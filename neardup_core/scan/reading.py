@@ -201,6 +201,10 @@ class Reading(RunStages):
         todo = self._todo[self._early_sent:]  # the others were sent during the walk
         hits = [e for e in entries if e.path in self._rows] if self._rows else []
         self.stats["cache_hits"] = len(hits)
+        # the files the cache knew as problems (unreadable, too big...): not among the files
+        # compared, so the summary's "N from the cache" does not count them
+        self.stats["cache_hit_problems"] = sum(
+            1 for e in hits if self._rows[e.path].problem_kind is not None)
         self.stats["read"] = len(self._todo)
         if self._early_sent:
             self.stats["read_during_walk"] = self._early_sent

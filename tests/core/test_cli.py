@@ -136,6 +136,22 @@ def test_summary_says_where_the_findings_came_from(folder: Path, tmp_path: Path)
     assert err.splitlines()[-1].startswith("5 files, 2 groups")
 
 
+def test_summary_counts_only_the_files_compared_as_from_the_cache(folder: Path,
+                                                                  tmp_path: Path) -> None:
+    """A rescan of a folder with an unreadable file once ended "5 files (6 from the cache)":
+    the problems the cache knew were counted among the files compared."""
+    cache = str(tmp_path / "c.sqlite")
+    (folder / "broken.docx").write_bytes(b"PK\x03\x04 not a word document")
+    run_cli("scan", str(folder), "-j", "1", "--cache", cache, "-q")
+    (folder / "new.txt").write_text(tg.en_doc(31, 26), encoding="utf-8")
+    _, _, err = run_cli("scan", str(folder), "-j", "1", "--cache", cache)
+    assert "6 files (5 from the cache), " in err.splitlines()[-1], err
+    assert "1 problem in" in err.splitlines()[-1]
+    (folder / "other.txt").unlink()  # the folder changed, every file left is in the cache
+    _, _, err = run_cli("scan", str(folder), "-j", "1", "--cache", cache)
+    assert "5 files (all from the cache), " in err.splitlines()[-1], err
+
+
 def test_summary_counts_one_of_a_kind_in_the_singular(tmp_path: Path) -> None:
     """A folder of two copies once read "2 files, 1 groups, 1 duplicates, 0 excerpts"."""
     text = tg.en_doc(3, 30)

@@ -341,6 +341,22 @@ def test_slider_benchmark_runs_on_a_small_result(qapp):
     assert {"move_max_ms", "part_regroup_ms", "part_model_ms", "part_expand_ms"} <= set(out)
 
 
+def test_slider_benchmark_waits_for_regroups_in_the_worker_thread(qapp, monkeypatch):
+    """A result as big as BACKGROUND_DOCUMENTS is regrouped in a worker thread: the benchmark
+    waits in an event loop for each move to be shown, and counts the groups shown then."""
+    import app.controllers.grouping as grouping
+    from benchmarks.gui_heartbeat import slider_move
+
+    monkeypatch.setattr(grouping, "BACKGROUND_DOCUMENTS", 1)  # every regroup in a worker
+    started = []
+    real = grouping.GroupingController._group
+    monkeypatch.setattr(grouping.GroupingController, "_group",
+                        lambda self, new: (started.append(new.threshold), real(self, new)))
+    out = slider_move(n=1500, thresholds=(0.7, 0.6, 0.65))
+    assert started == [0.7, 0.6, 0.65]
+    assert out["groups_at_0.6"] >= out["groups_at_0.65"] >= out["groups_at_0.7"] > 0
+
+
 def test_rows_out_of_range_raise_instead_of_reading_the_next_group(qapp):
     model = ResultsModel()
     model.set_result(factory.big(3))

@@ -206,8 +206,12 @@ class Ahead:
 
     def __init__(self, pool: Executor, workers: int,
                  plan: Sequence[tuple[str, str, Sequence[tuple[str, str]]]],
-                 settings: tuple[int, int, int, str]) -> None:
+                 settings: tuple[int, int, int, str],
+                 idle: Callable[[], bool] | None = None) -> None:
         self.pool = pool
+        #: called while the page waits for a comparison not computed yet (other work the page
+        #: can do meanwhile), again until it returns False or the comparison is there
+        self.idle = idle
         self.tasks: list[Task] = []
         for ref_path, ref_name, members in plan:
             for i in range(0, len(members), PER_TASK):
@@ -242,6 +246,9 @@ class Ahead:
         future = self.futures.get(t) if self.left[t] else self.futures.pop(t, None)
         if future is None:
             return None
+        if self.idle is not None:
+            while not future.done() and self.idle():
+                pass
         try:
             got = future.result()
         except Exception:  # a worker lost, or a task that failed: compared by the page

@@ -95,6 +95,11 @@ tr.skip td { color: var(--muted); text-align: center; background: #f4f5f7; font-
 """
 
 
+#: The most characters of groups past the last comparison a page puts together ahead while
+#: it waits for the workers' comparisons: the whole rest of a page of 200,000 files (67
+#: million characters in all), at most 128 MB when names are not Latin.
+EARLY_MAX_CHARS = 64_000_000
+
 #: Scores take few distinct values (MinHash estimates): each is put into words once.
 _percent = functools.lru_cache(maxsize=65_536)(percent)
 
@@ -165,6 +170,15 @@ class _Html(DiffWriter):
         self.text_of = read_again
         self.diffs_left = max_diffs
         self.max_diffs = max_diffs
+        # The groups past the last comparison (when the comparisons run out before the
+        # groups do, see planned()) need no worker: while the page waits for one, it puts
+        # them together ahead (_put_together_ahead), kept here until their turn.
+        self.diff_end: int | None = None
+        self.later: list[tuple[int, int]] = []
+        self.early: dict[tuple[int, int], str] = {}
+        self.early_chars = 0
+        self.early_at = 0
+        self.spent_early = 0  # what those groups took off diffs_left, counted at the end
         self.jobs = jobs  # worker processes for the comparisons (see write_html; 1: none)
         self.ahead: Ahead | None = None
         self.clock = LocalClock()
@@ -256,8 +270,14 @@ class _Html(DiffWriter):
         if not len(table):
             self.muted(self.t("No near-duplicates at this threshold."))
         with self.comparing_ahead():
-            for g0, g1 in blocks(table.offsets):
+            end = len(table) if self.ahead is None or self.diff_end is None else self.diff_end
+            self.later = [(end + g0, end + g1) for g0, g1 in blocks(table.offsets[end:])]
+            for g0, g1 in blocks(table.offsets[:end + 1]):
                 self.w(self.group_block(g0, g1))
+            for run in self.later:
+                early = self.early.pop(run, None)
+                self.w(early if early is not None else self.group_block(*run))
+        self.diffs_left -= self.spent_early
         if self.diffs_left < 0:
             cut = self.say("Differences are shown for the first {count} files only.",
                            count=f"{self.max_diffs:,}")
@@ -306,6 +326,26 @@ class _Html(DiffWriter):
             decimal_texts(table.jaccard[lo:hi], 1, _jaccard, scale=100.0,
                           below_one_at_most=999, dress=_row_end, nan=_jaccard(math.nan)),
             ends])
+
+    def _put_together_ahead(self) -> bool:
+        """While the page waits for a worker's comparison: the next block of groups past the
+        last comparison, put together now and kept until its turn (the same text: those
+        groups show no differences, whenever they are written). False when none is left or
+        :data:`EARLY_MAX_CHARS` are kept. On two cores, a page of 200,000 files waited for its
+        thousand comparisons before writing the 43,000 groups after them."""
+        if self.early_at >= len(self.later) or self.early_chars >= EARLY_MAX_CHARS:
+            return False
+        run = self.later[self.early_at]
+        self.early_at += 1
+        left, self.diffs_left = self.diffs_left, -1  # no comparison is made for them
+        try:
+            text = self.group_block(*run)
+        finally:
+            self.spent_early += -1 - self.diffs_left
+            self.diffs_left = left
+        self.early[run] = text
+        self.early_chars += len(text)
+        return True
 
     def openings(self, g0: int, g1: int, ref_names: list[str]) -> list[str]:
         """Each group's opening, down to its reference's first cell."""
@@ -368,7 +408,8 @@ class _Html(DiffWriter):
             pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
                                        initializer=init_worker, initargs=(None,))
             self.ahead = Ahead(pool, workers, plan, (self.r.options.max_size, self.max_chars,
-                                                     self.context, self.language))
+                                                     self.context, self.language),
+                               idle=self._put_together_ahead)
         except (OSError, RuntimeError):  # no processes here: the page compares them itself
             self.ahead = None
         try:
@@ -390,7 +431,8 @@ class _Html(DiffWriter):
         left = self.diffs_left
         plan: list[tuple[str, str, list[tuple[str, str]]]] = []
         for g in range(len(offs) - 1):
-            if left <= 0:
+            if left <= 0:  # no group from here on shows differences
+                self.diff_end = g
                 break
             group = [docs[i] for i in members[offs[g]:offs[g + 1]].tolist()]
             ref = group[0]

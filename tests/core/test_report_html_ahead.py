@@ -130,3 +130,85 @@ def test_the_files_not_read_again_are_told_either_way(scanned, tmp_path) -> None
         unread: list[str] = []
         write_html(res, tmp_path / "p.html", written=WRITTEN, jobs=jobs, unread=unread)
         assert set(unread) == {str(root / "a05.txt")}, jobs
+
+
+class _Later(Future):
+    """A comparison that a worker has not finished the first forty times the page looks (so
+    that the page puts together every group it can while it waits for the first)."""
+
+    def __init__(self, fn, args) -> None:  # type: ignore[no-untyped-def]
+        super().__init__()
+        self.fn, self.args, self.looked = fn, args, 0
+
+    def _finish(self) -> None:
+        if not super().done():
+            self.set_result(self.fn(*self.args))
+
+    def done(self) -> bool:
+        self.looked += 1
+        if self.looked > 40:
+            self._finish()
+        return super().done()
+
+    def result(self, timeout=None):  # type: ignore[no-untyped-def]
+        self._finish()
+        return super().result(timeout)
+
+
+class _Slow(Executor):
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[override]
+        return _Later(fn, args)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def families(tmp_path_factory: pytest.TempPathFactory) -> ScanResult:
+    """Thirty groups of a text and two edits of it (and an exact copy in every third)."""
+    import textgen as tg
+
+    root = tmp_path_factory.mktemp("families")
+    for f in range(30):
+        text = tg.en_doc(100 + f, 12) if f % 2 else tg.zh_doc(100 + f, 12)
+        (root / f"f{f:02d}.txt").write_text(text, encoding="utf-8")
+        (root / f"f{f:02d} edit.txt").write_text(tg.typos(text, f, 2), encoding="utf-8")
+        (root / f"f{f:02d} more.txt").write_text(tg.typos(text, f + 50, 3), encoding="utf-8")
+        if f % 3 == 0:
+            (root / f"f{f:02d} copy.txt").write_text(text, encoding="utf-8")
+    res = ScanSession(ScanOptions(use_cache=False, jobs=1, threshold=0.5)).run([str(root)])
+    assert len(res.group_table) >= 25
+    return res
+
+
+def test_groups_past_the_comparisons_are_put_together_while_waiting(families, tmp_path,
+                                                                    monkeypatch) -> None:
+    """While a worker's comparison is not ready, the page puts together the groups that come
+    after the last comparison, and writes them at their turn: the same page, byte for byte,
+    with the cap on comparisons anywhere."""
+    from functools import partial
+
+    from neardup_core.report import columns
+
+    monkeypatch.setattr(html_report, "blocks", partial(columns.blocks, lines=4))
+    monkeypatch.setattr(html_report, "pool_workers", lambda jobs, n: 2)
+    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", lambda *a, **k: _Slow())
+    early: list[bool] = []
+    real = html_report._Html._put_together_ahead
+
+    def counted(self: html_report._Html) -> bool:
+        early.append(real(self))
+        return early[-1]
+
+    monkeypatch.setattr(html_report._Html, "_put_together_ahead", counted)
+    for cap in (1, 5, 8, 16, 17, 1000):  # 8, 16: the comparisons end with a group
+        early.clear()
+        alone = _page(families, tmp_path, "alone.html", jobs=1, max_diffs=cap)
+        assert not early
+        ahead = _page(families, tmp_path, "ahead.html", jobs=2, max_diffs=cap)
+        assert ahead == alone, cap
+        if cap < 40:  # the comparisons run out before the groups: the rest waits no more
+            assert sum(early) >= 3, cap
+            assert b"Differences are shown for the first" in ahead
+        else:
+            assert not any(early)

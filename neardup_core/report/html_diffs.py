@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
 
@@ -224,7 +225,32 @@ class Ahead:
         self.window = max(1, workers * QUEUED_PER_WORKER)
         self.futures: dict[int, Future[list[Compared]]] = {}
         self.sent = 0
-        self._send()
+        # The first tasks are sent from a thread of their own when the page has other work:
+        # sending them starts the workers, which waits for the fork server to be up (0.4 s
+        # when no scan of this process started it, as after a rescan answered from the cache)
+        self._starting: threading.Thread | None = None
+        if idle is None:
+            self._send()
+        else:
+            self._starting = threading.Thread(target=self._send, name="neardup-page-workers",
+                                              daemon=True)
+            self._starting.start()
+
+    def started(self) -> None:
+        """Wait until the first tasks are sent (doing the page's other work meanwhile)."""
+        starting = self._starting
+        if starting is None:
+            return
+        if self.idle is not None:
+            while starting.is_alive() and self.idle():
+                pass
+        starting.join()
+        self._starting = None
+
+    def close(self) -> None:
+        """Before the pool is shut: no task is being sent any more."""
+        self.idle = None
+        self.started()
 
     def _send(self, upto: int = 0) -> None:
         while self.sent < len(self.tasks) and self.sent < upto + self.window:
@@ -241,6 +267,7 @@ class Ahead:
         if at is None:
             return None
         t, k = at
+        self.started()
         self._send(t)
         self.left[t] -= 1
         future = self.futures.get(t) if self.left[t] else self.futures.pop(t, None)

@@ -415,7 +415,9 @@ class _Html(DiffWriter):
         try:
             yield
         finally:
-            self.ahead = None
+            ahead, self.ahead = self.ahead, None
+            if ahead is not None:
+                ahead.close()
             if pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
 

@@ -212,3 +212,39 @@ def test_groups_past_the_comparisons_are_put_together_while_waiting(families, tm
             assert b"Differences are shown for the first" in ahead
         else:
             assert not any(early)
+
+
+def test_the_page_works_on_while_its_workers_start(families, tmp_path, monkeypatch) -> None:
+    """Starting the workers waits for the fork server (0.4 s when no scan started it): the
+    page puts together the groups past its comparisons meanwhile, not after."""
+    import threading
+    from functools import partial
+
+    from neardup_core.report import columns
+
+    monkeypatch.setattr(html_report, "blocks", partial(columns.blocks, lines=4))
+    monkeypatch.setattr(html_report, "pool_workers", lambda jobs, n: 2)
+    worked = threading.Event()
+    seen: list[bool] = []
+
+    class Starting(_Broken):
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[override]
+            if not seen:  # the first task starts the workers: slow until the page works
+                seen.append(worked.wait(10))
+            f: Future = Future()
+            f.set_result(fn(*args, **kwargs))
+            return f
+
+    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", lambda *a, **k: Starting())
+    monkeypatch.setattr(Starting, "shutdown", lambda self, **k: None, raising=False)
+    real = html_report._Html._put_together_ahead
+
+    def counted(self: html_report._Html) -> bool:
+        got = real(self)
+        worked.set()
+        return got
+
+    monkeypatch.setattr(html_report._Html, "_put_together_ahead", counted)
+    alone = _page(families, tmp_path, "alone.html", jobs=1, max_diffs=8)
+    assert _page(families, tmp_path, "ahead.html", jobs=2, max_diffs=8) == alone
+    assert seen == [True]

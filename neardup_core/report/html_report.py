@@ -41,11 +41,13 @@ from neardup_core.report.destination import Destination, open_destination
 from neardup_core.report.html_diffs import (
     Ahead,
     DiffWriter,
+    Hint,
     TextOf,
     _e,
     _t,
     default_text_of,
     pool_workers,
+    txt_hint,
 )
 from neardup_core.report.wording import group_labels, percent, written_now
 from neardup_core.result import ScanResult
@@ -141,11 +143,12 @@ def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf |
     if jobs is None:
         jobs = result.options.jobs
     ahead = text_of is None and jobs != 1
+    hints: dict[str, Hint] = {}  # what the scan knew of the text files the page reads again
     if text_of is None:
-        text_of = default_text_of(result.options.max_size)
+        text_of = default_text_of(result.options.max_size, hints)
     with open_destination(fp_or_path) as fp:
         page = _Html(result, fp, text_of, max_diff_chars, max_diffs, context, language,
-                     written, jobs=jobs if ahead else 1)
+                     written, jobs=jobs if ahead else 1, hints=hints)
         page.write()
         if unread is not None:
             unread.extend(page.unread)
@@ -155,9 +158,11 @@ def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf |
 class _Html(DiffWriter):
     def __init__(self, result: ScanResult, fp: IO[str], text_of: TextOf, max_chars: int,
                  max_diffs: int, context: int, language: str = "en",
-                 written: str | None = None, *, jobs: int = 1) -> None:
+                 written: str | None = None, *, jobs: int = 1,
+                 hints: dict[str, Hint] | None = None) -> None:
         super().__init__(language, max_chars, context, fp.write)
         self.r = result
+        self.hints = hints if hints is not None else {}  # filled for the texts read again
         self.written = written or written_now()
         self.unread: list[str] = []  # files whose text could not be read again
 
@@ -409,7 +414,7 @@ class _Html(DiffWriter):
                                        initializer=init_worker, initargs=(None,))
             self.ahead = Ahead(pool, workers, plan, (self.r.options.max_size, self.max_chars,
                                                      self.context, self.language),
-                               idle=self._put_together_ahead)
+                               idle=self._put_together_ahead, hints=self.hints)
         except (OSError, RuntimeError):  # no processes here: the page compares them itself
             self.ahead = None
         try:
@@ -420,6 +425,14 @@ class _Html(DiffWriter):
                 ahead.close()
             if pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
+
+    def hint(self, *docs: Document) -> None:
+        """Tell the page's reading what the scan knew of these documents (a text file's
+        codec is not detected again while the file is unchanged: :func:`default_text_of`)."""
+        for d in docs:
+            known = txt_hint(d)
+            if known is not None:
+                self.hints[d.path] = known
 
     def planned(self) -> list[tuple[str, str, list[tuple[str, str]]]]:
         """The comparisons the page will show, group by group: each group's reference (path,
@@ -438,11 +451,11 @@ class _Html(DiffWriter):
                 break
             group = [docs[i] for i in members[offs[g]:offs[g + 1]].tolist()]
             ref = group[0]
-            other = [(d.path, d.name) for d in group[1:] if d.text_hash != ref.text_hash]
-            other = other[:left]
+            other = [d for d in group[1:] if d.text_hash != ref.text_hash][:left]
             left -= len(other)
             if other:
-                plan.append((ref.path, ref.name, other))
+                plan.append((ref.path, ref.name, [(d.path, d.name) for d in other]))
+                self.hint(ref, *other)
         return plan
 
     def comparisons(self, members: Sequence[Document], names: list[str]) -> str:
@@ -468,6 +481,7 @@ class _Html(DiffWriter):
                     parts.append(done[0])
                     self.unread.extend(done[1])
                 else:
+                    self.hint(ref, d)
                     if not fetched:
                         ref_text, fetched = self.text_of(ref.path), True
                     self.compare(ref.name, d.name, ref_text, self.text_of(d.path))

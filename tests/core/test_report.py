@@ -366,3 +366,21 @@ def test_text_report_lists_groups_problems_and_notes(result):
     assert out.startswith("Group 1 (")
     assert "  * " in out and "\nProblems (3):\n" in out and "\nNote: Cache was off.\n" in out
     assert "caf\ufffd.txt" in out and "\udce9" not in out  # undecodable bytes shown, not kept
+
+
+def test_html_default_text_of_decodes_an_unchanged_file_as_the_scan_did(tmp_path):
+    """A hint (the scan's codec, size and time) is used while the file is as the scan saw it:
+    told here by a codec that reads the bytes otherwise than detection would."""
+    import os
+
+    p = tmp_path / "doc.txt"
+    p.write_text("我们今天去公园。", encoding="gb18030")
+    st = os.stat(p)
+    text_of = default_text_of(1 << 20, {str(p): ("latin-1", st.st_size, st.st_mtime_ns)})
+    assert text_of(str(p)) == "我们今天去公园。".encode("gb18030").decode("latin-1")
+    p.write_text("我们明天去公园。", encoding="gb18030")  # changed since: detected again
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    assert text_of(str(p)) == "我们明天去公园。"
+    st = os.stat(p)
+    unknown = default_text_of(1 << 20, {str(p): ("no-such-codec", st.st_size, st.st_mtime_ns)})
+    assert unknown(str(p)) == "我们明天去公园。"

@@ -248,3 +248,37 @@ def test_the_page_works_on_while_its_workers_start(families, tmp_path, monkeypat
     alone = _page(families, tmp_path, "alone.html", jobs=1, max_diffs=8)
     assert _page(families, tmp_path, "ahead.html", jobs=2, max_diffs=8) == alone
     assert seen == [True]
+
+
+def test_texts_read_again_with_the_scans_codecs_give_the_same_page(tmp_path, monkeypatch):
+    """Each text file is read again with the codec the scan found (no detection): the same
+    page as detecting every codec again, in every encoding a folder holds."""
+    import textgen as tg
+
+    from neardup_core import extract as ex
+
+    root = tmp_path / "enc"
+    root.mkdir()
+    for i, enc in enumerate(("gbk", "big5", "utf-16", "utf-8-sig", "gb18030", "utf-8")):
+        text = tg.zh_doc(200 + i, 12) if enc not in ("utf-8",) else tg.en_doc(200 + i, 12)
+        if enc == "big5":
+            text = text.encode("big5", errors="ignore").decode("big5")
+        (root / f"t{i}.txt").write_bytes(text.encode(enc))
+        (root / f"t{i} edit.txt").write_bytes(tg.typos(text, i, 2).encode(enc, errors="ignore"))
+    (root / "latin.txt").write_bytes(("Café crème, déjà vu. " * 40).encode("cp1252"))
+    (root / "latin edit.txt").write_bytes(("Café crème, déjà vu! " * 40).encode("cp1252"))
+    res = ScanSession(ScanOptions(use_cache=False, jobs=1, threshold=0.5)).run([str(root)])
+    assert len(res.group_table) >= 5
+    assert len({d.encoding for d in res.documents}) >= 5
+    detecting = html_diffs.default_text_of(res.options.max_size)  # no hints
+    plain = _page(res, tmp_path, "plain.html", text_of=detecting)
+    given: list[str | None] = []
+    real = ex.extract
+
+    def counted(path: str, *, max_bytes: int, encoding: str | None = None):
+        given.append(encoding)
+        return real(path, max_bytes=max_bytes, encoding=encoding)
+
+    monkeypatch.setattr(ex, "extract", counted)
+    assert _page(res, tmp_path, "hinted.html", jobs=1) == plain
+    assert given and all(e is not None for e in given)

@@ -41,7 +41,12 @@ class Links:
         r = self._result
         if r is not None and len(r.pairs):
             pairs = r.pairs
-            hit = np.flatnonzero((pairs.a == doc) | (pairs.b == doc))
+            by_doc = r.computed("pairs_by_document")  # prepared in the scan's thread
+            if by_doc is not None:
+                start, index = by_doc  # type: ignore[misc]
+                hit = np.sort(index[int(start[doc]):int(start[doc + 1])])
+            else:
+                hit = np.flatnonzero((pairs.a == doc) | (pairs.b == doc))
             if hit.size:
                 other = np.where(pairs.a[hit] == doc, pairs.b[hit], pairs.a[hit])
                 inside = np.isin(other, group_docs)

@@ -631,3 +631,19 @@ def test_connected_stops_scoring_once_a_move_is_past_the_limit() -> None:
     calls.clear()
     assert rg.dirty(before, 0.8, limit=4).tolist() == whole.tolist()
     assert len(calls) == 1
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(results())
+def test_pairs_by_document_are_each_documents_pairs(res: ScanResult) -> None:
+    """The index a view looks a member's pairs up in: every pair a document is in, once,
+    documents in no pair included; kept by a regroup, which keeps the pairs."""
+    start, index = res.pairs_by_document
+    n = len(res.documents)
+    assert start.shape == (n + 1,) and start[0] == 0 and start[-1] == 2 * len(res.pairs)
+    for d in range(n):
+        got = sorted(index[start[d]:start[d + 1]].tolist())
+        assert got == np.flatnonzero((res.pairs.a == d) | (res.pairs.b == d)).tolist()
+    res.prepare_regroup()
+    assert res.regroup(min(1.0, res.threshold + 0.05)).computed("pairs_by_document") is \
+        res.computed("pairs_by_document")

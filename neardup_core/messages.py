@@ -27,6 +27,13 @@ ENGLISH: dict[str, str] = {
     "cancelled": "Scan cancelled {where}: the results show what was found so far.",
     "symlinks_skipped": "{count} symbolic links were not followed (turn on following links to "
                         "include them).",
+    "symlink_skipped": "1 symbolic link was not followed (turn on following links to include "
+                       "it).",
+    "empty_skipped": "{count} empty files were skipped.",
+    "empty_skipped_one": "1 empty file was skipped.",
+    "small_files_skipped": "{count} files smaller than {size} bytes were skipped.",
+    "small_file_skipped": "1 file smaller than {size} bytes was skipped.",
+    # as notes were worded before 2026-11-29 (kept reports and saved results still hold them)
     "small_skipped": "{count} files smaller than {size} bytes (empty files) were skipped.",
     "boilerplate_kept": "{lines} lines found in at least {need} of {clusters} distinct documents "
                         "were treated as boilerplate and left out of the comparison of "
@@ -260,6 +267,11 @@ ENGLISH_PHRASES = ("while looking for files", "while reading files", "while pair
 CHINESE: dict[str, str] = {
     "cancelled": "扫描已取消（{where}）：结果只包含到目前为止找到的内容。",
     "symlinks_skipped": "有 {count} 个符号链接未被跟随（打开“跟随符号链接”即可包含它们）。",
+    "symlink_skipped": "有 1 个符号链接未被跟随（打开“跟随符号链接”即可包含它）。",
+    "empty_skipped": "跳过了 {count} 个空文件。",
+    "empty_skipped_one": "跳过了 1 个空文件。",
+    "small_files_skipped": "跳过了 {count} 个小于 {size} 字节的文件。",
+    "small_file_skipped": "跳过了 1 个小于 {size} 字节的文件。",
     "small_skipped": "跳过了 {count} 个小于 {size} 字节的文件（空文件）。",
     "boilerplate_kept": "在 {clusters} 份不同文档中至少 {need} 份里出现的 {lines} 行"
                         "被视为样板文字，比较 {changed} 份文档时不计入（另有 {kept} 份文档中"

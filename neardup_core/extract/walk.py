@@ -114,12 +114,19 @@ def walk_notes(stats: WalkStats, options: ScanOptions) -> list[str]:
     report (:mod:`neardup_core.report.kept`) is written again only while a new walk says the
     same."""
     notes = []
-    if stats.skipped_symlinks:
-        notes.append(f"{stats.skipped_symlinks} symbolic links were not followed "
+    links, small = stats.skipped_symlinks, stats.skipped_small
+    if links == 1:
+        notes.append("1 symbolic link was not followed (turn on following links to include "
+                     "it).")
+    elif links:
+        notes.append(f"{links} symbolic links were not followed "
                      f"(turn on following links to include them).")
-    if stats.skipped_small:
-        notes.append(f"{stats.skipped_small} files smaller than {options.min_size} "
-                     f"bytes (empty files) were skipped.")
+    if small and options.min_size <= 1:  # "smaller than 1 bytes" is empty
+        notes.append("1 empty file was skipped." if small == 1 else
+                     f"{small} empty files were skipped.")
+    elif small:
+        notes.append(f"1 file smaller than {options.min_size} bytes was skipped." if small == 1
+                     else f"{small} files smaller than {options.min_size} bytes were skipped.")
     return notes
 
 

@@ -16,7 +16,12 @@ from neardup_core.report import render, write_csv, write_html, write_problems_cs
 SENTENCES = [
     "Scan cancelled while looking for files: the results show what was found so far.",
     "3 symbolic links were not followed (turn on following links to include them).",
-    "12 files smaller than 1 bytes (empty files) were skipped.",
+    "12 files smaller than 1 bytes (empty files) were skipped.",  # before 2026-11-29
+    "1 symbolic link was not followed (turn on following links to include it).",
+    "12 empty files were skipped.",
+    "1 empty file was skipped.",
+    "7 files smaller than 100 bytes were skipped.",
+    "1 file smaller than 100 bytes was skipped.",
     "40 lines found in at least 5 of 9 distinct documents were treated as boilerplate and left "
     "out of the comparison of 7 documents (and left in 2 more, where they are under 5% of the "
     "text).",

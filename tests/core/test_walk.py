@@ -411,3 +411,23 @@ def test_a_walk_left_midway_leaves_no_folder_open(ex_tree: Path) -> None:
     assert len(os.listdir("/proc/self/fd")) == before
     list(walk([str(ex_tree)], ScanOptions()))
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_walk_notes_count_in_the_singular_and_say_empty_for_empty() -> None:
+    """A folder with one empty file once read "1 files smaller than 1 bytes (empty files)
+    were skipped"."""
+    from neardup_core.extract.walk import WalkStats, walk_notes
+    from neardup_core.models import ScanOptions
+
+    def notes(links: int, small: int, min_size: int = 1) -> list[str]:
+        stats = WalkStats()
+        stats.skipped_symlinks, stats.skipped_small = links, small
+        return walk_notes(stats, ScanOptions(min_size=min_size))
+
+    assert notes(0, 0) == []
+    assert notes(1, 1) == ["1 symbolic link was not followed (turn on following links to "
+                           "include it).", "1 empty file was skipped."]
+    assert notes(3, 12) == ["3 symbolic links were not followed (turn on following links to "
+                            "include them).", "12 empty files were skipped."]
+    assert notes(0, 1, 100) == ["1 file smaller than 100 bytes was skipped."]
+    assert notes(0, 7, 100) == ["7 files smaller than 100 bytes were skipped."]

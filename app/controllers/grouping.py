@@ -20,8 +20,8 @@ from .. import settings as S
 from ..choices import Choices
 from ..workers import CallWorker
 
-#: Results of at least this many documents are regrouped in a worker thread (smaller ones take
-#: milliseconds on the main thread, and show at once).
+# Results of at least this many documents are regrouped in a worker thread (smaller ones take
+# milliseconds on the main thread, and show at once).
 BACKGROUND_DOCUMENTS = 200_000
 
 
@@ -42,6 +42,7 @@ class GroupingController(QObject):
         self._wanted: Any = None   # the newest result asked for, not shown yet
         self._shown: Any = None    # the result on show when it was asked for
         self._working = False      # a worker is grouping
+        self._saying = ""          # the status bar's message while it does
 
     def latest(self) -> Any:
         """The result on show, or the newest one being grouped to replace it."""
@@ -73,6 +74,10 @@ class GroupingController(QObject):
 
     def _group(self, new: Any) -> None:
         self._working = True
+        # a long jump at 10^6 documents takes a few tenths of a second: say what is coming
+        self._saying = self.tr("Regrouping at {share}…").format(
+            share=f"{new.threshold * 100:.1f}%")
+        self.window.statusBar().showMessage(self._saying)
         worker = CallWorker(_grouped_result, new)
         worker.finished.connect(self._grouped)
         worker.errored.connect(self._failed)
@@ -81,6 +86,7 @@ class GroupingController(QObject):
     def _grouped(self, new: Any) -> None:
         self._working = False
         w = self.window
+        self._said()  # (a newer request, grouped next, says so again)
         if self._wanted is None or w.result is not self._shown:
             self._wanted = None  # another result was shown meanwhile (a scan, an action)
             return
@@ -102,7 +108,15 @@ class GroupingController(QObject):
     def _failed(self, exc: BaseException) -> None:
         self._working = False
         self._wanted = None
+        self._saying = ""
         self.window.statusBar().showMessage(str(exc), 6000)
+
+    def _said(self) -> None:
+        """The regroup is over: its message goes, unless something else was said since."""
+        bar = self.window.statusBar()
+        if self._saying and bar.currentMessage() == self._saying:
+            bar.clearMessage()
+        self._saying = ""
 
     def on_threshold(self, t: float) -> None:
         w = self.window

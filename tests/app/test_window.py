@@ -125,6 +125,24 @@ def test_a_big_result_regroups_in_the_background_and_the_newest_move_wins(loaded
     assert w.result.computed("group_table") is not None
 
 
+def test_a_background_regroup_says_so_in_the_status_bar_until_it_is_shown(loaded, qtbot):
+    """A long jump at 10^6 documents takes tenths of a second in the worker: the status bar
+    says what is coming, and the message goes once the groups are shown (not a message said
+    meanwhile)."""
+    w = loaded
+    w.grouping.background_documents = 0
+    bar = w.statusBar()
+    w.grouping.regroup(threshold=0.7)
+    assert bar.currentMessage() == "Regrouping at 70.0%…"
+    qtbot.waitUntil(lambda: w.result.threshold == pytest.approx(0.7), timeout=5000)
+    assert bar.currentMessage() == ""
+    w.grouping.regroup(threshold=0.65)
+    bar.showMessage("Opened somewhere")  # said while it groups: stays
+    qtbot.waitUntil(lambda: w.result.threshold == pytest.approx(0.65), timeout=5000)
+    assert bar.currentMessage() == "Opened somewhere"
+    qtbot.waitUntil(lambda: not w.host.busy(), timeout=5000)
+
+
 def test_a_background_regroup_to_another_mode_is_prepared_for_moves_once_shown(loaded,
                                                                                qtbot):
     """A mode change starts a regrouper the scan's worker did not prepare: once its groups are

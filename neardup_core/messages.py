@@ -543,6 +543,7 @@ REPORT_WORDS: dict[str, dict[str, str]] = {
         "No passage of a few lines is shared word for word (the shared text is spread in short "
         "pieces).": "没有几行长的段落逐字相同（共同的文字分散在短小的片段中）。",
         "{count} more shared passages.": "另有 {count} 处共同段落。",
+        "1 more shared passage.": "另有 1 处共同段落。",
         "Only the first {count} characters of each text are compared.":
             "每份文字只比较了前 {count} 个字符。",
         "Only the first {count} lines of each text are compared.":

@@ -538,7 +538,9 @@ class _Html(DiffWriter):
             w(f'<tr><td class="n">{k}</td><td>{_context(a, ps, pe)}</td>'
               f"<td>{_context(b, ws, we)}</td></tr>\n")
         w("</table>\n")
-        if len(spans) > _PASSAGES:
+        if len(spans) == _PASSAGES + 1:
+            self.muted(self.t("1 more shared passage."))
+        elif len(spans) > _PASSAGES:
             more = self.say("{count} more shared passages.", count=f"{len(spans) - _PASSAGES:,}")
             self.muted(more)
 

@@ -457,3 +457,19 @@ def test_streamed_csv_excerpts_are_what_they_were(threshold, language, monkeypat
     monkeypatch.setattr(csv_report, "EXCERPT_BLOCK", 2)
     assert render(write_csv, with_excerpts, language=language) == want
     assert want.count("\r\n") > len(with_excerpts.documents)  # the excerpts' rows are there
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_an_excerpt_with_one_passage_past_the_shown_ones_says_one(language, monkeypatch):
+    """"1 more shared passages." read as a slip: one passage past the thirty shown is said in
+    the singular, two or more in the plural."""
+    from neardup_core.report import html_report, write_html
+
+    result = _with_excerpts(_hostile(0.7), 6, 0.7)
+    said = {"en": ("1 more shared passage.", "2 more shared passages."),
+            "zh_CN": ("另有 1 处共同段落。", "另有 2 处共同段落。")}[language]
+    for extra, want, other in ((1, said[0], said[1]), (2, said[1], said[0])):
+        spans = [((k, k + 1), (k, k + 1)) for k in range(html_report._PASSAGES + extra)]
+        monkeypatch.setattr(html_report, "shared_passages", lambda a, b, s=spans: s)
+        page = render(write_html, result, text_of=lambda p: "x" * 80, language=language)
+        assert want in page and other not in page

@@ -34,6 +34,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import accumulate, count
 from typing import Literal
 
@@ -171,6 +172,17 @@ def _offsets(tokens: Sequence[str]) -> list[int]:
     return list(accumulate(map(len, tokens), initial=0))
 
 
+@lru_cache(maxsize=4096)
+def _row_tokens(line: str, granularity: Granularity
+                ) -> tuple[Sequence[str], Sequence[int]]:
+    """A row's tokens and where each starts, kept for the rows seen last: a report compares a
+    reference with several members, whose changed rows face the reference's same rows (on
+    the benchmark's folder, 135 references for 1,000 comparisons; the tokenising was half of
+    the words' matching)."""
+    tokens = tuple(_tokens(line, granularity))
+    return tokens, tuple(_offsets(tokens))
+
+
 def intraline_spans(left: str, right: str, granularity: Granularity = "auto"
                     ) -> tuple[tuple[Span, ...], tuple[Span, ...]] | None:
     """Changed spans on each side of a changed row, or None when too long to compute.
@@ -180,7 +192,7 @@ def intraline_spans(left: str, right: str, granularity: Granularity = "auto"
     replaced :class:`difflib.SequenceMatcher`, whose pure-Python matching took 0.7 ms a row
     and most of an HTML report's time on a folder of near-copies (4.7 s of 6.4 for its
     1,000 diffs, issue 22), and which had to give up on repetitive rows."""
-    lt, rt = _tokens(left, granularity), _tokens(right, granularity)
+    (lt, lo), (rt, ro) = _row_tokens(left, granularity), _row_tokens(right, granularity)
     if len(lt) > INTRALINE_MAX or len(rt) > INTRALINE_MAX:
         return None
     if len(lt) == len(left) and len(rt) == len(right):  # every token one character
@@ -190,7 +202,6 @@ def intraline_spans(left: str, right: str, granularity: Granularity = "auto"
         ids: defaultdict[str, int] = defaultdict(count().__next__)
         la = list(map(ids.__getitem__, lt))
         ra = list(map(ids.__getitem__, rt))
-    lo, ro = _offsets(lt), _offsets(rt)
     ls: list[Span] = []
     rs: list[Span] = []
     for op in LCSseq.opcodes(la, ra):

@@ -250,3 +250,23 @@ def test_rows_reconstruct_both_sides(left_lines, right_lines):
         for text, spans in ((x.left, x.left_spans), (x.right, x.right_spans)):
             assert all(0 <= s.start < s.end <= len(text or "") for s in spans)
             assert all(a.end < b.start for a, b in itertools.pairwise(spans))
+
+
+def test_rows_tokenised_once_give_what_fresh_ones_give():
+    """A row's tokens are kept for the next comparisons (a reference faces several members):
+    the same spans as tokenising it afresh, whatever the granularity it was asked in first."""
+    from neardup_core import diff
+
+    ref = "合同双方应当按照约定 perform their obligations 履行义务。"
+    members = ["合同双方应当按照约定 perform the obligations 履行各自义务。",
+               "合同双方必须按照约定 perform their duties 履行义务。", ref + "!"]
+    got = {}
+    for granularity in ("word", "auto", "char", "auto", "word"):
+        for m in members:
+            got.setdefault((granularity, m), set()).add(
+                diff.intraline_spans(ref, m, granularity))
+    for (granularity, m), seen in got.items():
+        diff._row_tokens.cache_clear()
+        assert seen == {diff.intraline_spans(ref, m, granularity)}
+    assert diff.intraline_spans(ref, members[0], "word") != \
+        diff.intraline_spans(ref, members[0], "char")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, Future
@@ -192,16 +193,30 @@ def _shown(rows: tuple[_diff.DiffRow, ...], context: int) -> list[bool]:
     return show
 
 
+#: What :func:`html.escape` changes (with ``quote=True``).
+_ESCAPED = re.compile("[&<>\"']")
+
+
 def _marked(text: str | None, spans: tuple[_diff.Span, ...]) -> str:
+    """A row's text for the page with its changed ``spans`` marked: :func:`_t` of each piece,
+    put together with fewer calls (a 200,000-file page marks 48,000 rows in 180,000 pieces):
+    :func:`display` once per row (it keeps every offset: one character for one), and no
+    escaping at all for the rows that hold nothing to escape."""
     if text is None:
         return ""
+    if not spans:
+        return _t(text)
+    text = display(text)
+    esc = html.escape if _ESCAPED.search(text) else str
     out = []
     pos = 0
     for s in spans:
-        out.append(_t(text[pos:s.start]))
-        out.append(f'<span class="c">{_t(text[s.start:s.end])}</span>')
+        out.append(esc(text[pos:s.start]))
+        out.append('<span class="c">')
+        out.append(esc(text[s.start:s.end]))
+        out.append("</span>")
         pos = s.end
-    out.append(_t(text[pos:]))
+    out.append(esc(text[pos:]))
     return "".join(out)
 
 

@@ -8,6 +8,8 @@ from concurrent.futures import Executor, Future
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neardup_core.models import ScanOptions
 from neardup_core.report import html_diffs, html_report
@@ -282,3 +284,23 @@ def test_texts_read_again_with_the_scans_codecs_give_the_same_page(tmp_path, mon
     monkeypatch.setattr(ex, "extract", counted)
     assert _page(res, tmp_path, "hinted.html", jobs=1) == plain
     assert given and all(e is not None for e in given)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from([*"ab 中文&<>\"'\t", "\ud800", "\udfff", "é"]),
+               max_size=40), st.lists(st.integers(0, 40), max_size=8))
+def test_a_marked_row_is_each_piece_escaped_and_shown(text, cuts) -> None:
+    """A changed row is put together with fewer calls than a call per piece: the same HTML
+    as escaping each piece, surrogates and characters to escape included."""
+    from neardup_core.diff import Span
+
+    ends = sorted({min(c, len(text)) for c in cuts})
+    spans = tuple(Span(a, b) for a, b in zip(ends[::2], ends[1::2], strict=False) if b > a)
+    want, pos = [], 0
+    for s in spans:
+        want.append(html_diffs._t(text[pos:s.start]))
+        want.append(f'<span class="c">{html_diffs._t(text[s.start:s.end])}</span>')
+        pos = s.end
+    want.append(html_diffs._t(text[pos:]))
+    assert html_diffs._marked(text, spans) == "".join(want)
+    assert html_diffs._marked(None, spans) == ""

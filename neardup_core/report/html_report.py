@@ -360,8 +360,9 @@ class _Html(DiffWriter):
                               self.language)
         tail = self.table_head + '<tr class="ref"><td class="name path">'
         title = self.title
+        shown = {label: _e(label) for label in set(labels)}  # a few, for thousands of groups
         return [f'<details class="group" open id="g{g}"><summary>'
-                f"{title.format(group=g, count=n, label=_e(label), name=name)}</summary>\n"
+                f"{title.format(group=g, count=n, label=shown[label], name=name)}</summary>\n"
                 f"{tail}"
                 for g, n, label, name in zip(range(g0 + 1, g1 + 1), sizes, labels, ref_names,
                                              strict=True)]

@@ -19,6 +19,7 @@ import itertools
 import math
 import multiprocessing
 import re
+import sys
 from collections.abc import Iterator, Sequence
 from typing import IO
 
@@ -97,10 +98,11 @@ tr.skip td { color: var(--muted); text-align: center; background: #f4f5f7; font-
 """
 
 
-#: The most characters of groups past the last comparison a page puts together ahead while
-#: it waits for the workers' comparisons: the whole rest of a page of 200,000 files (67
-#: million characters in all), at most 128 MB when names are not Latin.
-EARLY_MAX_CHARS = 64_000_000
+#: The most memory the groups past the last comparison may take that a page puts together
+#: ahead while it waits for the workers' comparisons: the whole rest of a page of 200,000
+#: files (67 million characters in all, a byte each when every name is Latin, two or four
+#: when one is not).
+EARLY_MAX_BYTES = 128 * 1024 * 1024
 
 #: Scores take few distinct values (MinHash estimates): each is put into words once.
 _percent = functools.lru_cache(maxsize=65_536)(percent)
@@ -181,7 +183,7 @@ class _Html(DiffWriter):
         self.diff_end: int | None = None
         self.later: list[tuple[int, int]] = []
         self.early: dict[tuple[int, int], str] = {}
-        self.early_chars = 0
+        self.early_bytes = 0
         self.early_at = 0
         self.spent_early = 0  # what those groups took off diffs_left, counted at the end
         self.jobs = jobs  # worker processes for the comparisons (see write_html; 1: none)
@@ -336,9 +338,9 @@ class _Html(DiffWriter):
         """While the page waits for a worker's comparison: the next block of groups past the
         last comparison, put together now and kept until its turn (the same text: those
         groups show no differences, whenever they are written). False when none is left or
-        :data:`EARLY_MAX_CHARS` are kept. On two cores, a page of 200,000 files waited for its
+        :data:`EARLY_MAX_BYTES` are kept. On two cores, a page of 200,000 files waited for its
         thousand comparisons before writing the 43,000 groups after them."""
-        if self.early_at >= len(self.later) or self.early_chars >= EARLY_MAX_CHARS:
+        if self.early_at >= len(self.later) or self.early_bytes >= EARLY_MAX_BYTES:
             return False
         run = self.later[self.early_at]
         self.early_at += 1
@@ -349,7 +351,7 @@ class _Html(DiffWriter):
             self.spent_early += -1 - self.diffs_left
             self.diffs_left = left
         self.early[run] = text
-        self.early_chars += len(text)
+        self.early_bytes += sys.getsizeof(text)
         return True
 
     def openings(self, g0: int, g1: int, ref_names: list[str]) -> list[str]:

@@ -304,3 +304,27 @@ def test_a_marked_row_is_each_piece_escaped_and_shown(text, cuts) -> None:
     want.append(html_diffs._t(text[pos:]))
     assert html_diffs._marked(text, spans) == "".join(want)
     assert html_diffs._marked(None, spans) == ""
+
+
+def test_what_is_put_together_ahead_is_bounded(families, tmp_path, monkeypatch) -> None:
+    """Past EARLY_MAX_BYTES of groups kept, the page waits for its comparisons instead: one
+    block at most here, and the same page."""
+    from functools import partial
+
+    from neardup_core.report import columns
+
+    monkeypatch.setattr(html_report, "blocks", partial(columns.blocks, lines=4))
+    monkeypatch.setattr(html_report, "pool_workers", lambda jobs, n: 2)
+    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", lambda *a, **k: _Slow())
+    monkeypatch.setattr(html_report, "EARLY_MAX_BYTES", 1)
+    early: list[bool] = []
+    real = html_report._Html._put_together_ahead
+
+    def counted(self: html_report._Html) -> bool:
+        early.append(real(self))
+        return early[-1]
+
+    monkeypatch.setattr(html_report._Html, "_put_together_ahead", counted)
+    alone = _page(families, tmp_path, "alone.html", jobs=1, max_diffs=8)
+    assert _page(families, tmp_path, "ahead.html", jobs=2, max_diffs=8) == alone
+    assert sum(early) == 1 and len(early) > 1

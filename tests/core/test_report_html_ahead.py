@@ -183,11 +183,10 @@ def families(tmp_path_factory: pytest.TempPathFactory) -> ScanResult:
     return res
 
 
-def test_groups_past_the_comparisons_are_put_together_while_waiting(families, tmp_path,
-                                                                    monkeypatch) -> None:
-    """While a worker's comparison is not ready, the page puts together the groups that come
-    after the last comparison, and writes them at their turn: the same page, byte for byte,
-    with the cap on comparisons anywhere."""
+@pytest.fixture
+def slow_workers(monkeypatch) -> list[bool]:
+    """Pages in blocks of a group or so, two workers whose comparisons are slow to come (so
+    the page puts together what it can meanwhile), and what each try at that gave."""
     from functools import partial
 
     from neardup_core.report import columns
@@ -203,6 +202,15 @@ def test_groups_past_the_comparisons_are_put_together_while_waiting(families, tm
         return early[-1]
 
     monkeypatch.setattr(html_report._Html, "_put_together_ahead", counted)
+    return early
+
+
+def test_groups_past_the_comparisons_are_put_together_while_waiting(families, tmp_path,
+                                                                    slow_workers) -> None:
+    """While a worker's comparison is not ready, the page puts together the groups that come
+    after the last comparison, and writes them at their turn: the same page, byte for byte,
+    with the cap on comparisons anywhere."""
+    early = slow_workers
     for cap in (1, 5, 8, 16, 17, 1000):  # 8, 16: the comparisons end with a group
         early.clear()
         alone = _page(families, tmp_path, "alone.html", jobs=1, max_diffs=cap)
@@ -306,25 +314,12 @@ def test_a_marked_row_is_each_piece_escaped_and_shown(text, cuts) -> None:
     assert html_diffs._marked(None, spans) == ""
 
 
-def test_what_is_put_together_ahead_is_bounded(families, tmp_path, monkeypatch) -> None:
+def test_what_is_put_together_ahead_is_bounded(families, tmp_path, slow_workers,
+                                               monkeypatch) -> None:
     """Past EARLY_MAX_BYTES of groups kept, the page waits for its comparisons instead: one
     block at most here, and the same page."""
-    from functools import partial
-
-    from neardup_core.report import columns
-
-    monkeypatch.setattr(html_report, "blocks", partial(columns.blocks, lines=4))
-    monkeypatch.setattr(html_report, "pool_workers", lambda jobs, n: 2)
-    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", lambda *a, **k: _Slow())
     monkeypatch.setattr(html_report, "EARLY_MAX_BYTES", 1)
-    early: list[bool] = []
-    real = html_report._Html._put_together_ahead
-
-    def counted(self: html_report._Html) -> bool:
-        early.append(real(self))
-        return early[-1]
-
-    monkeypatch.setattr(html_report._Html, "_put_together_ahead", counted)
+    early = slow_workers
     alone = _page(families, tmp_path, "alone.html", jobs=1, max_diffs=8)
     assert _page(families, tmp_path, "ahead.html", jobs=2, max_diffs=8) == alone
     assert sum(early) == 1 and len(early) > 1

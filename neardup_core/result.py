@@ -99,13 +99,14 @@ class ScanResult:
         return self._regrouper.table(self.threshold)
 
     def prepare_regroup(self) -> None:
-        """Compute now what the groups and the first threshold move need (the groups, and the
-        spanning forest a move reads: a third of a second at 10^6 documents), e.g. in the
-        thread that made this result, before a window shows it."""
+        """Compute now what the groups, the first threshold move and the views need (the
+        groups; the spanning forest a move reads, a third of a second at 10^6 documents; the
+        pairs by document a view looks a member's up in, a quarter), e.g. in the thread that
+        made this result, before a window shows it. Regrouped results keep all of it."""
         _ = self.group_table
         if self.threshold >= self._regrouper.valid_from:
             self._regrouper.prepare()
-        _ = self.pairs_by_document  # and what the views look up (kept across regroups)
+        _ = self.pairs_by_document
 
     @cached_property
     def _regrouper(self) -> Regrouper:

@@ -95,13 +95,14 @@ class GroupingController(QObject):
             return
         self._wanted = None
         w.set_result(new)
-        self._prepare(new)
+        self.prepare(new)
 
-    def _prepare(self, result: Any) -> None:
+    def prepare(self, result: Any) -> None:
         """Prepare ``result`` for the moves to come (its spanning forest, rooted: about a
         second at 10^6 documents) in a worker thread once it is shown: a change of mode,
         references or ignored pairs starts a regrouper that the scan's worker did not
-        prepare, and its first long jump would otherwise wait for the forest. Failing here
+        prepare, and so does a result opened from a file; its first long jump would otherwise
+        wait for the forest. Failing here
         costs nothing but that wait, so it is not reported."""
         self.window.host.start(CallWorker(result.prepare_regroup))
 

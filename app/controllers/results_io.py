@@ -80,6 +80,7 @@ class ResultsIOController(QObject):
         w = self.window
         w.end_busy()
         w.set_result(result, new_scan=True)
+        w.grouping.prepare(w.result)  # as a scan's worker prepares its result
         w.show_banner([self.tr("Results loaded from {path}. Files may have changed since "
                                "that scan.").format(path=path)])
         w.statusBar().showMessage(self.tr("Opened {path}").format(path=path), 8000)

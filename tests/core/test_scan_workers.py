@@ -375,9 +375,10 @@ def _square(x: int) -> int:
 
 def test_the_pool_internals_a_cancel_kills_through_are_there() -> None:
     """scan/pool.py kills a cancelled pool's workers through ProcessPoolExecutor's private
-    ``_processes`` and joins its ``_executor_manager_thread`` (Python offers no public way
-    before 3.14). A Python release that changes either must fail here, not silently bring back
-    scans that wait for their workers after a cancel."""
+    ``_processes``, closes its ``_result_queue``'s writing end and joins its
+    ``_executor_manager_thread`` (Python offers no public way before 3.14). A Python release
+    that changes any of them must fail here, not silently bring back scans that wait for their
+    workers after a cancel, or a manager thread that Python's exit waits for."""
     import multiprocessing
     import threading
     from concurrent.futures import ProcessPoolExecutor
@@ -390,11 +391,53 @@ def test_the_pool_internals_a_cancel_kills_through_are_there() -> None:
         assert isinstance(processes, dict) and processes
         assert all(hasattr(p, "kill") and hasattr(p, "pid") for p in processes.values())
         assert isinstance(pool._executor_manager_thread, threading.Thread)
+        assert hasattr(pool._result_queue._writer, "close")  # closed after the kill
         victims = list(processes.values())
         pool_mod._kill(pool)
         for p in victims:
             p.join(timeout=30)
             assert not p.is_alive()
+
+
+def _half_a_result(started: str) -> None:
+    """A worker cut off in the middle of sending its result back: the pool's pipe holds the
+    first bytes of a message that never ends (as when a cancel kills a worker that is sending
+    a batch of fingerprints bigger than the pipe's buffer)."""
+    import inspect
+    import struct
+
+    frame = inspect.currentframe()
+    assert frame is not None and frame.f_back is not None
+    results = frame.f_back.f_locals["result_queue"]  # concurrent.futures' _process_worker
+    results._writer._send(struct.pack("!i", 1 << 20) + b"\0" * 4096)
+    Path(started).touch()
+    time.sleep(600)
+
+
+def test_a_worker_killed_while_sending_its_result_leaves_no_thread_reading_for_ever(
+        tmp_path: Path) -> None:
+    """The pool's manager thread reads the rest of a message that a killed worker can never
+    finish. This process holds the pipe's other end too, so the read waited for good, and
+    Python's exit waited for that thread: a test run that passed and never ended, an app that
+    could not quit after a cancelled scan. Killing the pool closes that end, and the thread
+    ends as for any broken pool."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    started = tmp_path / "sending"
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(start_method()))
+    future = pool.submit(_half_a_result, str(started))
+    deadline = time.monotonic() + 120
+    while not started.exists():
+        assert time.monotonic() < deadline and not future.done()
+        time.sleep(0.02)
+    manager = pool._executor_manager_thread
+    assert manager is not None
+    time.sleep(0.3)  # the manager thread has read the header and waits for the rest
+    pool_mod._kill(pool)
+    manager.join(timeout=30)
+    assert not manager.is_alive()
+    assert future.done()
 
 
 def test_the_ranking_takes_the_names_warmed_while_the_workers_read_and_lets_them_go(

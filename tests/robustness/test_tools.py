@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -89,3 +94,31 @@ def test_the_runner_kills_a_scan_past_its_timeout(tree: Path) -> None:
 
 def test_the_runner_refuses_a_missing_folder(tmp_path: Path) -> None:
     assert robustness.main([str(tmp_path / "missing")]) == 2
+
+
+def test_a_run_that_cannot_exit_fails_soon_and_says_where(tmp_path: Path) -> None:
+    """A thread Python's exit waits for made a passing run sit until CI's limit with nothing
+    said. The suite's watchdog (tests/exit_watch.py) ends such a run with 1, printing the
+    stacks, soon after its last test."""
+    (tmp_path / "conftest.py").write_text(
+        "from exit_watch import pytest_unconfigure  # noqa: F401\n", encoding="utf-8")
+    (tmp_path / "test_stuck.py").write_text(textwrap.dedent("""\
+        import threading
+
+        def wait_for_nothing():
+            threading.Event().wait()
+
+        def test_leaves_a_thread_behind():
+            threading.Thread(target=wait_for_nothing, name="never-ends").start()
+        """), encoding="utf-8")
+    tests = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "NEARDUP_TEST_EXIT_GRACE": "2",
+           "PYTHONPATH": os.pathsep.join([str(tests), os.environ.get("PYTHONPATH", "")])}
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-c", os.devnull, "--rootdir", str(tmp_path), str(tmp_path)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert "1 passed" in done.stdout
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "wait_for_nothing" in done.stderr  # where it waits
+    assert time.monotonic() - started < 100

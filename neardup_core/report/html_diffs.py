@@ -40,6 +40,11 @@ AHEAD_FROM = 48
 PER_TASK = 8
 #: Tasks each worker is given at a time, at most (the page waits for them in order).
 QUEUED_PER_WORKER = 4
+#: seconds between looks at whether the pool's workers are all still there, while the page
+#: waits for a comparison: a worker killed in the middle of sending one back (by the OOM
+#: killer, say) leaves its future pending for good (the pool's manager thread waits for the
+#: rest of the message), and the page then compares it, and the rest, itself
+LOST_CHECK_S = 1.0
 
 
 #: What the scan knew of a text file it read: (codec, size, modification time in ns).
@@ -279,6 +284,9 @@ class Ahead:
         self.window = max(1, workers * QUEUED_PER_WORKER)
         self.futures: dict[int, Future[list[Compared]]] = {}
         self.sent = 0
+        #: a worker was found gone while the page waited (:data:`LOST_CHECK_S`): the pool is
+        #: to be killed, not waited for
+        self.lost = False
         # The first tasks are sent from a thread of their own when the page has other work:
         # sending them starts the workers, which waits for the fork server to be up (0.4 s
         # when no scan of this process started it, as after a rescan answered from the cache)
@@ -330,11 +338,29 @@ class Ahead:
         if self.idle is not None:
             while not future.done() and self.idle():
                 pass
-        try:
-            got = future.result()
-        except Exception:  # a worker lost, or a task that failed: compared by the page
-            return None
+        while True:
+            try:
+                got = future.result(timeout=LOST_CHECK_S)
+                break
+            except TimeoutError:
+                if future.done():  # the task's own TimeoutError
+                    return None
+                if self._worker_lost():  # the page compares it, and the rest, itself
+                    self.lost = True
+                    self.sent = len(self.tasks)
+                    self.where.clear()
+                    return None
+            except Exception:  # a worker lost, or a task that failed: compared by the page
+                return None
         return got[k] if k < len(got) else None
+
+    def _worker_lost(self) -> bool:
+        """Whether one of the pool's worker processes has ended (they end only with the pool,
+        or killed). ``_processes`` is ProcessPoolExecutor's own: see
+        :func:`neardup_core.scan.pool.kill_pool`, whose test fails if a Python release takes
+        it away."""
+        processes = getattr(self.pool, "_processes", None) or {}
+        return any(p.exitcode is not None for p in list(processes.values()))
 
 
 def pool_workers(jobs: int, comparisons: int) -> int:

@@ -426,7 +426,11 @@ class _Html(DiffWriter):
             ahead, self.ahead = self.ahead, None
             if ahead is not None:
                 ahead.close()
-            if pool is not None:
+            if pool is not None and ahead is not None and ahead.lost:
+                from neardup_core.scan.pool import kill_pool
+
+                kill_pool(pool)  # its manager thread may wait for the lost worker's message
+            elif pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
 
     def hint(self, *docs: Document) -> None:

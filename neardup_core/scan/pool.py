@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 
-__all__ = ["INPROCESS_MAX_BYTES", "INPROCESS_MAX_FILES", "WorkerPool", "prestart", "start_method",
-           "stop_all"]
+__all__ = ["INPROCESS_MAX_BYTES", "INPROCESS_MAX_FILES", "WorkerPool", "kill_pool", "prestart",
+           "start_method", "stop_all"]
 
 #: Below this many files (or bytes) worker processes cost more to start than they save (the
 #: reading's rule, :meth:`neardup_core.scan.reading.Reading._inprocess`; here, where the command
@@ -196,7 +196,7 @@ class WorkerPool:
         its workers, alive for as long as a batch takes)."""
         self._started()
         if self.pool is not None:
-            _kill(self.pool)
+            kill_pool(self.pool)
         self.pool = None
 
     def stop(self) -> None:
@@ -204,7 +204,7 @@ class WorkerPool:
         about to leave at once): no waiting, no lock."""
         pool = self.pool
         if pool is not None:
-            _kill(pool, shutdown=False)
+            kill_pool(pool, shutdown=False)
 
     def close(self) -> None:
         """Let the workers go, without waiting for them to leave: an idle worker exits on
@@ -219,9 +219,9 @@ class WorkerPool:
         self.pool = None
 
 
-def _kill(pool: ProcessPoolExecutor, *, shutdown: bool = True) -> None:
-    """Shut ``pool`` down without waiting and kill its processes (they only read files; their
-    unfinished batches are dropped with them)."""
+def kill_pool(pool: ProcessPoolExecutor, *, shutdown: bool = True) -> None:
+    """Shut ``pool`` down without waiting and kill its processes (a scan's workers only read
+    files, an HTML page's only compare them: their unfinished work is dropped with them)."""
     # ProcessPoolExecutor has no public way to reach its processes before Python 3.14's
     # kill_workers(); _processes (pid -> Process) has been there since 3.2, and
     # tests/core/test_scan_workers.py fails if a Python release takes it (or the manager

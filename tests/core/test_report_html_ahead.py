@@ -323,3 +323,37 @@ def test_what_is_put_together_ahead_is_bounded(families, tmp_path, slow_workers,
     alone = _page(families, tmp_path, "alone.html", jobs=1, max_diffs=8)
     assert _page(families, tmp_path, "ahead.html", jobs=2, max_diffs=8) == alone
     assert sum(early) == 1 and len(early) > 1
+
+
+def _sent_in_part_then_killed(task: object) -> None:
+    """A worker killed (by the OOM killer, say) in the middle of sending its comparisons back:
+    the pool's pipe holds the first bytes of a message that never ends."""
+    import inspect
+    import signal
+    import struct
+
+    frame = inspect.currentframe()
+    assert frame is not None and frame.f_back is not None
+    results = frame.f_back.f_locals["result_queue"]  # concurrent.futures' _process_worker
+    results._writer._send(struct.pack("!i", 1 << 20) + b"\0" * 4096)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_worker_killed_while_sending_costs_the_page_nothing(scanned, tmp_path,
+                                                               monkeypatch) -> None:
+    """The pool's manager thread then reads the rest of a message for good, and the page
+    waited for that comparison, and for the pool's end, for ever (an export that never ends,
+    an app that cannot quit). The page notices the worker is gone, compares the rest itself,
+    the same bytes, and leaves no thread behind."""
+    import threading
+
+    res, _ = scanned
+    alone = _page(res, tmp_path, "alone.html", jobs=1)
+    monkeypatch.setattr(html_diffs, "LOST_CHECK_S", 0.2)
+    monkeypatch.setattr(html_diffs, "compare_task", _sent_in_part_then_killed)
+    before = set(threading.enumerate())
+    assert _page(res, tmp_path, "ahead.html", jobs=2) == alone
+    left = [t for t in set(threading.enumerate()) - before if t.is_alive()]
+    for t in left:
+        t.join(timeout=30)
+    assert not [t.name for t in left if t.is_alive()]

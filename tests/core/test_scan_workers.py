@@ -393,7 +393,7 @@ def test_the_pool_internals_a_cancel_kills_through_are_there() -> None:
         assert isinstance(pool._executor_manager_thread, threading.Thread)
         assert hasattr(pool._result_queue._writer, "close")  # closed after the kill
         victims = list(processes.values())
-        pool_mod._kill(pool)
+        pool_mod.kill_pool(pool)
         for p in victims:
             p.join(timeout=30)
             assert not p.is_alive()
@@ -434,7 +434,7 @@ def test_a_worker_killed_while_sending_its_result_leaves_no_thread_reading_for_e
     manager = pool._executor_manager_thread
     assert manager is not None
     time.sleep(0.3)  # the manager thread has read the header and waits for the rest
-    pool_mod._kill(pool)
+    pool_mod.kill_pool(pool)
     manager.join(timeout=30)
     assert not manager.is_alive()
     assert future.done()

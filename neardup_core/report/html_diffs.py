@@ -264,8 +264,12 @@ class Ahead:
                  plan: Sequence[tuple[str, str, Sequence[tuple[str, str]]]],
                  settings: tuple[int, int, int, str],
                  idle: Callable[[], bool] | None = None,
-                 hints: Mapping[str, Hint] | None = None) -> None:
+                 hints: Mapping[str, Hint] | None = None,
+                 gone: Callable[[], bool] | None = None) -> None:
         self.pool = pool
+        #: whether one of the pool's workers has ended
+        #: (:func:`neardup_core.scan.pool.worker_gone`)
+        self.gone = gone
         #: called while the page waits for a comparison not computed yet (other work the page
         #: can do meanwhile), again until it returns False or the comparison is there
         self.idle = idle
@@ -345,7 +349,7 @@ class Ahead:
             except TimeoutError:
                 if future.done():  # the task's own TimeoutError
                     return None
-                if self._worker_lost():  # the page compares it, and the rest, itself
+                if self.gone is not None and self.gone():  # the page compares the rest
                     self.lost = True
                     self.sent = len(self.tasks)
                     self.where.clear()
@@ -354,13 +358,6 @@ class Ahead:
                 return None
         return got[k] if k < len(got) else None
 
-    def _worker_lost(self) -> bool:
-        """Whether one of the pool's worker processes has ended (they end only with the pool,
-        or killed). ``_processes`` is ProcessPoolExecutor's own: see
-        :func:`neardup_core.scan.pool.kill_pool`, whose test fails if a Python release takes
-        it away."""
-        processes = getattr(self.pool, "_processes", None) or {}
-        return any(p.exitcode is not None for p in list(processes.values()))
 
 
 def pool_workers(jobs: int, comparisons: int) -> int:

@@ -407,7 +407,7 @@ class _Html(DiffWriter):
         try:
             from concurrent.futures import ProcessPoolExecutor
 
-            from neardup_core.scan.pool import prestart, start_method
+            from neardup_core.scan.pool import prestart, start_method, worker_gone
             from neardup_core.scan.worker import init_worker
 
             method = start_method()
@@ -417,7 +417,8 @@ class _Html(DiffWriter):
                                        initializer=init_worker, initargs=(None,))
             self.ahead = Ahead(pool, workers, plan, (self.r.options.max_size, self.max_chars,
                                                      self.context, self.language),
-                               idle=self._put_together_ahead, hints=self.hints)
+                               idle=self._put_together_ahead, hints=self.hints,
+                               gone=functools.partial(worker_gone, pool))
         except (OSError, RuntimeError):  # no processes here: the page compares them itself
             self.ahead = None
         try:

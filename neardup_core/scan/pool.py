@@ -35,11 +35,13 @@ import weakref
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
+from neardup_core.pool_ends import kill_pool, worker_gone
+
 if TYPE_CHECKING:
     from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 
 __all__ = ["INPROCESS_MAX_BYTES", "INPROCESS_MAX_FILES", "WorkerPool", "kill_pool", "prestart",
-           "start_method", "stop_all"]
+           "start_method", "stop_all", "worker_gone"]
 
 #: Below this many files (or bytes) worker processes cost more to start than they save (the
 #: reading's rule, :meth:`neardup_core.scan.reading.Reading._inprocess`; here, where the command
@@ -217,42 +219,6 @@ class WorkerPool:
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
         self.pool = None
-
-
-def kill_pool(pool: ProcessPoolExecutor, *, shutdown: bool = True) -> None:
-    """Shut ``pool`` down without waiting and kill its processes (a scan's workers only read
-    files, an HTML page's only compare them: their unfinished work is dropped with them)."""
-    # ProcessPoolExecutor has no public way to reach its processes before Python 3.14's
-    # kill_workers(); _processes (pid -> Process) has been there since 3.2, and
-    # tests/core/test_scan_workers.py fails if a Python release takes it (or the manager
-    # thread, or the result queue's writing end) away, rather than letting a cancelled scan
-    # wait for its workers again.
-    public_kill = getattr(pool, "kill_workers", None)
-    if public_kill is not None:
-        with contextlib.suppress(Exception):
-            public_kill()
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    manager = getattr(pool, "_executor_manager_thread", None)
-    results = getattr(pool, "_result_queue", None)  # (shutdown lets go of it)
-    if shutdown:
-        pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        with contextlib.suppress(Exception):  # already gone, or being reaped
-            process.kill()
-    # A worker killed in the middle of sending a result (a batch bigger than the pipe's
-    # buffer) leaves the manager thread reading the rest of it, and this process holds the
-    # pipe's writing end too, which this process never writes to: closed, the read finds the
-    # pipe's end once the workers are gone, and the thread ends as for any broken pool.
-    # Left open, the read went on for good and Python's exit waited for that thread.
-    writer = getattr(results, "_writer", None)
-    if writer is not None:
-        with contextlib.suppress(OSError):
-            writer.close()
-    if shutdown and manager is not None:
-        # With its processes dead the pool's manager thread ends at once. Left running, it
-        # raced Python's exit, which then wrote to the pipe the thread had just closed (a
-        # traceback after every cancelled scan that ended quickly, Python 3.11).
-        manager.join(timeout=10)
 
 
 def stop_all() -> None:

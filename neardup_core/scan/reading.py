@@ -36,7 +36,12 @@ from neardup_core.progress import Stage
 from neardup_core.scan.cache_lookup import outcome_from_cache
 from neardup_core.scan.cache_write import CacheWrite, cache_rows
 from neardup_core.scan.packed import Collected, fingerprint_packed, read_packed
-from neardup_core.scan.pool import INPROCESS_MAX_BYTES, INPROCESS_MAX_FILES, WorkerPool
+from neardup_core.scan.pool import (
+    INPROCESS_MAX_BYTES,
+    INPROCESS_MAX_FILES,
+    WorkerPool,
+    worker_gone,
+)
 from neardup_core.scan.stages import RunStages
 from neardup_core.scan.worker import (
     Outcome,
@@ -84,6 +89,12 @@ BATCH_BYTES = 4 * 1024 * 1024
 #: Pools that break before returning anything, in a row, before the scan stops trying (workers
 #: that cannot even start would otherwise be retried once per file).
 DEAD_POOLS_LIMIT = 8
+#: Waits in a row (0.2 s each) that bring nothing back while a worker is gone before the pool
+#: is taken for broken: a worker killed in the middle of sending its result (the OOM killer,
+#: say) leaves the pool waiting for the rest of that message for good, its futures pending
+#: (:func:`neardup_core.scan.pool.worker_gone`); the pool itself notices any other death at
+#: once.
+STUCK_WAITS = 3
 #: Text (characters) the scan's own process may read ahead while the workers start.
 READ_AHEAD_BYTES = 32 * 1024 * 1024
 #: Read by native code a hostile file could crash: never read ahead in this process (a legacy
@@ -337,6 +348,7 @@ class Reading(RunStages):
             inflight: dict[Future, list[FileEntry]] = early
             early = {}
             returned = 0
+            stuck = 0  # waits in a row that brought nothing back with a worker gone
             if dead_pools >= DEAD_POOLS_LIMIT:
                 left = [e for b in queue for e in b] + list(suspects)
                 for e in left:
@@ -382,6 +394,13 @@ class Reading(RunStages):
                                 _drop_first(queue, len(parts))
                             inflight[fut] = batch
                     finished, _ = wait(inflight, timeout=0.2, return_when=FIRST_COMPLETED)
+                    if finished or not inflight:
+                        stuck = 0
+                    elif worker_gone(pool):
+                        stuck += 1
+                        if stuck >= STUCK_WAITS:  # killed as it sent: read again, as any
+                            raise BrokenProcessPool("a worker process ended while sending "
+                                                    "its result back")
                     for fut in finished:
                         batch = inflight[fut]
                         try:

@@ -123,3 +123,33 @@ def _lost_only_doc007(result, here) -> None:  # type: ignore[no-untyped-def]
     assert result.documents == tuple(d for d in here.documents
                                      if not d.path.endswith("doc007.txt"))
     assert [p for p in result.problems if p.kind != ProblemKind.LOST] == list(here.problems)
+
+
+def send_half_and_die() -> None:
+    """In a pool's worker: send the first bytes of a result message that never ends, and die
+    on the spot (a worker the OOM killer takes as it sends a batch back, bigger than the
+    pipe's buffer). The pool's manager thread waits for the rest of that message for good."""
+    import inspect
+    import signal
+    import struct
+
+    frame = inspect.currentframe()
+    while frame is not None and frame.f_code.co_name != "_process_worker":
+        frame = frame.f_back
+    assert frame is not None, "not in a ProcessPoolExecutor's worker"
+    frame.f_locals["result_queue"]._writer._send(struct.pack("!i", 1 << 20) + b"\0" * 4096)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _die_sending_on_doc007(monkeypatch, once: Path) -> None:  # type: ignore[no-untyped-def]
+    """The first worker that reads doc007.txt dies as it sends its batch back; read again, the
+    file is read as any other."""
+    real = worker_mod.extract
+
+    def dying(path: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if path.endswith("doc007.txt") and not once.exists():
+            once.touch()
+            send_half_and_die()
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(worker_mod, "extract", dying)

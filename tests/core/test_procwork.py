@@ -103,6 +103,32 @@ def test_a_worker_that_dies_fails_the_map_and_the_folder_goes(tmp_root) -> None:
     assert not _shared_folders(tmp_root)
 
 
+def _dies_sending(_: int) -> None:
+    from core._scan_folder import send_half_and_die
+
+    send_half_and_die()
+
+
+def test_a_worker_killed_as_it_sends_fails_the_map_instead_of_waiting_for_ever(
+        tmp_root) -> None:
+    """The pool waits for the rest of the message for good, and so did the map, and the
+    scan's search for excerpts with it. The map sees a worker gone with nothing coming back,
+    kills the pool and fails; the scan then searches with threads."""
+    import threading
+
+    ctx = multiprocessing.get_context(start_method())
+    doomed = ProcessPoolExecutor(2, mp_context=ctx)
+    work = ProcessWork(doomed, 2)
+    with pytest.raises(BrokenProcessPool), work.share({"a": np.zeros(10)}):
+        work.map(_dies_sending, [3])
+    assert not _shared_folders(tmp_root)
+    manager = doomed._executor_manager_thread
+    if isinstance(manager, threading.Thread):
+        manager.join(timeout=30)
+        assert not manager.is_alive()
+    doomed.shutdown(wait=True)
+
+
 def test_a_cancel_stops_the_map_and_the_folder_goes(pool, tmp_root) -> None:
     asked: list[int] = []
 

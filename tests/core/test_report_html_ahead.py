@@ -326,17 +326,10 @@ def test_what_is_put_together_ahead_is_bounded(families, tmp_path, slow_workers,
 
 
 def _sent_in_part_then_killed(task: object) -> None:
-    """A worker killed (by the OOM killer, say) in the middle of sending its comparisons back:
-    the pool's pipe holds the first bytes of a message that never ends."""
-    import inspect
-    import signal
-    import struct
+    """A comparing worker killed (by the OOM killer, say) as it sends its comparisons back."""
+    from core._scan_folder import send_half_and_die
 
-    frame = inspect.currentframe()
-    assert frame is not None and frame.f_back is not None
-    results = frame.f_back.f_locals["result_queue"]  # concurrent.futures' _process_worker
-    results._writer._send(struct.pack("!i", 1 << 20) + b"\0" * 4096)
-    os.kill(os.getpid(), signal.SIGKILL)
+    send_half_and_die()
 
 
 def test_a_worker_killed_while_sending_costs_the_page_nothing(scanned, tmp_path,

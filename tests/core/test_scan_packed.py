@@ -231,6 +231,27 @@ def test_a_worker_that_dies_on_one_file_costs_only_that_file(
     assert any("stopped unexpectedly" in n for n in result.notes)
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="needs fork")
+def test_a_worker_killed_as_it_sends_its_batch_costs_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its pool waits for the rest of the message for good, and the scan waited for that
+    batch for good (a progress bar that never moved again). The scan sees a worker gone with
+    nothing coming back, takes the pool for broken and reads that batch's files again: the
+    same result as a scan without the kill."""
+    from core._scan_folder import _die_sending_on_doc007
+
+    root = _folder(tmp_path / "docs")
+    _small_batches(monkeypatch)
+    here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])
+    _die_sending_on_doc007(monkeypatch, tmp_path / "killed-once")
+    monkeypatch.setattr(reading_mod, "READ_AHEAD_BYTES", 0)  # every file to the workers
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2), mp_context="fork").run(
+        [str(root)])
+    assert (tmp_path / "killed-once").exists()
+    _same_scan(result, here)
+    assert any("stopped unexpectedly" in n for n in result.notes)
+
+
 def test_a_cancel_mid_scan_keeps_a_consistent_part(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _folder(tmp_path / "docs", 60)

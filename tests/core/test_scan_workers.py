@@ -399,23 +399,13 @@ def test_the_pool_internals_a_cancel_kills_through_are_there() -> None:
             assert not p.is_alive()
 
 
-def _half_a_result(started: str) -> None:
-    """A worker cut off in the middle of sending its result back: the pool's pipe holds the
-    first bytes of a message that never ends (as when a cancel kills a worker that is sending
-    a batch of fingerprints bigger than the pipe's buffer)."""
-    import inspect
-    import struct
+def _half_a_result(_: int) -> None:
+    from core._scan_folder import send_half_and_die
 
-    frame = inspect.currentframe()
-    assert frame is not None and frame.f_back is not None
-    results = frame.f_back.f_locals["result_queue"]  # concurrent.futures' _process_worker
-    results._writer._send(struct.pack("!i", 1 << 20) + b"\0" * 4096)
-    Path(started).touch()
-    time.sleep(600)
+    send_half_and_die()
 
 
-def test_a_worker_killed_while_sending_its_result_leaves_no_thread_reading_for_ever(
-        tmp_path: Path) -> None:
+def test_a_worker_killed_while_sending_its_result_leaves_no_thread_reading_for_ever() -> None:
     """The pool's manager thread reads the rest of a message that a killed worker can never
     finish. This process holds the pipe's other end too, so the read waited for good, and
     Python's exit waited for that thread: a test run that passed and never ended, an app that
@@ -424,16 +414,16 @@ def test_a_worker_killed_while_sending_its_result_leaves_no_thread_reading_for_e
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    started = tmp_path / "sending"
     pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(start_method()))
-    future = pool.submit(_half_a_result, str(started))
-    deadline = time.monotonic() + 120
-    while not started.exists():
-        assert time.monotonic() < deadline and not future.done()
-        time.sleep(0.02)
+    future = pool.submit(_half_a_result, 0)
     manager = pool._executor_manager_thread
     assert manager is not None
-    time.sleep(0.3)  # the manager thread has read the header and waits for the rest
+    deadline = time.monotonic() + 120
+    while not pool_mod.worker_gone(pool):
+        assert time.monotonic() < deadline, "the worker never ran"
+        time.sleep(0.02)
+    time.sleep(0.5)  # the manager thread waits for the rest of the message, for good
+    assert manager.is_alive() and not future.done()
     pool_mod.kill_pool(pool)
     manager.join(timeout=30)
     assert not manager.is_alive()

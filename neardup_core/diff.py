@@ -35,7 +35,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, count
+from itertools import accumulate, count, starmap
 from typing import Literal
 
 from rapidfuzz.distance import LCSseq
@@ -202,24 +202,31 @@ def intraline_spans(left: str, right: str, granularity: Granularity = "auto"
         ids: defaultdict[str, int] = defaultdict(count().__next__)
         la = list(map(ids.__getitem__, lt))
         ra = list(map(ids.__getitem__, rt))
-    ls: list[Span] = []
-    rs: list[Span] = []
-    for op in LCSseq.opcodes(la, ra):
-        if op.tag == "equal":
+    # What lies between two matched runs is changed, on either side (the runs as tuples, in
+    # C: reading each opcode's fields one by one was a third of this function's time)
+    ls: list[tuple[int, int]] = []
+    rs: list[tuple[int, int]] = []
+    i = j = 0
+    for _, i1, i2, j1, j2 in LCSseq.opcodes(la, ra).as_list():
+        if _ != "equal":
             continue
-        i1, i2, j1, j2 = op.src_start, op.src_end, op.dest_start, op.dest_end
-        if i2 > i1:
-            _add(ls, lo[i1], lo[i2])
-        if j2 > j1:
-            _add(rs, ro[j1], ro[j2])
-    return tuple(ls), tuple(rs)
+        if i1 > i:
+            _add(ls, lo[i], lo[i1])
+        if j1 > j:
+            _add(rs, ro[j], ro[j1])
+        i, j = i2, j2
+    if len(lt) > i:
+        _add(ls, lo[i], lo[len(lt)])
+    if len(rt) > j:
+        _add(rs, ro[j], ro[len(rt)])
+    return tuple(starmap(Span, ls)), tuple(starmap(Span, rs))
 
 
-def _add(spans: list[Span], start: int, end: int) -> None:
-    if spans and spans[-1].end == start:
-        spans[-1] = Span(spans[-1].start, end)
+def _add(spans: list[tuple[int, int]], start: int, end: int) -> None:
+    if spans and spans[-1][1] == start:  # (a token of no characters between)
+        spans[-1] = (spans[-1][0], end)
     else:
-        spans.append(Span(start, end))
+        spans.append((start, end))
 
 
 def aligned_diff(left: str, right: str, *, max_lines: int = MAX_LINES,

@@ -270,3 +270,38 @@ def test_rows_tokenised_once_give_what_fresh_ones_give():
         assert seen == {diff.intraline_spans(ref, m, granularity)}
     assert diff.intraline_spans(ref, members[0], "word") != \
         diff.intraline_spans(ref, members[0], "char")
+
+
+_PIECES = st.sampled_from(["the ", "cat ", "sat", ".", " ", "合同", "双方", "，", "a", "b", "\t",
+                           "12", "3"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=30), st.lists(_PIECES, max_size=30),
+       st.sampled_from(["auto", "char", "word"]))
+def test_changed_spans_are_what_the_matching_leaves_out(left, right, granularity) -> None:
+    """Each side's spans are its characters outside the matched runs of tokens, runs that
+    touch made one: read off the matcher's opcodes one by one, as before they were read as
+    tuples, the same spans."""
+    from rapidfuzz.distance import LCSseq
+
+    from neardup_core.diff import Span, _row_tokens
+
+    left, right = "".join(left), "".join(right)
+    got = intraline_spans(left, right, granularity)
+    (lt, lo), (rt, ro) = _row_tokens(left, granularity), _row_tokens(right, granularity)
+    ids: dict[str, int] = {}
+    la = [ids.setdefault(t, len(ids)) for t in lt]
+    ra = [ids.setdefault(t, len(ids)) for t in rt]
+    want: tuple[list[Span], list[Span]] = ([], [])
+    for op in LCSseq.opcodes(la, ra):
+        if op.tag == "equal":
+            continue
+        for spans, offs, a, b in ((want[0], lo, op.src_start, op.src_end),
+                                  (want[1], ro, op.dest_start, op.dest_end)):
+            if b > a:
+                if spans and spans[-1].end == offs[a]:
+                    spans[-1] = Span(spans[-1].start, offs[b])
+                else:
+                    spans.append(Span(offs[a], offs[b]))
+    assert got == (tuple(want[0]), tuple(want[1]))

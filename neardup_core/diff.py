@@ -207,8 +207,8 @@ def intraline_spans(left: str, right: str, granularity: Granularity = "auto"
     ls: list[tuple[int, int]] = []
     rs: list[tuple[int, int]] = []
     i = j = 0
-    for _, i1, i2, j1, j2 in LCSseq.opcodes(la, ra).as_list():
-        if _ != "equal":
+    for tag, i1, i2, j1, j2 in LCSseq.opcodes(la, ra).as_list():
+        if tag != "equal":
             continue
         if i1 > i:
             _add(ls, lo[i], lo[i1])

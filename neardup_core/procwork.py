@@ -217,7 +217,7 @@ class ProcessWork:
                 done, pending = wait(pending, timeout=_POLL, return_when=FIRST_EXCEPTION)
                 for f in done:
                     f.result()  # raises the task's error
-                stuck = 0 if done else stuck + self._gone()
+                stuck = stuck + 1 if not done and self._gone() else 0
                 if stuck >= STUCK_POLLS:  # its futures would never end: nor would the wait
                     kill_pool(self.pool, shutdown=False)  # type: ignore[arg-type]
                     raise BrokenProcessPool("a worker process ended while sending its result "

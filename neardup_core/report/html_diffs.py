@@ -268,7 +268,7 @@ class Ahead:
                  gone: Callable[[], bool] | None = None) -> None:
         self.pool = pool
         #: whether one of the pool's workers has ended
-        #: (:func:`neardup_core.scan.pool.worker_gone`)
+        #: (:func:`neardup_core.pool_ends.worker_gone`)
         self.gone = gone
         #: called while the page waits for a comparison not computed yet (other work the page
         #: can do meanwhile), again until it returns False or the comparison is there
@@ -357,7 +357,6 @@ class Ahead:
             except Exception:  # a worker lost, or a task that failed: compared by the page
                 return None
         return got[k] if k < len(got) else None
-
 
 
 def pool_workers(jobs: int, comparisons: int) -> int:

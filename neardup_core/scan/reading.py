@@ -92,7 +92,7 @@ DEAD_POOLS_LIMIT = 8
 #: Waits in a row (0.2 s each) that bring nothing back while a worker is gone before the pool
 #: is taken for broken: a worker killed in the middle of sending its result (the OOM killer,
 #: say) leaves the pool waiting for the rest of that message for good, its futures pending
-#: (:func:`neardup_core.scan.pool.worker_gone`); the pool itself notices any other death at
+#: (:func:`neardup_core.pool_ends.worker_gone`); the pool itself notices any other death at
 #: once.
 STUCK_WAITS = 3
 #: Text (characters) the scan's own process may read ahead while the workers start.
@@ -394,9 +394,9 @@ class Reading(RunStages):
                                 _drop_first(queue, len(parts))
                             inflight[fut] = batch
                     finished, _ = wait(inflight, timeout=0.2, return_when=FIRST_COMPLETED)
-                    if finished or not inflight:
+                    if finished or not inflight or not worker_gone(pool):
                         stuck = 0
-                    elif worker_gone(pool):
+                    else:
                         stuck += 1
                         if stuck >= STUCK_WAITS:  # killed as it sent: read again, as any
                             raise BrokenProcessPool("a worker process ended while sending "

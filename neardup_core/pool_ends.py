@@ -11,7 +11,12 @@ these two answers. Standard library only: the workers import this module too.
 from __future__ import annotations
 
 import contextlib
-from concurrent.futures import ProcessPoolExecutor
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor
+
+#: How long a pool may bring nothing back with one of its workers gone before it is taken for
+#: broken (:class:`LostWorkerWatch`): it notices any other death within milliseconds.
+LOST_AFTER_S = 0.6
 
 
 def kill_pool(pool: ProcessPoolExecutor, *, shutdown: bool = True) -> None:
@@ -69,4 +74,27 @@ def worker_gone(pool: ProcessPoolExecutor) -> bool:
         return False
 
 
-__all__ = ["kill_pool", "worker_gone"]
+class LostWorkerWatch:
+    """Tells, asked after each wait for ``pool``'s futures, when the pool has brought nothing
+    back for :data:`LOST_AFTER_S` with one of its workers gone (:func:`worker_gone`): the
+    work that worker held will never come back, and the wait would go on for good. Never for
+    an executor that is not a process pool."""
+
+    def __init__(self, pool: Executor) -> None:
+        self.pool = pool
+        self._since: float | None = None  # when the wait was first found so
+
+    def stuck(self, progressed: bool) -> bool:
+        """``progressed``: the last wait brought something back (or there was nothing to
+        wait for)."""
+        pool = self.pool
+        if progressed or not isinstance(pool, ProcessPoolExecutor) or not worker_gone(pool):
+            self._since = None
+            return False
+        now = time.monotonic()
+        if self._since is None:
+            self._since = now
+        return now - self._since >= LOST_AFTER_S
+
+
+__all__ = ["LOST_AFTER_S", "LostWorkerWatch", "kill_pool", "worker_gone"]

@@ -29,22 +29,19 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_EXCEPTION, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_EXCEPTION, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
 
 import numpy as np
 
 from neardup_core.errors import ScanCancelled
-from neardup_core.pool_ends import kill_pool, worker_gone
+from neardup_core.pool_ends import LostWorkerWatch, kill_pool
 
 __all__ = ["ProcessWork", "SharedArrays", "shared_root", "timed_call"]
 
 #: How often a wait for the workers looks at the cancel flag (seconds).
 _POLL = 0.1
-#: Polls in a row that bring nothing back while a worker is gone before the pool is taken for
-#: broken (a worker killed as it sent its result: :func:`neardup_core.pool_ends.worker_gone`)
-STUCK_POLLS = 6
 #: What the temporary folders of shared arrays are called (tests look for leftovers).
 FOLDER_PREFIX = "neardup-arrays-"
 #: Where large temporary files belong on Linux and the BSDs when /tmp may be memory (tmpfs).
@@ -210,15 +207,14 @@ class ProcessWork:
             for x in todo:
                 futs.append(self.pool.submit(timed_call, fn, x))
             pending = set(futs)
-            stuck = 0
+            lost = LostWorkerWatch(self.pool)
             while pending:
                 if self.cancelled():
                     raise ScanCancelled()
                 done, pending = wait(pending, timeout=_POLL, return_when=FIRST_EXCEPTION)
                 for f in done:
                     f.result()  # raises the task's error
-                stuck = stuck + 1 if not done and self._gone() else 0
-                if stuck >= STUCK_POLLS:  # its futures would never end: nor would the wait
+                if lost.stuck(bool(done)):  # its futures would never end: nor would the wait
                     kill_pool(self.pool, shutdown=False)  # type: ignore[arg-type]
                     raise BrokenProcessPool("a worker process ended while sending its result "
                                             "back")
@@ -230,9 +226,6 @@ class ProcessWork:
         got = [f.result() for f in futs]
         times.extend(t for _, t in got)
         return [r for r, _ in got]
-
-    def _gone(self) -> bool:
-        return isinstance(self.pool, ProcessPoolExecutor) and worker_gone(self.pool)
 
     @property
     def cpu(self) -> float:

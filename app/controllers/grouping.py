@@ -102,8 +102,8 @@ class GroupingController(QObject):
         second at 10^6 documents) in a worker thread once it is shown: a change of mode,
         references or ignored pairs starts a regrouper that the scan's worker did not
         prepare, and so does a result opened from a file; its first long jump would otherwise
-        wait for the forest. Failing here
-        costs nothing but that wait, so it is not reported."""
+        wait for the forest. Failing here costs nothing but that wait, so it is not
+        reported."""
         self.window.host.start(CallWorker(result.prepare_regroup))
 
     def _failed(self, exc: BaseException) -> None:

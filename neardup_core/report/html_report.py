@@ -407,7 +407,8 @@ class _Html(DiffWriter):
         try:
             from concurrent.futures import ProcessPoolExecutor
 
-            from neardup_core.scan.pool import prestart, start_method, worker_gone
+            from neardup_core.pool_ends import worker_gone
+            from neardup_core.scan.pool import prestart, start_method
             from neardup_core.scan.worker import init_worker
 
             method = start_method()
@@ -428,7 +429,7 @@ class _Html(DiffWriter):
             if ahead is not None:
                 ahead.close()
             if pool is not None and ahead is not None and ahead.lost:
-                from neardup_core.scan.pool import kill_pool
+                from neardup_core.pool_ends import kill_pool
 
                 kill_pool(pool)  # its manager thread may wait for the lost worker's message
             elif pool is not None:

@@ -35,13 +35,13 @@ import weakref
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
-from neardup_core.pool_ends import kill_pool, worker_gone
+from neardup_core.pool_ends import kill_pool
 
 if TYPE_CHECKING:
     from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 
-__all__ = ["INPROCESS_MAX_BYTES", "INPROCESS_MAX_FILES", "WorkerPool", "kill_pool", "prestart",
-           "start_method", "stop_all", "worker_gone"]
+__all__ = ["INPROCESS_MAX_BYTES", "INPROCESS_MAX_FILES", "WorkerPool", "prestart", "start_method",
+           "stop_all"]
 
 #: Below this many files (or bytes) worker processes cost more to start than they save (the
 #: reading's rule, :meth:`neardup_core.scan.reading.Reading._inprocess`; here, where the command

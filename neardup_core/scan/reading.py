@@ -32,16 +32,12 @@ import numpy as np
 from neardup_core.extract import FileEntry
 from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 from neardup_core.models import LEGACY_SUFFIXES, NATIVE_SUFFIXES
+from neardup_core.pool_ends import LostWorkerWatch
 from neardup_core.progress import Stage
 from neardup_core.scan.cache_lookup import outcome_from_cache
 from neardup_core.scan.cache_write import CacheWrite, cache_rows
 from neardup_core.scan.packed import Collected, fingerprint_packed, read_packed
-from neardup_core.scan.pool import (
-    INPROCESS_MAX_BYTES,
-    INPROCESS_MAX_FILES,
-    WorkerPool,
-    worker_gone,
-)
+from neardup_core.scan.pool import INPROCESS_MAX_BYTES, INPROCESS_MAX_FILES, WorkerPool
 from neardup_core.scan.stages import RunStages
 from neardup_core.scan.worker import (
     Outcome,
@@ -89,12 +85,6 @@ BATCH_BYTES = 4 * 1024 * 1024
 #: Pools that break before returning anything, in a row, before the scan stops trying (workers
 #: that cannot even start would otherwise be retried once per file).
 DEAD_POOLS_LIMIT = 8
-#: Waits in a row (0.2 s each) that bring nothing back while a worker is gone before the pool
-#: is taken for broken: a worker killed in the middle of sending its result (the OOM killer,
-#: say) leaves the pool waiting for the rest of that message for good, its futures pending
-#: (:func:`neardup_core.pool_ends.worker_gone`); the pool itself notices any other death at
-#: once.
-STUCK_WAITS = 3
 #: Text (characters) the scan's own process may read ahead while the workers start.
 READ_AHEAD_BYTES = 32 * 1024 * 1024
 #: Read by native code a hostile file could crash: never read ahead in this process (a legacy
@@ -348,7 +338,6 @@ class Reading(RunStages):
             inflight: dict[Future, list[FileEntry]] = early
             early = {}
             returned = 0
-            stuck = 0  # waits in a row that brought nothing back with a worker gone
             if dead_pools >= DEAD_POOLS_LIMIT:
                 left = [e for b in queue for e in b] + list(suspects)
                 for e in left:
@@ -366,6 +355,9 @@ class Reading(RunStages):
                 self._note_no_workers()
                 self._run_here(left, drop_lines, stage, done, total, verb, out)
                 break
+            # a worker killed as it sent its result (the OOM killer, say) leaves the pool
+            # waiting for the rest of that message for good, its futures pending
+            lost_worker = LostWorkerWatch(pool)
             try:
                 while (queue or ready or suspects or inflight) and not self.cancel.cancelled:
                     if suspects:
@@ -394,13 +386,9 @@ class Reading(RunStages):
                                 _drop_first(queue, len(parts))
                             inflight[fut] = batch
                     finished, _ = wait(inflight, timeout=0.2, return_when=FIRST_COMPLETED)
-                    if finished or not inflight or not worker_gone(pool):
-                        stuck = 0
-                    else:
-                        stuck += 1
-                        if stuck >= STUCK_WAITS:  # killed as it sent: read again, as any
-                            raise BrokenProcessPool("a worker process ended while sending "
-                                                    "its result back")
+                    if lost_worker.stuck(bool(finished) or not inflight):  # read again, as any
+                        raise BrokenProcessPool("a worker process ended while sending its "
+                                                "result back")
                     for fut in finished:
                         batch = inflight[fut]
                         try:

@@ -125,10 +125,11 @@ def _lost_only_doc007(result, here) -> None:  # type: ignore[no-untyped-def]
     assert [p for p in result.problems if p.kind != ProblemKind.LOST] == list(here.problems)
 
 
-def send_half_and_die() -> None:
-    """In a pool's worker: send the first bytes of a result message that never ends, and die
-    on the spot (a worker the OOM killer takes as it sends a batch back, bigger than the
-    pipe's buffer). The pool's manager thread waits for the rest of that message for good."""
+def send_half_and_die(*_: object) -> None:
+    """In a pool's worker, as a task or called by one: send the first bytes of a result
+    message that never ends, and die on the spot (a worker the OOM killer takes as it sends a
+    batch back, bigger than the pipe's buffer). The pool's manager thread waits for the rest
+    of that message for good."""
     import inspect
     import signal
     import struct

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from core._scan_folder import send_half_and_die
 
 from neardup_core.errors import ScanCancelled
 from neardup_core.procwork import FOLDER_PREFIX, ProcessWork, SharedArrays, timed_call
@@ -103,12 +104,6 @@ def test_a_worker_that_dies_fails_the_map_and_the_folder_goes(tmp_root) -> None:
     assert not _shared_folders(tmp_root)
 
 
-def _dies_sending(_: int) -> None:
-    from core._scan_folder import send_half_and_die
-
-    send_half_and_die()
-
-
 def test_a_worker_killed_as_it_sends_fails_the_map_instead_of_waiting_for_ever(
         tmp_root) -> None:
     """The pool waits for the rest of the message for good, and so did the map, and the
@@ -120,7 +115,7 @@ def test_a_worker_killed_as_it_sends_fails_the_map_instead_of_waiting_for_ever(
     doomed = ProcessPoolExecutor(2, mp_context=ctx)
     work = ProcessWork(doomed, 2)
     with pytest.raises(BrokenProcessPool), work.share({"a": np.zeros(10)}):
-        work.map(_dies_sending, [3])
+        work.map(send_half_and_die, [3])
     assert not _shared_folders(tmp_root)
     manager = doomed._executor_manager_thread
     if isinstance(manager, threading.Thread):

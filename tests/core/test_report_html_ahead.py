@@ -8,6 +8,7 @@ from concurrent.futures import Executor, Future
 from pathlib import Path
 
 import pytest
+from core._scan_folder import send_half_and_die
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -325,13 +326,6 @@ def test_what_is_put_together_ahead_is_bounded(families, tmp_path, slow_workers,
     assert sum(early) == 1 and len(early) > 1
 
 
-def _sent_in_part_then_killed(task: object) -> None:
-    """A comparing worker killed (by the OOM killer, say) as it sends its comparisons back."""
-    from core._scan_folder import send_half_and_die
-
-    send_half_and_die()
-
-
 def test_a_worker_killed_while_sending_costs_the_page_nothing(scanned, tmp_path,
                                                                monkeypatch) -> None:
     """The pool's manager thread then reads the rest of a message for good, and the page
@@ -343,7 +337,7 @@ def test_a_worker_killed_while_sending_costs_the_page_nothing(scanned, tmp_path,
     res, _ = scanned
     alone = _page(res, tmp_path, "alone.html", jobs=1)
     monkeypatch.setattr(html_diffs, "LOST_CHECK_S", 0.2)
-    monkeypatch.setattr(html_diffs, "compare_task", _sent_in_part_then_killed)
+    monkeypatch.setattr(html_diffs, "compare_task", send_half_and_die)  # killed as it sends
     before = set(threading.enumerate())
     assert _page(res, tmp_path, "ahead.html", jobs=2) == alone
     left = [t for t in set(threading.enumerate()) - before if t.is_alive()]

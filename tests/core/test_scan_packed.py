@@ -19,6 +19,7 @@ from core._scan_folder import (
     _cancelled_and_full,
     _consistent_part,
     _crash_on_doc007,
+    _die_sending_on_doc007,
     _entries,
     _folder,
     _lost_only_doc007,
@@ -238,8 +239,6 @@ def test_a_worker_killed_as_it_sends_its_batch_costs_nothing(
     batch for good (a progress bar that never moved again). The scan sees a worker gone with
     nothing coming back, takes the pool for broken and reads that batch's files again: the
     same result as a scan without the kill."""
-    from core._scan_folder import _die_sending_on_doc007
-
     root = _folder(tmp_path / "docs")
     _small_batches(monkeypatch)
     here = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(root)])

@@ -13,7 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
+from core._scan_folder import send_half_and_die
 
+import neardup_core.pool_ends as pool_ends
 import neardup_core.scan.pool as pool_mod
 import neardup_core.scan.reading as reading_mod
 import neardup_core.scan.stages as stages_mod
@@ -374,16 +376,14 @@ def _square(x: int) -> int:
 
 
 def test_the_pool_internals_a_cancel_kills_through_are_there() -> None:
-    """scan/pool.py kills a cancelled pool's workers through ProcessPoolExecutor's private
-    ``_processes``, closes its ``_result_queue``'s writing end and joins its
+    """pool_ends.kill_pool kills a cancelled pool's workers through ProcessPoolExecutor's
+    private ``_processes``, closes its ``_result_queue``'s writing end and joins its
     ``_executor_manager_thread`` (Python offers no public way before 3.14). A Python release
     that changes any of them must fail here, not silently bring back scans that wait for their
     workers after a cancel, or a manager thread that Python's exit waits for."""
     import multiprocessing
     import threading
     from concurrent.futures import ProcessPoolExecutor
-
-    from neardup_core.scan import pool as pool_mod
 
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         assert pool.submit(_square, 3).result(timeout=120) == 9
@@ -393,16 +393,10 @@ def test_the_pool_internals_a_cancel_kills_through_are_there() -> None:
         assert isinstance(pool._executor_manager_thread, threading.Thread)
         assert hasattr(pool._result_queue._writer, "close")  # closed after the kill
         victims = list(processes.values())
-        pool_mod.kill_pool(pool)
+        pool_ends.kill_pool(pool)
         for p in victims:
             p.join(timeout=30)
             assert not p.is_alive()
-
-
-def _half_a_result(_: int) -> None:
-    from core._scan_folder import send_half_and_die
-
-    send_half_and_die()
 
 
 def test_a_worker_killed_while_sending_its_result_leaves_no_thread_reading_for_ever() -> None:
@@ -415,16 +409,16 @@ def test_a_worker_killed_while_sending_its_result_leaves_no_thread_reading_for_e
     from concurrent.futures import ProcessPoolExecutor
 
     pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(start_method()))
-    future = pool.submit(_half_a_result, 0)
+    future = pool.submit(send_half_and_die)
     manager = pool._executor_manager_thread
     assert manager is not None
     deadline = time.monotonic() + 120
-    while not pool_mod.worker_gone(pool):
+    while not pool_ends.worker_gone(pool):
         assert time.monotonic() < deadline, "the worker never ran"
         time.sleep(0.02)
     time.sleep(0.5)  # the manager thread waits for the rest of the message, for good
     assert manager.is_alive() and not future.done()
-    pool_mod.kill_pool(pool)
+    pool_ends.kill_pool(pool)
     manager.join(timeout=30)
     assert not manager.is_alive()
     assert future.done()

@@ -13,6 +13,9 @@ import numpy as np
 
 from neardup_core.models import Method
 
+#: Pairs compared per block by :func:`minhash_agreement` (256-2,048 alike; 4,096 7 % slower).
+AGREEMENT_CHUNK = 2048
+
 
 def simhash_similarity(distance: np.ndarray | int) -> np.ndarray:
     """Jaccard-equivalent similarity for a 64-bit SimHash Hamming distance."""
@@ -44,13 +47,33 @@ def minhash_jaccard(sig: np.ndarray, others: np.ndarray) -> np.ndarray:
 
 def minhash_agreement(minhash: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """Share of equal slots between rows ``left[i]`` and ``right[i]``; chunked so the gathered
-    rows stay in cache (a 4096 x 128 block of uint32 is 2 MB)."""
+    rows stay in cache (a 2048 x 128 block of uint32 is 1 MB), into buffers made once: fresh
+    blocks per chunk cost their first touch each time (on the VMs here, 380,000 pairs of
+    random rows at 10^6 documents: 110 ms against 158). The equal slots are counted as the
+    set bits of the comparison's bytes read eight at a time (half of ``count_nonzero``'s)."""
     k = minhash.shape[1]
-    out = np.empty(left.shape[0], dtype=np.float32)
-    step = 4096
-    for s in range(0, left.shape[0], step):
-        eq = minhash[left[s:s + step]] == minhash[right[s:s + step]]
-        out[s:s + step] = np.count_nonzero(eq, axis=1) / np.float32(k)
+    m = left.shape[0]
+    out = np.empty(m, dtype=np.float32)
+    step = min(AGREEMENT_CHUNK, m)
+    if not step:
+        return out
+    n = minhash.shape[0]
+    for ends in (left, right):  # checked once here: ``take`` that checks writes twice
+        if int(ends.min()) < -n or int(ends.max()) >= n:
+            raise IndexError(f"row indices must be in [-{n}, {n})")
+    x = np.empty((step, k), dtype=minhash.dtype)
+    y = np.empty((step, k), dtype=minhash.dtype)
+    eq = np.empty((step, k), dtype=bool)
+    for s in range(0, m, step):
+        c = min(step, m - s)
+        np.take(minhash, left[s:s + c], axis=0, out=x[:c], mode="wrap")
+        np.take(minhash, right[s:s + c], axis=0, out=y[:c], mode="wrap")
+        np.equal(x[:c], y[:c], out=eq[:c])
+        if k % 8 == 0:
+            same = np.bitwise_count(eq[:c].view(np.uint64)).sum(axis=1, dtype=np.int64)
+        else:
+            same = np.count_nonzero(eq[:c], axis=1)
+        np.divide(same, np.float32(k), out=out[s:s + c], casting="unsafe")
     return out
 
 

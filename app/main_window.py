@@ -335,6 +335,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.scan_worker is not None:
             self.scan_worker.cancel()
+        self.grouping.stop_warming()
         self.save_settings()
         self.host.wait(15_000)
         super().closeEvent(event)

@@ -166,7 +166,8 @@ def run(folder: str, *, use_cache: bool = False, cache_path: str | None = None) 
 
 def slider_move(n: int = 100_000,
                 thresholds: tuple[float, ...] = (0.7, 0.65, 0.8, 0.6, 0.61, 0.62, 0.621, 0.631),
-                *, mode: str | None = None, marks: bool = False) -> dict:
+                *, mode: str | None = None, marks: bool = False,
+                ahead: str | None = None) -> dict:
     """Milliseconds from a threshold-slider value change to the regrouped tree painted, in the
     app's own window on a synthetic ``n``-document result (the 30 ms debounce that coalesces
     a drag is skipped): long jumps first, then steps of 1 % and 0.1 %. A big result regroups
@@ -175,7 +176,10 @@ def slider_move(n: int = 100_000,
     measured one by one: the core's regroup (a fresh step of 0.5 % and a fresh jump of 25 %),
     the model taking the new result, and the tree expanding its groups. ``mode`` regroups the
     synthetic result (connected) in that mode first; ``marks`` marks every duplicate before
-    the moves, which the window then carries over each regroup."""
+    the moves, which the window then carries over each regroup. ``ahead``: the window groups
+    the result ahead at the thresholds a click on the track lands on, as it does after a scan
+    (``GroupingController.warm``), and the moves start once that is done (``"after"``,
+    timed as ``warm_s``) or at once, beside it (``"during"``)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
@@ -210,6 +214,15 @@ def slider_move(n: int = 100_000,
         w.set_result(result, new_scan=True)  # type: ignore[arg-type]
         app.processEvents()
         out["first_result_ms"] = (time.perf_counter() - t) * 1e3
+        if ahead is not None:
+            t = time.perf_counter()
+            w.grouping.background_documents = 0  # whatever n, as a big result
+            w.grouping.warm(result)
+            if ahead == "after":
+                while w.host.busy():
+                    app.processEvents()
+                    time.sleep(0.01)
+                out["warm_s"] = time.perf_counter() - t
         if marks:
             t = time.perf_counter()
             w.model.mark_all_but_reference(below_cut=True)
@@ -312,8 +325,10 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("n", nargs="?", type=int, default=100_000)
         p.add_argument("--mode", choices=("connected", "strict", "cohesive"))
         p.add_argument("--marks", action="store_true")
+        p.add_argument("--ahead", choices=("during", "after"),
+                       help="group ahead as after a scan, the moves beside it or after it")
         a = p.parse_args(args[1:])
-        got = slider_move(a.n, mode=a.mode, marks=a.marks)
+        got = slider_move(a.n, mode=a.mode, marks=a.marks, ahead=a.ahead)
         got["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(got))
         return 0

@@ -4,7 +4,11 @@ move under 200 ms" at a million documents).
 
 Each mode regroups the same synthetic result (``benchmarks.micro.synthetic_result``: families
 of near copies and chance pairs just above the floor) from 0.6: five steps of 0.1 %, five of
-1 % (the slider's arrow keys), then five long jumps (a click on the track, a typed value).
+1 % (the slider's arrow keys), then five long jumps (a typed value, the histogram), as
+right after a scan. Then, on a result grouped afresh and warmed as the app warms it once
+shown (``ScanResult.warm_regroup``: the thresholds a click on the slider's track lands on,
+whose total CPU time is printed as ``warm_s``), the same clicks (``ahead_click``: nothing left
+to compute) and jumps off those thresholds (``ahead_jump``: a move from the nearest).
 What is timed is the CPU time of ``regroup`` and its group table, the work the window waits
 for (a result of 200,000 documents or more is regrouped in a worker thread, the window
 painting meanwhile). ``--against DIR`` runs the same in another checkout (its code on
@@ -25,6 +29,9 @@ import time
 STEPS = {"step_0.1%": [round(0.6 + 0.001 * i, 4) for i in range(1, 6)],
          "step_1%": [round(0.605 + 0.01 * i, 4) for i in range(1, 6)],
          "jump": [0.9, 0.55, 0.8, 0.5, 0.75]}
+#: after warming: clicks on the track (page steps of 5 % from 0.6), and thresholds between
+AHEAD = {"ahead_click": [0.65, 0.55, 0.8, 0.5, 0.9],
+         "ahead_jump": [0.87, 0.53, 0.77, 0.72, 0.63, 0.92, 0.58]}
 
 
 def _kernel_s() -> float:
@@ -58,6 +65,26 @@ def one_round(n: int) -> dict:
                 _ = start.regroup(th).group_table
                 got[kind].append(round((time.process_time() - t) * 1e3, 1))
                 kernel[kind].append(round((_kernel_s() - k) * 1e3, 1))
+        del start
+        if not hasattr(res, "warm_regroup"):  # a checkout from before the warming
+            out["cpu"][str(mode)] = got
+            out["kernel"][str(mode)] = kernel
+            continue
+        fresh = res.regroup(0.6, mode)  # type: ignore[attr-defined]
+        for name in ("_regrouper", "group_table"):  # grouped afresh, not from the moves above
+            fresh.__dict__.pop(name, None)
+        fresh.prepare_regroup()
+        t = time.process_time()
+        fresh.warm_regroup()
+        out.setdefault("warm_s", {})[str(mode)] = round(time.process_time() - t, 2)
+        for kind, thresholds in AHEAD.items():
+            got[kind], kernel[kind] = [], []
+            for th in thresholds:
+                t, k = time.process_time(), _kernel_s()
+                _ = fresh.regroup(th).group_table
+                got[kind].append(round((time.process_time() - t) * 1e3, 1))
+                kernel[kind].append(round((_kernel_s() - k) * 1e3, 1))
+        del fresh
         out["cpu"][str(mode)] = got
         out["kernel"][str(mode)] = kernel
     return out
@@ -103,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     report = {"documents": args.n, "rounds": args.rounds,
               "cpu_ms": {name: summary([x["cpu"] for x in r]) for name, r in rounds.items()},
               "kernel_ms": {name: summary([x["kernel"] for x in r])
-                            for name, r in rounds.items()}}
+                            for name, r in rounds.items()},
+              "warm_s": {name: [x.get("warm_s") for x in r] for name, r in rounds.items()}}
     print(json.dumps(report, indent=1))
     for name, by_mode in report["cpu_ms"].items():
         for mode, kinds in by_mode.items():
@@ -111,8 +139,10 @@ def main(argv: list[str] | None = None) -> int:
                               for k, v in kinds.items())
             kernel = report["kernel_ms"][name][mode]
             worst = max(v["worst"] for v in kernel.values())
+            warm = [w[mode] for w in report["warm_s"][name] if w and mode in w]
             print(f"{name:8s} {mode:10s} best/median/worst ms: {cells} (in the kernel at "
-                  f"worst {worst:.0f})", file=sys.stderr)
+                  f"worst {worst:.0f}; warming {'/'.join(map(str, warm)) or '-'} s)",
+                  file=sys.stderr)
     return 0
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -108,6 +108,22 @@ class ScanResult:
             self._regrouper.prepare()
         _ = self.pairs_by_document
 
+    def same_grouping(self, other: ScanResult) -> bool:
+        """Whether ``other`` groups the same pairs in the same way as this result (mode,
+        ignored pairs, references), at any threshold: what one's moves computed serves the
+        other's (:meth:`regroup` shares it)."""
+        return (self.pairs is other.pairs and self.group_mode == other.group_mode
+                and self.ignored == other.ignored and self.references == other.references)
+
+    def warm_regroup(self, stop: Callable[[], bool] | None = None) -> int:
+        """Group ahead, and keep, this result at the thresholds a click on the threshold
+        slider's track lands on from here (:meth:`~neardup_core.grouping.regroup.Regrouper.warm`:
+        a few tenths of a second each at 10^6 documents, in a thread of its own; regrouped
+        results share them). ``stop`` is asked between them. Returns how many were grouped."""
+        if self.threshold < self._regrouper.valid_from:
+            return 0
+        return self._regrouper.warm(self.threshold, stop)
+
     @cached_property
     def _regrouper(self) -> Regrouper:
         """What groups this result at any threshold, shared by the results :meth:`regroup`
@@ -153,7 +169,10 @@ class ScanResult:
                 new.__dict__[name] = self.__dict__[name]
         if (m, ig, refs) == (self.group_mode, self.ignored, self.references) \
                 and "_regrouper" in self.__dict__:
-            new.__dict__["_regrouper"] = self.__dict__["_regrouper"]  # only the threshold moved
+            rg = new.__dict__["_regrouper"] = self.__dict__["_regrouper"]  # only t moved
+            kept = rg.kept(t) if t >= rg.valid_from else None
+            if kept is not None:  # grouped ahead, or by a recent move: nothing to compute
+                new.__dict__["group_table"] = kept
         return new
 
     def known(self, **facts: object) -> ScanResult:

@@ -4,12 +4,15 @@ Each change asks the core for a new ScanResult (``ScanResult.regroup``) and hand
 window, which shows it with one model reset; the result itself never changes. A slider move
 regroups only what it changes (milliseconds), but a long jump or a mode change on a result of
 many documents groups it all (a second at 10^6): such a result is grouped in a worker thread
-and shown when done, the newest request winning, so the window never stops answering.
+and shown when done, the newest request winning, so the window never stops answering. Once
+such a result is shown, its groups at the thresholds a click on the slider's track lands on
+are computed ahead in a worker thread (``ScanResult.warm_regroup``), after any move asked for.
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
 from typing import Any
 
 from PySide6.QtCore import QObject
@@ -31,6 +34,13 @@ def _grouped_result(result: Any) -> Any:
     return result
 
 
+def _prepare_and_warm(result: Any, stop: threading.Event | None) -> int:
+    """Prepare ``result`` for moves, then (``stop`` given) group it ahead at the thresholds a
+    click on the slider's track lands on until ``stop`` is set (in the worker's thread)."""
+    result.prepare_regroup()
+    return 0 if stop is None else result.warm_regroup(stop.is_set)
+
+
 class GroupingController(QObject):
     """Regroups the window's result. ``window`` is the MainWindow (not imported: it imports
     us)."""
@@ -43,6 +53,9 @@ class GroupingController(QObject):
         self._shown: Any = None    # the result on show when it was asked for
         self._working = False      # a worker is grouping
         self._saying = ""          # the status bar's message while it does
+        self._warming: threading.Event | None = None  # set: the warming ahead stops
+        self._warmed: Any = None  # the result it groups ahead
+        window.resultChanged.connect(self._on_result_changed)
 
     def latest(self) -> Any:
         """The result on show, or the newest one being grouped to replace it."""
@@ -58,6 +71,8 @@ class GroupingController(QObject):
         base = self.latest()
         if base is None:
             return
+        if set(kwargs) - {"threshold"}:  # another regrouper: what was warmed does not serve
+            self.stop_warming()
         try:
             new = base.regroup(**kwargs)
         except OptionsError as exc:
@@ -102,9 +117,41 @@ class GroupingController(QObject):
         second at 10^6 documents) in a worker thread once it is shown: a change of mode,
         references or ignored pairs starts a regrouper that the scan's worker did not
         prepare, and so does a result opened from a file; its first long jump would otherwise
-        wait for the forest. Failing here costs nothing but that wait, so it is not
-        reported."""
-        self.window.host.start(CallWorker(result.prepare_regroup))
+        wait for the forest. Then warm it (:meth:`warm`). Failing here costs nothing but
+        that wait, so it is not reported."""
+        stop = self._start_warming(result)
+        self.window.host.start(CallWorker(_prepare_and_warm, result, stop))
+
+    def warm(self, result: Any) -> None:
+        """Group ``result`` (prepared, on show) ahead at the thresholds a click on the
+        slider's track lands on, in a worker thread, when it is big enough to be regrouped
+        in one (at 10^6 documents a long jump groups from scratch: 0.2-0.4 s; from a
+        threshold computed ahead, a click takes nothing and any other jump a step)."""
+        stop = self._start_warming(result)
+        if stop is not None:
+            self.window.host.start(CallWorker(result.warm_regroup, stop.is_set))
+
+    def _start_warming(self, result: Any) -> threading.Event | None:
+        """The stop of a new warming of ``result`` (None when it is too small to need one);
+        the warming before it stops."""
+        self.stop_warming()
+        if result is None or len(result.documents) < self.background_documents:
+            return None
+        self._warming, self._warmed = threading.Event(), result
+        return self._warming
+
+    def _on_result_changed(self) -> None:
+        shown = self.window.result
+        if self._warming is not None and (shown is None
+                                          or not shown.same_grouping(self._warmed)):
+            self.stop_warming()
+
+    def stop_warming(self) -> None:
+        """Stop computing ahead (another result is shown, the window closes): the threshold
+        being grouped is finished, no other is started."""
+        if self._warming is not None:
+            self._warming.set()
+        self._warming = self._warmed = None
 
     def _failed(self, exc: BaseException) -> None:
         self._working = False

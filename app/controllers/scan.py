@@ -91,6 +91,10 @@ class ScanController(QObject):
         self.worker = None
         self._set_running(False)
         w.set_result(result, new_scan=True)
+        if w.result is result:  # prepared by the scan's worker (not regrouped with choices)
+            w.grouping.warm(result)
+        else:
+            w.grouping.prepare(w.result)
         if result.partial or cancelled:
             lines = [self.tr("Scan cancelled — showing what was found so far.")
                      if cancelled else self.tr("The scan was cut short — showing what was "

@@ -343,7 +343,9 @@ def test_slider_benchmark_runs_on_a_small_result(qapp):
 
 def test_slider_benchmark_waits_for_regroups_in_the_worker_thread(qapp, monkeypatch):
     """A result as big as BACKGROUND_DOCUMENTS is regrouped in a worker thread: the benchmark
-    waits in an event loop for each move to be shown, and counts the groups shown then."""
+    waits in an event loop for each move to be shown, and counts the groups shown then. A
+    threshold whose groups are kept (0.6, the result's own) is shown at once, with none (0.63
+    is no page step from the thresholds shown: not grouped ahead)."""
     import app.controllers.grouping as grouping
     from benchmarks.gui_heartbeat import slider_move
 
@@ -352,9 +354,25 @@ def test_slider_benchmark_waits_for_regroups_in_the_worker_thread(qapp, monkeypa
     real = grouping.GroupingController._group
     monkeypatch.setattr(grouping.GroupingController, "_group",
                         lambda self, new: (started.append(new.threshold), real(self, new)))
-    out = slider_move(n=1500, thresholds=(0.7, 0.6, 0.65))
-    assert started == [0.7, 0.6, 0.65]
-    assert out["groups_at_0.6"] >= out["groups_at_0.65"] >= out["groups_at_0.7"] > 0
+    out = slider_move(n=1500, thresholds=(0.7, 0.6, 0.63))
+    assert started == [0.7, 0.63]
+    assert out["groups_at_0.6"] >= out["groups_at_0.63"] >= out["groups_at_0.7"] > 0
+
+
+def test_slider_benchmark_groups_ahead_before_its_moves(qapp, monkeypatch):
+    """``ahead="after"``: the window groups the result ahead as after a scan, and the moves
+    start once that is done: a page step (0.65) is shown with no regroup, 0.62 with one."""
+    import app.controllers.grouping as grouping
+    from benchmarks.gui_heartbeat import slider_move
+
+    started = []
+    real = grouping.GroupingController._group
+    monkeypatch.setattr(grouping.GroupingController, "_group",
+                        lambda self, new: (started.append(new.threshold), real(self, new)))
+    out = slider_move(n=1500, thresholds=(0.65, 0.62), ahead="after")
+    assert out["warm_s"] > 0
+    assert started == [0.62]
+    assert out["groups_at_0.62"] >= out["groups_at_0.65"] > 0
 
 
 def test_rows_out_of_range_raise_instead_of_reading_the_next_group(qapp):

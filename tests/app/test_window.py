@@ -197,6 +197,78 @@ def test_a_background_regroup_is_dropped_when_another_result_is_shown(loaded, qt
     assert w.grouping.latest() is w.result
 
 
+def test_a_big_result_is_grouped_ahead_where_a_click_on_the_track_lands(loaded, qtbot):
+    """Once a big result is shown and prepared, its groups a page step (5 %) either side and
+    beyond are computed in a worker thread; a click on the slider's track then shows its
+    groups at once, computed ahead, with no regroup in the background."""
+    w = loaded
+    w.grouping.background_documents = 0
+    w.grouping.prepare(w.result)
+    qtbot.waitUntil(lambda: not w.host.busy(), timeout=10_000)
+    rg = w.result._regrouper
+    assert [g.threshold for g in rg._warm][:3] == [0.55, 0.65, 0.5]
+    ahead = {g.threshold: g.table for g in rg._warm}
+    w.threshold.slider.triggerAction(w.threshold.slider.SliderAction.SliderPageStepAdd)
+    qtbot.waitUntil(lambda: w.result.threshold == pytest.approx(0.65), timeout=2000)
+    assert w.result.computed("group_table") is ahead[0.65]
+    assert not w.host.busy() and w.statusBar().currentMessage() == ""
+    assert w.model.group_count() == 2  # the plans (0.65) are a pair still
+    w.grouping.regroup(threshold=0.63)  # off the steps: a move from the nearest (0.65)
+    qtbot.waitUntil(lambda: w.result.threshold == pytest.approx(0.63), timeout=5000)
+    assert w.result._regrouper is rg
+
+
+def test_grouping_ahead_stops_for_another_result_and_when_the_window_closes(loaded, qtbot,
+                                                                              tmp_path):
+    w = loaded
+    w.grouping.background_documents = 0
+    w.grouping.prepare(w.result)
+    first = w.grouping._warming
+    assert first is not None and not first.is_set()
+    w.grouping.regroup(threshold=0.7)  # only the threshold: the warming goes on
+    assert not first.is_set()
+    w.grouping.on_mode("strict")  # another regrouper: what is warmed serves it not
+    assert first.is_set()
+    qtbot.waitUntil(lambda: w.result.group_mode == "strict", timeout=5000)
+    second = w.grouping._warming  # the strict result, prepared once shown, is warmed
+    assert second is not None and not second.is_set()
+    w.set_result(factory.on_disk(tmp_path / "more", FILES, NEAR), new_scan=True)
+    assert second.is_set() and w.grouping._warming is None
+    w.grouping.prepare(w.result)
+    third = w.grouping._warming
+    w.close()
+    assert third.is_set()
+    qtbot.waitUntil(lambda: not w.host.busy(), timeout=10_000)
+
+
+def test_a_finished_scan_is_grouped_ahead(qtbot, settings, tmp_path, messages):
+    result = factory.on_disk(tmp_path / "docs", FILES, NEAR)
+
+    class Done:
+        def __call__(self, options: ScanOptions) -> Done:
+            return self
+
+        def run(self, paths, progress, cancel):
+            return result
+
+    w = MainWindow(settings, folders=[str(tmp_path / "docs")], session_factory=Done())
+    qtbot.addWidget(w)
+    w.grouping.background_documents = 0
+    with qtbot.waitSignal(w.scanFinished, timeout=10_000):
+        w.start_scan()
+    assert w.result is result and w.grouping._warming is not None
+    qtbot.waitUntil(lambda: not w.host.busy(), timeout=10_000)
+    assert 0.65 in [g.threshold for g in result._regrouper._warm]
+
+
+def test_a_small_result_is_not_grouped_ahead(loaded, qtbot):
+    w = loaded
+    w.grouping.prepare(w.result)
+    assert w.grouping._warming is None
+    qtbot.waitUntil(lambda: not w.host.busy(), timeout=10_000)
+    assert w.result._regrouper._warm == []
+
+
 def test_strict_and_connected_group_differently(window, tmp_path, qtbot):
     files = {"a.txt": "alpha", "b.txt": "alpha beta", "c.txt": "beta"}
     chain = [("a.txt", "b.txt", 0.7), ("b.txt", "c.txt", 0.7)]   # a and c share little

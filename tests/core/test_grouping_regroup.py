@@ -647,3 +647,91 @@ def test_pairs_by_document_are_each_documents_pairs(res: ScanResult) -> None:
     res.prepare_regroup()
     assert res.regroup(min(1.0, res.threshold + 0.05)).computed("pairs_by_document") is \
         res.computed("pairs_by_document")
+
+
+# -- warming ahead ------------------------------------------------------------------------
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(results(), st.lists(thresholds, min_size=1, max_size=5),
+       st.sampled_from([0.05, 0.0625, 0.3]))
+def test_warmed_thresholds_group_as_from_scratch_and_moves_from_them_too(
+        r: ScanResult, moves: list[float], step: float) -> None:
+    """The groups computed ahead are those from scratch, and so are moves that start from
+    them (any threshold: the nearest kept one may be a warmed one)."""
+    _ = r.group_table
+    rg = r._regrouper
+    made = rg.warm(r.threshold, step=step)
+    warmed = {g.threshold for g in rg._warm}
+    assert made <= len(warmed)
+    for g in rg._warm:
+        assert _table_tuple(g.table) == _scratch(r, g.threshold), (r.group_mode, g.threshold)
+        assert g.label.dtype == np.int32
+    for t in moves:
+        r = r.regroup(t)
+        assert _table_tuple(r.group_table) == _scratch(r, t), (r.group_mode, t)
+
+
+def test_warm_takes_the_page_steps_around_the_threshold_nearest_first() -> None:
+    r = _families(300, 3).regroup(0.6, GroupMode.STRICT)
+    _ = r.group_table
+    rg = r._regrouper
+    assert rg.valid_from == FLOOR
+    assert rg.warm(0.6, most=3) == 3
+    assert [g.threshold for g in rg._warm] == [0.55, 0.65, 0.5]
+    kept = rg._warm[0]
+    assert r.regroup(0.55)._regrouper.grouped(0.55) is kept  # a click finds it made
+    # no more than MAX_WARM (12) in all; those made before are not made again
+    assert rg.warm(0.6) == 12 - 3
+    assert [g.threshold for g in rg._warm][3:] == [0.7, 0.45, 0.75, 0.4, 0.8, 0.35, 0.85,
+                                                   0.3, 0.9]
+    # the rest of the range, 0.25 .. 1.0, each once
+    assert rg.warm(0.6, most=100) == 15 - 12
+    assert sorted(g.threshold for g in rg._warm) == [
+        round(0.6 + 0.05 * k, 6) for k in range(-7, 9) if k]
+    assert rg.warm(0.6, most=100) == 0
+    # a threshold a move had kept is kept for good, not computed again
+    rg2 = Regrouper(rg.inputs, valid_from=rg.valid_from)
+    moved = rg2.grouped(0.7)
+    assert rg2.warm(0.6, most=4) == 3 and rg2._warm[3] is moved
+    for bad in (0.0, -0.05, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="step"):
+            rg2.warm(0.6, step=bad)
+
+
+def test_warm_stops_when_asked_and_lets_a_move_go_first() -> None:
+    import threading
+    import time
+
+    r = _families(300, 4).regroup(0.6, GroupMode.CONNECTED)
+    _ = r.group_table
+    rg = r._regrouper
+    asked: list[int] = []
+    assert rg.warm(0.6, lambda: asked.append(1) or len(asked) > 2) == 2
+    assert len(rg._warm) == 2
+
+    # a move under way (held inside its step) holds the warming back until it is done
+    rg = Regrouper(rg.inputs, valid_from=rg.valid_from)
+    rg.grouped(0.6)
+    inside, release = threading.Event(), threading.Event()
+    step = rg.step
+
+    def held_step(prev, t):  # type: ignore[no-untyped-def]
+        if t == 0.83:
+            inside.set()
+            release.wait(10)
+        return step(prev, t)
+
+    rg.step = held_step  # type: ignore[method-assign]
+    mover = threading.Thread(target=rg.grouped, args=(0.83,))
+    mover.start()
+    assert inside.wait(10)
+    made: list[int] = []
+    warmer = threading.Thread(target=lambda: made.append(rg.warm(0.6, most=100)))
+    warmer.start()
+    time.sleep(0.3)
+    assert rg._warm == [] and warmer.is_alive()  # waiting for the move
+    release.set()
+    mover.join(10)
+    warmer.join(30)
+    assert made == [15] and len(rg._warm) == 15
+    assert rg.grouped(0.83).threshold == 0.83  # the move was kept as usual

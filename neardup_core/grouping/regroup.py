@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -63,6 +64,10 @@ WARM_STEP = 0.05
 #: The most thresholds :meth:`Regrouper.warm` keeps (the whole range 0.4-1.0 at its step is 12;
 #: at a million documents a table with its labels is 20-30 MB).
 MAX_WARM = 12
+#: :meth:`Regrouper.warm` starts no threshold sooner than this after a move was done: moves
+#: come one after another while the slider is dragged, and a threshold warmed between two
+#: (0.2-0.3 s at 10^6 documents) would hold the next one back.
+WARM_QUIET_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -158,6 +163,7 @@ class Regrouper:
         self._lock = threading.Lock()
         self._asked = threading.Condition(self._lock)  # notified when a move is done
         self._moving = 0  # moves asked for (:meth:`grouped`) and not done: :meth:`warm` waits
+        self._moved_at = -math.inf  # when the last move was done (time.monotonic)
 
     def table(self, threshold: float) -> GroupTable:
         """The group table at ``threshold``."""
@@ -174,6 +180,7 @@ class Regrouper:
         finally:
             with self._lock:
                 self._moving -= 1
+                self._moved_at = time.monotonic()
                 self._asked.notify_all()
         with self._lock:
             others = [g for g in self._states if g.threshold != t]
@@ -200,11 +207,13 @@ class Regrouper:
         return self.full(t) if near is None else self.step(near, t)
 
     def warm(self, around: float, stop: Callable[[], bool] | None = None, *,
-             step: float = WARM_STEP, most: int = MAX_WARM) -> int:
+             step: float = WARM_STEP, most: int = MAX_WARM, quiet: float = WARM_QUIET_S
+             ) -> int:
         """Compute and keep the groups at ``around`` plus or minus whole steps (within the
         thresholds this regrouper serves, up to 1.0), nearest first, ``most`` of them at most:
         see the module's docstring. Each waits while a move asked for by :meth:`grouped` is
-        under way; ``stop`` is asked before each (and while waiting): True ends the warming.
+        under way and until ``quiet`` seconds after the last one was done; ``stop`` is asked
+        before each (and while waiting): True ends the warming.
         Returns the number of thresholds computed (those already kept are kept for good
         without computing them again). Meant for a thread of its own."""
         if not (step > 0 and math.isfinite(step)):
@@ -219,7 +228,7 @@ class Regrouper:
         made = 0
         for t in targets:
             with self._asked:
-                while self._moving and not stop():
+                while not stop() and (self._moving or time.monotonic() - self._moved_at < quiet):
                     self._asked.wait(0.05)
                 if stop():
                     break

@@ -660,7 +660,7 @@ def test_warmed_thresholds_group_as_from_scratch_and_moves_from_them_too(
     them (any threshold: the nearest kept one may be a warmed one)."""
     _ = r.group_table
     rg = r._regrouper
-    made = rg.warm(r.threshold, step=step)
+    made = rg.warm(r.threshold, step=step, quiet=0)
     warmed = {g.threshold for g in rg._warm}
     assert made <= len(warmed)
     for g in rg._warm:
@@ -676,23 +676,23 @@ def test_warm_takes_the_page_steps_around_the_threshold_nearest_first() -> None:
     _ = r.group_table
     rg = r._regrouper
     assert rg.valid_from == FLOOR
-    assert rg.warm(0.6, most=3) == 3
+    assert rg.warm(0.6, most=3, quiet=0) == 3
     assert [g.threshold for g in rg._warm] == [0.55, 0.65, 0.5]
     kept = rg._warm[0]
     assert r.regroup(0.55)._regrouper.grouped(0.55) is kept  # a click finds it made
     # no more than MAX_WARM (12) in all; those made before are not made again
-    assert rg.warm(0.6) == 12 - 3
+    assert rg.warm(0.6, quiet=0) == 12 - 3
     assert [g.threshold for g in rg._warm][3:] == [0.7, 0.45, 0.75, 0.4, 0.8, 0.35, 0.85,
                                                    0.3, 0.9]
     # the rest of the range, 0.25 .. 1.0, each once
-    assert rg.warm(0.6, most=100) == 15 - 12
+    assert rg.warm(0.6, most=100, quiet=0) == 15 - 12
     assert sorted(g.threshold for g in rg._warm) == [
         round(0.6 + 0.05 * k, 6) for k in range(-7, 9) if k]
-    assert rg.warm(0.6, most=100) == 0
+    assert rg.warm(0.6, most=100, quiet=0) == 0
     # a threshold a move had kept is kept for good, not computed again
     rg2 = Regrouper(rg.inputs, valid_from=rg.valid_from)
     moved = rg2.grouped(0.7)
-    assert rg2.warm(0.6, most=4) == 3 and rg2._warm[3] is moved
+    assert rg2.warm(0.6, most=4, quiet=0) == 3 and rg2._warm[3] is moved
     for bad in (0.0, -0.05, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="step"):
             rg2.warm(0.6, step=bad)
@@ -705,8 +705,7 @@ def test_warm_stops_when_asked_and_lets_a_move_go_first() -> None:
     r = _families(300, 4).regroup(0.6, GroupMode.CONNECTED)
     _ = r.group_table
     rg = r._regrouper
-    asked: list[int] = []
-    assert rg.warm(0.6, lambda: asked.append(1) or len(asked) > 2) == 2
+    assert rg.warm(0.6, lambda: len(rg._warm) >= 2, quiet=0) == 2
     assert len(rg._warm) == 2
 
     # a move under way (held inside its step) holds the warming back until it is done
@@ -735,3 +734,17 @@ def test_warm_stops_when_asked_and_lets_a_move_go_first() -> None:
     warmer.join(30)
     assert made == [15] and len(rg._warm) == 15
     assert rg.grouped(0.83).threshold == 0.83  # the move was kept as usual
+
+
+def test_warm_starts_only_once_the_moves_have_paused() -> None:
+    """While the slider is dragged, moves come one after another: nothing is warmed until
+    ``quiet`` seconds after the last."""
+    import time
+
+    r = _families(300, 4).regroup(0.6, GroupMode.STRICT)
+    rg = r._regrouper
+    rg.grouped(0.6)
+    done = time.monotonic()
+    assert rg.warm(0.6, most=1, quiet=0.4) == 1
+    assert time.monotonic() - done >= 0.4
+    assert rg.warm(0.6, most=1, quiet=0.4) == 0  # kept: not computed again

@@ -60,6 +60,7 @@ class ScanController(QObject):
             self._show_path_error(exc.path, exc.message)
             return
         w.scan_panel.save(w.settings)
+        w.grouping.stop_warming()  # the scan needs the cores more than the result on show
         kwargs = {} if self.session_factory is None else {"session_factory":
                                                          self.session_factory}
         worker = ScanWorker(options, folders, **kwargs)

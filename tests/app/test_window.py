@@ -259,6 +259,12 @@ def test_a_finished_scan_is_grouped_ahead(qtbot, settings, tmp_path, messages):
     assert w.result is result and w.grouping._warming is not None
     qtbot.waitUntil(lambda: not w.host.busy(), timeout=10_000)
     assert 0.65 in [g.threshold for g in result._regrouper._warm]
+    w.grouping.warm(result)
+    warming = w.grouping._warming
+    with qtbot.waitSignal(w.scanFinished, timeout=10_000):
+        w.start_scan()  # a new scan stops the warming at once
+        assert warming.is_set()
+    qtbot.waitUntil(lambda: not w.host.busy(), timeout=10_000)
 
 
 def test_a_small_result_is_not_grouped_ahead(loaded, qtbot):

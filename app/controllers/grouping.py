@@ -109,8 +109,10 @@ class GroupingController(QObject):
             self._group(self._wanted)
             return
         self._wanted = None
+        shown = w.result
         w.set_result(new)
-        self.prepare(new)
+        if not new.same_grouping(shown):  # a new regrouper (a mode, a reference...): prepared
+            self.prepare(new)  # and warmed; a move of the threshold alone keeps the warming
 
     def prepare(self, result: Any) -> None:
         """Prepare ``result`` for the moves to come (its spanning forest, rooted: about a

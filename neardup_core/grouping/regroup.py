@@ -215,7 +215,8 @@ class Regrouper:
         under way and until ``quiet`` seconds after the last one was done; ``stop`` is asked
         before each (and while waiting): True ends the warming.
         Returns the number of thresholds computed (those already kept are kept for good
-        without computing them again). Meant for a thread of its own."""
+        without computing them again). No more than :data:`MAX_WARM` are kept in all: those
+        farthest from ``around`` make room for the nearer. Meant for a thread of its own."""
         if not (step > 0 and math.isfinite(step)):
             raise ValueError(f"step must be a positive number, not {step!r}")
         stop = stop or (lambda: False)
@@ -224,7 +225,7 @@ class Regrouper:
         targets = sorted({round(around + k * step, 6) for k in range(-reach, reach + 1)
                           if k and low - 1e-9 <= around + k * step <= 1.0 + 1e-9},
                          key=lambda x: (abs(x - around), x))
-        targets = [min(max(x, low), 1.0) for x in targets[:max(0, most)]]
+        targets = [min(max(x, low), 1.0) for x in targets[:max(0, min(most, MAX_WARM))]]
         made = 0
         for t in targets:
             with self._asked:
@@ -243,7 +244,18 @@ class Regrouper:
             with self._lock:
                 if not any(g.threshold == t for g in self._warm):
                     self._warm.append(state)
+                    self._make_room(around, targets)
         return made
+
+    def _make_room(self, around: float, wanted: list[float]) -> None:
+        """Drop kept warmed states beyond :data:`MAX_WARM`, the farthest from ``around``
+        first, never one of ``wanted`` (at most that many: the room is always made)."""
+        spare = sorted((g for g in self._warm if g.threshold not in wanted),
+                       key=lambda g: -abs(g.threshold - around))
+        extra = len(self._warm) - MAX_WARM
+        if extra > 0:
+            gone = {id(g) for g in spare[:extra]}
+            self._warm = [g for g in self._warm if id(g) not in gone]
 
     def full(self, threshold: float) -> Grouped:
         """The groups at ``threshold`` computed from scratch."""

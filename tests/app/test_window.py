@@ -204,6 +204,7 @@ def test_a_big_result_is_grouped_ahead_where_a_click_on_the_track_lands(loaded, 
     w = loaded
     w.grouping.background_documents = 0
     w.grouping.prepare(w.result)
+    warming = w.grouping._warming
     qtbot.waitUntil(lambda: not w.host.busy(), timeout=10_000)
     rg = w.result._regrouper
     assert [g.threshold for g in rg._warm][:3] == [0.55, 0.65, 0.5]
@@ -216,6 +217,10 @@ def test_a_big_result_is_grouped_ahead_where_a_click_on_the_track_lands(loaded, 
     w.grouping.regroup(threshold=0.63)  # off the steps: a move from the nearest (0.65)
     qtbot.waitUntil(lambda: w.result.threshold == pytest.approx(0.63), timeout=5000)
     assert w.result._regrouper is rg
+    qtbot.waitUntil(lambda: not w.host.busy(), timeout=10_000)
+    # a move of the threshold alone neither stops the warming nor starts another one
+    assert w.grouping._warming is warming and not warming.is_set()
+    assert len(rg._warm) == 12
 
 
 def test_grouping_ahead_stops_for_another_result_and_when_the_window_closes(loaded, qtbot,

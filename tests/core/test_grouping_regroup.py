@@ -671,7 +671,8 @@ def test_warmed_thresholds_group_as_from_scratch_and_moves_from_them_too(
         assert _table_tuple(r.group_table) == _scratch(r, t), (r.group_mode, t)
 
 
-def test_warm_takes_the_page_steps_around_the_threshold_nearest_first() -> None:
+def test_warm_takes_the_page_steps_around_the_threshold_nearest_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     r = _families(300, 3).regroup(0.6, GroupMode.STRICT)
     _ = r.group_table
     rg = r._regrouper
@@ -684,11 +685,18 @@ def test_warm_takes_the_page_steps_around_the_threshold_nearest_first() -> None:
     assert rg.warm(0.6, quiet=0) == 12 - 3
     assert [g.threshold for g in rg._warm][3:] == [0.7, 0.45, 0.75, 0.4, 0.8, 0.35, 0.85,
                                                    0.3, 0.9]
+    assert rg.warm(0.6, most=100, quiet=0) == 0  # no more than MAX_WARM, even if asked
     # the rest of the range, 0.25 .. 1.0, each once
+    monkeypatch.setattr(regroup_module, "MAX_WARM", 100)
     assert rg.warm(0.6, most=100, quiet=0) == 15 - 12
     assert sorted(g.threshold for g in rg._warm) == [
         round(0.6 + 0.05 * k, 6) for k in range(-7, 9) if k]
     assert rg.warm(0.6, most=100, quiet=0) == 0
+    # warmed around another threshold, those farthest from it make room for the nearer
+    monkeypatch.setattr(regroup_module, "MAX_WARM", 12)
+    assert rg.warm(0.63, quiet=0) == 12
+    assert sorted(g.threshold for g in rg._warm) == [
+        round(0.63 + 0.05 * k, 6) for k in range(-6, 7) if k]
     # a threshold a move had kept is kept for good, not computed again
     rg2 = Regrouper(rg.inputs, valid_from=rg.valid_from)
     moved = rg2.grouped(0.7)
@@ -732,7 +740,7 @@ def test_warm_stops_when_asked_and_lets_a_move_go_first() -> None:
     release.set()
     mover.join(10)
     warmer.join(30)
-    assert made == [15] and len(rg._warm) == 15
+    assert made == [12] and len(rg._warm) == 12
     assert rg.grouped(0.83).threshold == 0.83  # the move was kept as usual
 
 

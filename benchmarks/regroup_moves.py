@@ -58,36 +58,34 @@ def one_round(n: int) -> dict:
         start.prepare_regroup()  # as the app's scan worker does before the window shows it
         got: dict[str, list[float]] = {}
         kernel: dict[str, list[float]] = {}
-        for kind, thresholds in STEPS.items():
-            got[kind], kernel[kind] = [], []
-            for th in thresholds:
-                t, k = time.process_time(), _kernel_s()
-                _ = start.regroup(th).group_table
-                got[kind].append(round((time.process_time() - t) * 1e3, 1))
-                kernel[kind].append(round((_kernel_s() - k) * 1e3, 1))
+        _time_moves(start, STEPS, got, kernel)
         del start
-        if not hasattr(res, "warm_regroup"):  # a checkout from before the warming
-            out["cpu"][str(mode)] = got
-            out["kernel"][str(mode)] = kernel
-            continue
-        fresh = res.regroup(0.6, mode)  # type: ignore[attr-defined]
-        for name in ("_regrouper", "group_table"):  # grouped afresh, not from the moves above
-            fresh.__dict__.pop(name, None)
-        fresh.prepare_regroup()
-        t = time.process_time()
-        fresh.warm_regroup()
-        out.setdefault("warm_s", {})[str(mode)] = round(time.process_time() - t, 2)
-        for kind, thresholds in AHEAD.items():
-            got[kind], kernel[kind] = [], []
-            for th in thresholds:
-                t, k = time.process_time(), _kernel_s()
-                _ = fresh.regroup(th).group_table
-                got[kind].append(round((time.process_time() - t) * 1e3, 1))
-                kernel[kind].append(round((_kernel_s() - k) * 1e3, 1))
-        del fresh
+        if hasattr(res, "warm_regroup"):  # (not in a checkout from before the warming)
+            fresh = res.regroup(0.6, mode)  # type: ignore[attr-defined]
+            for name in ("_regrouper", "group_table"):  # afresh, not from the moves above
+                fresh.__dict__.pop(name, None)
+            fresh.prepare_regroup()
+            t = time.process_time()
+            fresh.warm_regroup()
+            out.setdefault("warm_s", {})[str(mode)] = round(time.process_time() - t, 2)
+            _time_moves(fresh, AHEAD, got, kernel)
+            del fresh
         out["cpu"][str(mode)] = got
         out["kernel"][str(mode)] = kernel
     return out
+
+
+def _time_moves(start: object, kinds: dict[str, list[float]], got: dict[str, list[float]],
+                kernel: dict[str, list[float]]) -> None:
+    """CPU ms of each move from ``start`` to each threshold of ``kinds``, by kind, into
+    ``got``, and the part of it in the kernel into ``kernel``."""
+    for kind, thresholds in kinds.items():
+        got[kind], kernel[kind] = [], []
+        for th in thresholds:
+            t, k = time.process_time(), _kernel_s()
+            _ = start.regroup(th).group_table  # type: ignore[attr-defined]
+            got[kind].append(round((time.process_time() - t) * 1e3, 1))
+            kernel[kind].append(round((_kernel_s() - k) * 1e3, 1))
 
 
 def _child(root: str, n: int) -> dict:

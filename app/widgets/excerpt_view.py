@@ -12,7 +12,7 @@ button the user presses for that file.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer, QUrl
+from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QColor, QDesktopServices, QKeySequence, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -57,11 +57,8 @@ class ExcerptView(QWidget):
         self._pair: tuple[Document, Document] | None = None
 
         self.model = ExcerptsModel(self)
-        self.proxy = QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.model)
-        self.proxy.setSortRole(ExcerptsModel.SORT_ROLE)
         self.table = QTableView()
-        self.table.setModel(self.proxy)
+        self.table.setModel(self.model)  # it sorts itself (see ExcerptsModel)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(ExcerptsModel.CONTAINMENT, Qt.SortOrder.DescendingOrder)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
@@ -147,9 +144,11 @@ class ExcerptView(QWidget):
         self._refill()
 
     def _refill(self) -> None:
-        self.model.set_result(self._result, self.cut.value() / 100)
+        changed = self.model.set_result(self._result, self.cut.value() / 100)
         n = self.model.rowCount()
         self.count.setText(self.tr("{n} excerpts").format(n=n))
+        if not changed:
+            return  # the same excerpts: the one shown stays
         self._clear_pair()
         if n:
             self.table.selectRow(0)
@@ -172,7 +171,7 @@ class ExcerptView(QWidget):
         if not idx.isValid() or self._result is None:
             self._clear_pair()
             return
-        part, whole, c, s = self.model.excerpt(self.proxy.mapToSource(idx).row())
+        part, whole, c, s = self.model.excerpt(idx.row())
         self.show_pair(part, whole, c, s)
 
     def show_pair(self, part: Document, whole: Document, containment: float,

@@ -243,7 +243,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.addTab(groups_page, icon("compare"), self.tr("Groups"))
         self.tabs.addTab(self.problems_view, icon("warning"), self.tr("Problems"))
-        self.excerpts_view = ExcerptView()
+        self.excerpts_view = ExcerptView(start=self.host.start)
         self.tabs.addTab(self.excerpts_view, icon("compare"), self.tr("Excerpts"))
         # the Excerpts tab shows its own pair; the group preview below would only crowd it
         self.tabs.currentChanged.connect(

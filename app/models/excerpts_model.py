@@ -60,8 +60,15 @@ class ExcerptsModel(QAbstractTableModel):
         if not 0 <= column < 4:
             return
         self.layoutAboutToBeChanged.emit()
+        held = self.persistentIndexList()  # the selection: it follows its excerpts
+        rows = [int(self._order[i.row()]) for i in held]
         self._sort = (column, order)
         self._order = self._sorted()
+        where = np.empty(self._order.shape[0], dtype=np.int64)
+        where[self._order] = np.arange(self._order.shape[0])
+        self.changePersistentIndexList(
+            held, [self.index(int(where[r]), i.column()) for r, i in zip(rows, held,
+                                                                        strict=True)])
         self.layoutChanged.emit()
 
     def _sorted(self) -> np.ndarray:

@@ -8,11 +8,18 @@ the part's text sits in the whole rather than a wall of deletions from the rest 
 
 An excerpt is not a copy: nothing here marks a file. Acting on one (opening either file) is a
 button the user presses for that file.
+
+The two files are read again, and their shared passages found, in a worker thread (a long PDF
+or .docx takes seconds), as the group preview reads its pair; an answer to a pair no longer
+asked for is dropped.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, QUrl
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QColor, QDesktopServices, QKeySequence, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -34,6 +41,7 @@ from neardup_core.result import ScanResult
 from neardup_core.visible import visible
 
 from ..models.excerpts_model import ExcerptsModel
+from ..workers import CallWorker, Worker
 
 #: Characters of each text shown (a longer file is cut here, and the view says so).
 MAX_CHARS = 400_000
@@ -46,13 +54,34 @@ def _plain(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-class ExcerptView(QWidget):
-    """The Excerpts tab (see the module docstring)."""
+Spans = list[tuple[tuple[int, int], tuple[int, int]]]
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+
+def load_pair(part: str, whole: str, options: Any) -> tuple[str | None, str | None, Spans]:
+    """The texts of ``part`` and ``whole`` as the panes show them (None: not readable again)
+    and their shared passages, read as the scan read them (in a worker's thread)."""
+    a, b = read_text(part, options), read_text(whole, options)
+    if a is None or b is None:
+        return a, b, []
+    # the panes count a line break as one character, as shared_passages must
+    a, b = (_plain(t)[:MAX_CHARS] for t in (a, b))
+    return a, b, shared_passages(a, b)
+
+
+class ExcerptView(QWidget):
+    """The Excerpts tab (see the module docstring). ``start`` runs a worker (the window's
+    ``WorkerHost.start``); without it the pair is read on the calling thread."""
+
+    #: a pair asked for is on screen (or said unreadable)
+    pairShown = Signal()
+
+    def __init__(self, parent: QWidget | None = None, *,
+                 start: Callable[[Worker], object] | None = None) -> None:
         super().__init__(parent)
+        self._start = start
+        self._request = 0  # the pair asked for last: older answers are dropped
         self._result: ScanResult | None = None
-        self._spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        self._spans: Spans = []
         self._at = -1
         self._pair: tuple[Document, Document] | None = None
 
@@ -68,6 +97,9 @@ class ExcerptView(QWidget):
         self.table.setColumnWidth(0, 300)
         self.table.setColumnWidth(1, 300)
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_current())
+        # the excerpt shown stays in view when the list is sorted again (once it is sorted)
+        self.table.horizontalHeader().sortIndicatorChanged.connect(lambda *_: QTimer.singleShot(
+            0, lambda: self.table.scrollTo(self.table.currentIndex())))
 
         self.cut = QSpinBox()
         self.cut.setRange(round(EXCERPT_FLOOR * 100), 100)
@@ -158,6 +190,7 @@ class ExcerptView(QWidget):
 
     # -- the pair ---------------------------------------------------------------------------
     def _clear_pair(self) -> None:
+        self._request += 1
         self._pair, self._spans, self._at = None, [], -1
         self.left.clear()
         self.right.clear()
@@ -172,36 +205,59 @@ class ExcerptView(QWidget):
             self._clear_pair()
             return
         part, whole, c, s = self.model.excerpt(idx.row())
+        if self._pair == (part, whole):
+            return  # the same excerpt at another row (the list was sorted): shown already
         self.show_pair(part, whole, c, s)
 
     def show_pair(self, part: Document, whole: Document, containment: float,
                   similarity: float) -> None:
+        """Read the two files again (in a worker when the view has ``start``) and show them
+        side by side with their shared passages."""
         assert self._result is not None
-        opt = self._result.options
-        a, b = read_text(part.path, opt), read_text(whole.path, opt)
+        self._request += 1
+        request = self._request
         self._pair = (part, whole)
         self.open_part.setEnabled(True)
         self.open_whole.setEnabled(True)
+        self.prev.setEnabled(False)
+        self.next.setEnabled(False)
+        self._spans, self._at = [], -1
+        self.left.clear()
+        self.right.clear()
+        self.heading.setText(self.tr("Reading {part} and {whole}…").format(
+            part=visible(part.name), whole=visible(whole.name)))
+        args = (part.path, whole.path, self._result.options)
+        if self._start is None:
+            self._shown(request, part, whole, containment, similarity, load_pair(*args))
+            return
+        worker = CallWorker(load_pair, *args)
+        worker.finished.connect(
+            lambda got: self._shown(request, part, whole, containment, similarity, got))
+        worker.errored.connect(
+            lambda _exc: self._shown(request, part, whole, containment, similarity,
+                                     (None, None, [])))
+        self._start(worker)
+
+    def _shown(self, request: int, part: Document, whole: Document, containment: float,
+               similarity: float, got: tuple[str | None, str | None, Spans]) -> None:
+        if request != self._request:
+            return  # another pair was asked for since
+        a, b, spans = got
         if a is None or b is None:
-            self.left.clear()
-            self.right.clear()
-            self._spans, self._at = [], -1
             self.heading.setText(self.tr("{name} could not be read again (changed, moved or "
                                          "unreadable since the scan).").format(
                 name=visible(part.name if a is None else whole.name)))
-            self.prev.setEnabled(False)
-            self.next.setEnabled(False)
+            self.pairShown.emit()
             return
-        # the panes count a line break as one character, as shared_passages must
-        a, b = (_plain(t)[:MAX_CHARS] for t in (a, b))
         self.left.setPlainText(a)
         self.right.setPlainText(b)
-        self._spans = shared_passages(a, b)
+        self._spans = spans
         self._at = 0 if self._spans else -1
         self._summary = self.tr("{share} of {part} lies inside {whole} (similarity {sim})"
                                 ).format(share=f"{containment:.0%}", part=visible(part.name),
                                          whole=visible(whole.name), sim=f"{similarity:.0%}")
         self._paint()
+        self.pairShown.emit()
 
     def jump(self, step: int) -> None:
         """Bring the next (``step`` 1) or previous (-1) shared passage to both sides."""
@@ -214,7 +270,7 @@ class ExcerptView(QWidget):
         """The passage shown (0-based), -1 when none."""
         return self._at
 
-    def passages(self) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    def passages(self) -> Spans:
         return list(self._spans)
 
     def _paint(self) -> None:

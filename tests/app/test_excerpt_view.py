@@ -45,11 +45,12 @@ def window(qtbot, settings, tmp_path):
     w.host.wait(20_000)
 
 
-def test_excerpts_have_their_own_tab_and_show_where(window, result) -> None:
+def test_excerpts_have_their_own_tab_and_show_where(window, result, qtbot) -> None:
     assert len(result.excerpts()) == 2
-    window.set_result(result, new_scan=True)
-    assert window.tabs.tabText(2) == "Excerpts (2)"
     view = window.excerpts_view
+    with qtbot.waitSignal(view.pairShown, timeout=10_000):  # the first row, read in a worker
+        window.set_result(result, new_scan=True)
+    assert window.tabs.tabText(2) == "Excerpts (2)"
     assert view.model.rowCount() == 2
     view.table.selectRow(0)
     part, _whole, c, _ = view.model.excerpt(view.table.currentIndex().row())
@@ -60,7 +61,9 @@ def test_excerpts_have_their_own_tab_and_show_where(window, result) -> None:
     assert view.left.toPlainText()[ps:pe] == view.right.toPlainText()[ws:we]
     assert len(view.left.extraSelections()) == len(view.right.extraSelections()) == 1
     # the essay shares two passages: the jump goes from one to the other and back
-    view.table.selectRow(1)
+    with qtbot.waitSignal(view.pairShown, timeout=10_000):
+        view.table.selectRow(1)
+    assert "Reading" not in view.heading.text()
     assert len(view.passages()) == 2
     view.jump(1)
     assert view.current_passage() == 1
@@ -83,13 +86,16 @@ def test_mark_all_but_reference_never_marks_an_excerpt(window, result) -> None:
     assert not parts & marked
 
 
-def test_an_excerpt_that_cannot_be_read_again_is_said(window, result) -> None:
-    window.set_result(result, new_scan=True)
+def test_an_excerpt_that_cannot_be_read_again_is_said(window, result, qtbot) -> None:
     view = window.excerpts_view
+    with qtbot.waitSignal(view.pairShown, timeout=10_000):
+        window.set_result(result, new_scan=True)
     part, *_ = view.model.excerpt(0)
     os.remove(part.path)
-    view.table.selectRow(1)
-    view.table.selectRow(0)
+    view.table.selectRow(1)  # asked for, then no longer: its answer is dropped
+    with qtbot.waitSignal(view.pairShown, timeout=10_000):
+        view.table.selectRow(0)
+    qtbot.waitUntil(lambda: not window.host.busy(), timeout=10_000)
     assert "could not be read again" in view.heading.text()
     assert not view.next.isEnabled()
 
@@ -178,3 +184,57 @@ def test_a_threshold_move_that_changes_no_excerpt_keeps_the_one_shown(window, qt
     window.grouping.regroup(threshold=0.88)  # group 0's 0.85 pair parts: its excerpt is listed
     assert resets == [1] and view.model.rowCount() == 40
     assert view.table.currentIndex().row() == 0  # a new list starts at its top
+
+
+def test_the_pair_is_read_off_the_window_thread_and_a_stale_answer_is_dropped(
+        window, result, qtbot, monkeypatch) -> None:
+    """A long PDF takes seconds to read again: the window says it is reading and answers
+    meanwhile; a pair asked for and then left is not shown when its answer comes late."""
+    import threading
+
+    from app.widgets import excerpt_view
+
+    view = window.excerpts_view
+    with qtbot.waitSignal(view.pairShown, timeout=10_000):
+        window.set_result(result, new_scan=True)
+    release = threading.Event()
+    threads: list[threading.Thread] = []
+    real = excerpt_view.load_pair
+
+    def slow(part, whole, options):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread())
+        if "essay" in part:
+            release.wait(10)
+        return real(part, whole, options)
+
+    monkeypatch.setattr(excerpt_view, "load_pair", slow)
+    view.table.selectRow(1)  # the essay: held in its worker
+    qtbot.waitUntil(lambda: len(threads) == 1, timeout=5000)
+    assert view.heading.text().startswith("Reading essay.txt")
+    with qtbot.waitSignal(view.pairShown, timeout=10_000):
+        view.table.selectRow(0)  # asked for since: shown first
+    shown = view.heading.text()
+    assert "answer.txt" in shown and len(view.passages()) == 1
+    release.set()
+    qtbot.waitUntil(lambda: not window.host.busy(), timeout=10_000)
+    assert view.heading.text() == shown  # the essay's late answer was dropped
+    assert all(t is not threading.main_thread() for t in threads)
+
+
+def test_sorting_keeps_the_excerpt_selected_and_shown(window, qtbot) -> None:
+    from PySide6.QtCore import Qt
+
+    view = window.excerpts_view
+    with qtbot.waitSignal(view.pairShown, timeout=10_000):
+        window.set_result(_many_excerpts(40), new_scan=True)  # files made up: unreadable
+    view.table.selectRow(7)
+    chosen = view.model.excerpt(7)
+    qtbot.waitUntil(lambda: not window.host.busy(), timeout=10_000)
+    heading = view.heading.text()
+    assert chosen[0].name in heading
+    for column in range(4):
+        for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+            view.table.sortByColumn(column, order)
+            assert view.model.excerpt(view.table.currentIndex().row()) == chosen
+            assert view.table.selectionModel().isRowSelected(view.table.currentIndex().row())
+            assert view.heading.text() == heading  # not read again

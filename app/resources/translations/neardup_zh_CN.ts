@@ -251,9 +251,9 @@
 <context>
     <name>ExcerptView</name>
     <message>
-        <location filename="../../widgets/excerpt_view.py" line="+79"/>
+        <location filename="../../widgets/excerpt_view.py" line="+105"/>
         <source>Show documents at least this much of whose text lies inside another (no rescan needed)</source>
-        <extracomment>Characters of each text shown (a longer file is cut here, and the view says so).</extracomment>
+        <extracomment>Characters of each text shown (a longer file is cut here, and the view says so). a pair asked for is on screen (or said unreadable)</extracomment>
         <translation>显示至少有这么多文字位于另一文件之中的文档（无需重新扫描）</translation>
     </message>
     <message>
@@ -292,22 +292,27 @@
         <translation>{n} 个摘录</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+16"/>
         <source>Select an excerpt to see where its text lies in the other file.</source>
         <translation>选择一个摘录，查看它的文字位于另一文件的哪里。</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+28"/>
+        <source>Reading {part} and {whole}…</source>
+        <translation>正在读取 {part} 和 {whole}…</translation>
+    </message>
+    <message>
+        <location line="+20"/>
         <source>{name} could not be read again (changed, moved or unreadable since the scan).</source>
         <translation>无法再次读取 {name}（扫描后已更改、移动或无法读取）。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+9"/>
         <source>{share} of {part} lies inside {whole} (similarity {sim})</source>
         <translation>{part} 的 {share} 位于 {whole} 之中（相似度 {sim}）</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+26"/>
         <source>no passage of a few lines is shared word for word</source>
         <translation>没有逐字相同的数行段落</translation>
     </message>
@@ -320,7 +325,7 @@
 <context>
     <name>ExcerptsModel</name>
     <message>
-        <location filename="../../models/excerpts_model.py" line="+29"/>
+        <location filename="../../models/excerpts_model.py" line="+37"/>
         <source>Part</source>
         <translation>摘录</translation>
     </message>
@@ -340,7 +345,7 @@
         <translation>相似度</translation>
     </message>
     <message>
-        <location line="+44"/>
+        <location line="+81"/>
         <source>{share} of {part} lies inside {whole}</source>
         <translation>{part} 的 {share} 位于 {whole} 之中</translation>
     </message>
@@ -498,7 +503,7 @@ This folder does not exist</source>
 <context>
     <name>GroupingController</name>
     <message>
-        <location filename="../../controllers/grouping.py" line="+78"/>
+        <location filename="../../controllers/grouping.py" line="+93"/>
         <source>Regrouping at {share}…</source>
         <translation>正在按 {share} 重新分组…</translation>
     </message>
@@ -597,13 +602,13 @@ This folder does not exist</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+162"/>
+        <location line="+163"/>
         <source>Problems</source>
         <translation>问题</translation>
     </message>
     <message>
-        <location line="-160"/>
-        <location line="+164"/>
+        <location line="-161"/>
+        <location line="+165"/>
         <source>Excerpts</source>
         <translation>摘录</translation>
     </message>
@@ -999,7 +1004,7 @@ Action log: {log}</source>
         <translation>正在打开…</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>Results loaded from {path}. Files may have changed since that scan.</source>
         <translation>结果已从 {path} 载入。自那次扫描以来，文件可能已有变化。</translation>
     </message>
@@ -1226,7 +1231,7 @@ Action log: {log}</source>
         <translation>请至少添加一个要扫描的文件夹：点击“添加…”，或把文件夹拖放到窗口上。</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+31"/>
         <source>Scanning…</source>
         <translation>正在扫描…</translation>
     </message>
@@ -1236,7 +1241,7 @@ Action log: {log}</source>
         <translation>正在取消…</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+20"/>
         <source>Scan cancelled — showing what was found so far.</source>
         <translation>扫描已取消——显示目前已找到的结果。</translation>
     </message>

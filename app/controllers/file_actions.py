@@ -1,5 +1,9 @@
 """Acting on files: trash or move the marked ones through ``neardup_core.actions`` (planned,
 confirmed in a dialog, run in a worker, written to the action log), and open or reveal them.
+
+Planning checks every file on disk (each marked file and each copy that is to stay must still
+be the file the scan saw): at 200,000 files, 85,000 marked, that took 3.6 s, so a big selection
+is planned in a worker too, the window saying so, and the dialog opens when it is done.
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ from neardup_core.visible import visible
 
 from ..i18n import core_text
 from ..workers import CallWorker
+
+#: Marked files from which planning runs in a worker (below: at once, a few milliseconds).
+PLAN_IN_WORKER_FROM = 2000
 
 
 class FileActionsController(QObject):
@@ -54,18 +61,46 @@ class FileActionsController(QObject):
                                     self.tr("Mark the files first: tick their boxes, press "
                                             "Space, or use the Mark menu."))
             return
-        try:
-            if action == "trash":
-                plan = actions.plan_trash(w.result, docs)
-            else:
-                folder = w.ask_folder(self.tr("Move the marked files into"))
-                if not folder:
-                    return
-                plan = actions.plan_move(w.result, docs, folder)
-        except (ActionError, ValueError, OSError) as exc:
-            said = (f"{visible(exc.path)}: {visible(core_text(exc.message))}"
-                    if isinstance(exc, ActionError) else str(exc))
-            QMessageBox.warning(w, self.tr("Cannot do that"), said)
+        result = w.result
+        if action == "trash":
+            planning: tuple[Any, ...] = (actions.plan_trash, result, docs)
+        else:
+            folder = w.ask_folder(self.tr("Move the marked files into"))
+            if not folder:
+                return
+            planning = (actions.plan_move, result, docs, folder)
+        if len(docs) < PLAN_IN_WORKER_FROM:
+            try:
+                plan = planning[0](*planning[1:])
+            except (ActionError, ValueError, OSError) as exc:
+                self._plan_failed(exc, busy=False)
+                return
+            self._planned(result, plan, busy=False)
+            return
+        worker = CallWorker(*planning)
+        worker.finished.connect(lambda plan: self._planned(result, plan, busy=True))
+        worker.errored.connect(lambda exc: self._plan_failed(exc, busy=True))
+        w.start_busy(worker, self.tr("Checking %Ln files…", "", len(docs)))
+
+    def _plan_failed(self, exc: BaseException, *, busy: bool) -> None:
+        w = self.window
+        if busy:
+            w.end_busy()
+        if not isinstance(exc, (ActionError, ValueError, OSError)):
+            w.show_error(self.tr("The file action failed: {err}").format(err=exc), exc)
+            return
+        said = (f"{visible(exc.path)}: {visible(core_text(exc.message))}"
+                if isinstance(exc, ActionError) else str(exc))
+        QMessageBox.warning(w, self.tr("Cannot do that"), said)
+
+    def _planned(self, result: Any, plan: actions.ActionPlan, *, busy: bool) -> None:
+        """Confirm ``plan`` (made for ``result``) and run it."""
+        w = self.window
+        if busy:
+            w.end_busy()
+        if w.result is not result:  # regrouped or rescanned while the files were checked
+            w.statusBar().showMessage(self.tr("The groups changed while the files were "
+                                              "checked: nothing was changed"), 8000)
             return
         if not plan.items:
             reasons = "\n".join(f"• {visible(os.path.basename(r.path))}: "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import xxhash
@@ -109,3 +110,10 @@ def big(groups: int, size: int = 3) -> ScanResult:
             if k:
                 near.append((base, base + k, 0.95 - 0.05 * k))
     return build(docs, near, threshold=0.6)
+
+
+def listed(view: Any, column: int) -> list[str]:
+    """The texts of ``column`` in a list view (a confirmation's files), every row, shown or
+    not."""
+    model = view.model()
+    return [model.index(i, column).data() for i in range(model.rowCount())]

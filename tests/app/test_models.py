@@ -264,9 +264,8 @@ def test_names_that_would_act_on_the_display_are_shown_escaped(tmp_path, qapp):
     docs = [i for i, d in enumerate(result.documents) if not d.name.startswith("plain")]
     plan = actions.plan_trash(result, docs)
     dialog = ConfirmActionDialog(plan, result, str(tmp_path / "log.txt"))
-    listed = {dialog.files.topLevelItem(i).text(0) for i in range(dialog.files.topLevelItemCount())}
-    refused = {dialog.refused.topLevelItem(i).text(0)
-               for i in range(dialog.refused.topLevelItemCount())} if plan.refused else set()
+    listed = set(factory.listed(dialog.files, 0))
+    refused = set(factory.listed(dialog.refused, 0)) if plan.refused else set()
     assert listed | refused <= {"invoice\\u202etxt.exe.txt", "two\\nlines\\x1b[2J.txt"}
     assert listed
     dialog.deleteLater()

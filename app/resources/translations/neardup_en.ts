@@ -4,6 +4,13 @@
 <context>
     <name>ConfirmActionDialog</name>
     <message numerus="yes">
+        <source>Notes on %Ln groups:</source>
+        <translation>
+            <numerusform>Notes on one group:</numerusform>
+            <numerusform>Notes on %Ln groups:</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <location filename="../../dialogs/confirm.py" line="+75"/>
         <source>Send these %Ln files to the trash?</source>
         <translation>
@@ -95,6 +102,13 @@
 </context>
 <context>
     <name>FileActionsController</name>
+    <message numerus="yes">
+        <source>Checking %Ln files…</source>
+        <translation>
+            <numerusform>Checking one file…</numerusform>
+            <numerusform>Checking %Ln files…</numerusform>
+        </translation>
+    </message>
     <message numerus="yes">
         <location filename="../../controllers/file_actions.py" line="+91"/>
         <source>%Ln files done. Log: {log}</source>

@@ -12,13 +12,14 @@
 <context>
     <name>ConfirmActionDialog</name>
     <message>
-        <location filename="../../dialogs/confirm.py" line="+70"/>
-        <location line="+90"/>
+        <location filename="../../dialogs/confirm.py" line="+152"/>
+        <location line="+94"/>
         <source>Move to trash</source>
+        <extracomment>(texts, tooltips, whether the last column is a warning) of one row Rows whose texts the lists keep once made (those scrolled past are made again) Rows whose first cell sizes the first column Notes on the groups shown as lines of text up to this many, as a list beyond</extracomment>
         <translation>移到回收站</translation>
     </message>
     <message>
-        <location line="-90"/>
+        <location line="-94"/>
         <source>Move to folder</source>
         <translation>移到文件夹</translation>
     </message>
@@ -42,45 +43,53 @@
         <translation>&lt;b&gt;这些文件只是相似，并不完全相同。&lt;/b&gt;移到回收站的文件与保留的副本内容有差异。继续之前请先对比。</translation>
     </message>
     <message>
-        <location line="+11"/>
-        <location line="+26"/>
+        <location line="+23"/>
+        <location line="+13"/>
         <source>File</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location line="-26"/>
+        <location line="-13"/>
         <source>Folder</source>
         <translation>文件夹</translation>
     </message>
     <message>
         <location line="+0"/>
+        <location line="+30"/>
         <source>Note</source>
         <translation>说明</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="-39"/>
         <source>to {path}</source>
         <translation>移到 {path}</translation>
     </message>
     <message numerus="yes">
-        <location line="+39"/>
+        <location line="+44"/>
         <source>Also act on the %Ln files that changed since the scan</source>
         <translation>
             <numerusform>同时处理扫描后被修改过的 %Ln 个文件</numerusform>
         </translation>
     </message>
     <message>
-        <location line="-20"/>
+        <location line="-30"/>
         <source>These stay where they are:</source>
         <translation>以下文件保持不动：</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+8"/>
         <source>Why</source>
         <translation>原因</translation>
     </message>
+    <message numerus="yes">
+        <location line="+11"/>
+        <source>Notes on %Ln groups:</source>
+        <translation>
+            <numerusform>关于 %Ln 个组的说明：</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+21"/>
+        <location line="+15"/>
         <source>Every file acted on is recorded in {log}</source>
         <translation>每个被处理的文件都会记录在 {log}</translation>
     </message>
@@ -251,7 +260,7 @@
 <context>
     <name>ExcerptView</name>
     <message>
-        <location filename="../../widgets/excerpt_view.py" line="+105"/>
+        <location filename="../../widgets/excerpt_view.py" line="+108"/>
         <source>Show documents at least this much of whose text lies inside another (no rescan needed)</source>
         <extracomment>Characters of each text shown (a longer file is cut here, and the view says so). a pair asked for is on screen (or said unreadable)</extracomment>
         <translation>显示至少有这么多文字位于另一文件之中的文档（无需重新扫描）</translation>
@@ -297,7 +306,7 @@
         <translation>选择一个摘录，查看它的文字位于另一文件的哪里。</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+30"/>
         <source>Reading {part} and {whole}…</source>
         <translation>正在读取 {part} 和 {whole}…</translation>
     </message>
@@ -345,7 +354,7 @@
         <translation>相似度</translation>
     </message>
     <message>
-        <location line="+81"/>
+        <location line="+88"/>
         <source>{share} of {part} lies inside {whole}</source>
         <translation>{part} 的 {share} 位于 {whole} 之中</translation>
     </message>
@@ -415,8 +424,9 @@
 <context>
     <name>FileActionsController</name>
     <message>
-        <location filename="../../controllers/file_actions.py" line="+53"/>
+        <location filename="../../controllers/file_actions.py" line="+60"/>
         <source>Nothing marked</source>
+        <extracomment>Marked files from which planning runs in a worker (below: at once, a few milliseconds).</extracomment>
         <translation>没有标记任何文件</translation>
     </message>
     <message>
@@ -429,13 +439,25 @@
         <source>Move the marked files into</source>
         <translation>将已标记的文件移到</translation>
     </message>
+    <message numerus="yes">
+        <location line="+15"/>
+        <source>Checking %Ln files…</source>
+        <translation>
+            <numerusform>正在检查 %Ln 个文件…</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+7"/>
+        <location line="+11"/>
         <source>Cannot do that</source>
         <translation>无法执行此操作</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+8"/>
+        <source>The groups changed while the files were checked: nothing was changed</source>
+        <translation>检查文件期间分组已改变：未做任何更改</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Nothing to do</source>
         <translation>无需处理</translation>
     </message>
@@ -474,7 +496,8 @@
         <translation>完成 {done} 个，失败 {failed} 个，跳过 {skipped} 个。</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="-46"/>
+        <location line="+57"/>
         <source>The file action failed: {err}</source>
         <translation>文件操作失败：{err}</translation>
     </message>

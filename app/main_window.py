@@ -367,6 +367,10 @@ class MainWindow(QMainWindow):
         self.scans.start()
 
     def cancel_scan(self) -> None:
+        """The Cancel action: the scan, or the trash or move running."""
+        if self.scan_worker is None and self.file_actions.running():
+            self.file_actions.cancel()
+            return
         self.scans.cancel()
 
     def show_banner(self, lines: list[str]) -> None:
@@ -449,7 +453,10 @@ class MainWindow(QMainWindow):
         docs = self.selected_docs()
         marked = self.model.marked_count() > 0
         self.act_scan.setEnabled(not busy)
-        self.act_cancel.setEnabled(scanning)
+        acting = self.file_actions.running()
+        self.act_cancel.setEnabled(scanning or acting)
+        self.act_cancel.setText(self.tr("Stop moving files") if acting and not scanning
+                                else self.tr("Cancel scan"))
         self.act_open_results.setEnabled(not busy)
         for a in (self.act_save_results, self.act_export_csv, self.act_export_json,
                   self.act_export_html):

@@ -44,6 +44,7 @@ import send2trash
 from neardup_core.errors import ActionError
 from neardup_core.extract import content_hash
 from neardup_core.models import Document, PairTable
+from neardup_core.progress import CancelToken
 from neardup_core.result import ScanResult
 
 Action = Literal["trash", "move"]
@@ -87,6 +88,7 @@ PARENT_LINK = "a folder on its path is now a symbolic link: it may lead to anoth
 FILE_LINK = "the file is now a symbolic link: it may lead to another file"
 REPLACED = "replaced since the scan: another file now has its name"
 REPLACED_CONFIRMED = "replaced since it was confirmed: another file now has its name"
+CANCELLED = "not acted on: the action was cancelled"
 NOT_IN_ROOTS = "not in the scanned folders of these results: scan again to act on it"
 CHANGED_SAVED = "changed since these results were saved: scan again to act on it"
 UNRECORDED = ("these results do not record which file it was (saved by an earlier version): "
@@ -568,10 +570,21 @@ def _probe_by_path(root: str, parts: list[str], follow_symlinks: bool
 # -- carrying out ---------------------------------------------------------------------------
 
 
+#: Files between two calls of :func:`execute`'s ``progress``
+PROGRESS_EVERY = 64
+
+
 def execute(plan: ActionPlan, *, confirmed: bool, allow_changed: bool = False,
             trash: Callable[[str], None] = send2trash.send2trash,
-            log: ActionLog | None = None) -> ActionReport:
+            log: ActionLog | None = None,
+            progress: Callable[[int, int], None] | None = None,
+            cancel: CancelToken | None = None) -> ActionReport:
     """Carry out a confirmed plan, one file at a time; per-file errors are reported, not raised.
+
+    ``progress(k, n)`` is told every :data:`PROGRESS_EVERY` files and at the end how many of
+    the ``n`` were gone through (at 0.1-0.2 ms a file, 85,000 files take 15-20 s). Once
+    ``cancel`` is cancelled no file is acted on any more: those left are skipped, each
+    logged as such (what was done stays done: a trashed file is in the trash).
 
     Right before each file it is found again from its scanned root (:func:`probe`): a path
     that now goes through a symlink, or names another file than the one the plan saw (device
@@ -614,7 +627,14 @@ def execute(plan: ActionPlan, *, confirmed: bool, allow_changed: bool = False,
             else (None,) * len(it.kept)
         return any(still(p, fid) for p, fid in zip(it.kept, ids, strict=True))
 
-    for it in plan.items:
+    total = len(plan.items)
+    for k, it in enumerate(plan.items):
+        if progress is not None and k % PROGRESS_EVERY == 0:
+            progress(k, total)
+        if cancel is not None and cancel.cancelled:
+            skipped.append(Outcome(it.path, CANCELLED))
+            record(it.path, it.target, f"skipped: {CANCELLED}")
+            continue
         why = _skip_reason(plan, it, allow_changed)
         if why is None and it.kept and not kept_there(it):
             # the copies meant to stay vanished since planning: another copy in this plan
@@ -644,6 +664,8 @@ def execute(plan: ActionPlan, *, confirmed: bool, allow_changed: bool = False,
         done.append(it.path)
         gone.add(it.path)
         record(it.path, dest, "ok")
+    if progress is not None:
+        progress(total, total)
     return ActionReport(tuple(done), tuple(failed), tuple(skipped), tuple(moved), tuple(notes))
 
 

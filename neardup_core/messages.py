@@ -79,6 +79,7 @@ ENGLISH: dict[str, str] = {
     "missing_plan": "missing: not found on disk",
     "missing_now": "missing: no longer on disk",
     "already_there": "already in the destination folder",
+    "action_cancelled": "not acted on: the action was cancelled",
     # notes: workers, the cache, crowded pairs
     "workers_failing": "Worker processes kept failing as they started; {count} files were not "
                        "read.",
@@ -310,6 +311,7 @@ CHINESE: dict[str, str] = {
     "missing_plan": "缺失：磁盘上找不到",
     "missing_now": "缺失：已不在磁盘上",
     "already_there": "已在目标文件夹中",
+    "action_cancelled": "未处理：操作已取消",
     "workers_failing": "工作进程启动时一再失败；有 {count} 个文件未能读取。",
     "worker_died": "一个工作进程意外停止；它手上的文件已逐个重新读取。",
     "lost_track_note": "有 {count} 个文件未能读取：扫描丢失了对它们的记录（请报告此问题）。",

@@ -1024,3 +1024,41 @@ def test_a_confirmation_of_many_files_makes_only_the_rows_it_shows(qtbot, tmp_pa
     assert model.index(59_999, 1).data() == "data/f599"
     assert model.index(12_345, 0).data() == "doc012345.txt"
     assert model.index(12_345, 0).data(Qt.ItemDataRole.ToolTipRole) == "/data/f123/doc012345.txt"
+
+
+def test_a_trash_says_how_far_it_is_and_stops_when_cancelled(loaded, qtbot, monkeypatch):
+    """85,000 files take 15-20 s to trash: the status bar counts them, and the Cancel action
+    (then named for what it stops) ends the run before the next file; what was done stays."""
+    import neardup_core.actions as core_actions
+
+    monkeypatch.setattr(core_actions, "PROGRESS_EVERY", 1)
+    w = loaded
+    w.mark_all_but_reference()
+    heard: list[tuple[int, int]] = []
+    w.file_actions.acting.connect(lambda k, n: heard.append((k, n)))
+    first, release = threading.Event(), threading.Event()
+    real = w.trash_function
+
+    def trash(path: str) -> None:
+        real(path)
+        if not first.is_set():
+            first.set()
+            release.wait(10)
+
+    w.trash_function = trash
+    w.confirm = lambda parent, plan, result, log: Confirmation(allow_changed=False)
+    reports: list[object] = []
+    w.actionFinished.connect(reports.append)
+    assert not w.act_cancel.isEnabled()
+    w.trash_marked()
+    qtbot.waitUntil(first.is_set, timeout=10_000)
+    assert w.act_cancel.isEnabled() and w.act_cancel.text() == "Stop moving files"
+    w.act_cancel.trigger()
+    release.set()
+    qtbot.waitUntil(lambda: bool(reports), timeout=10_000)
+    report = reports[0]
+    assert len(report.done) == 1 and len(w.trashed) == 1
+    assert [o.message for o in report.skipped] == [core_actions.CANCELLED] * 2
+    assert all(os.path.exists(o.path) for o in report.skipped)
+    assert heard[0] == (0, 3) and heard[-1] == (3, 3)
+    assert not w.act_cancel.isEnabled() and w.act_cancel.text() == "Cancel scan"

@@ -642,3 +642,37 @@ def test_plan_is_immutable(result) -> None:
     assert isinstance(plan, ActionPlan)
     with pytest.raises(AttributeError):
         plan.items = ()  # type: ignore[misc]
+
+
+def test_progress_is_told_and_a_cancel_stops_before_the_next_file(tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    """85,000 files take 15-20 s: the caller hears how far it got, and a cancel leaves the
+    rest untouched, each skipped and logged as such (what was done stays done)."""
+    import neardup_core.actions as actions_module
+    from neardup_core.actions import CANCELLED
+    from neardup_core.progress import CancelToken
+
+    monkeypatch.setattr(actions_module, "PROGRESS_EVERY", 2)
+    files = {f"copy{i}.txt": "the same text" for i in range(9)}
+    result = make_result(tmp_path / "docs", files)
+    plan = plan_trash(result, range(1, 9))
+    assert len(plan.items) == 8
+    heard: list[tuple[int, int]] = []
+    token = CancelToken()
+    gone: list[str] = []
+
+    def trash(path: str) -> None:
+        gone.append(path)
+        os.remove(path)
+        if len(gone) == 3:
+            token.cancel()
+
+    log = ActionLog(tmp_path / "logs" / "actions.log")
+    report = execute(plan, confirmed=True, trash=trash, log=log,
+                     progress=lambda k, n: heard.append((k, n)), cancel=token)
+    assert len(report.done) == 3 and not report.failed
+    assert [o.message for o in report.skipped] == [CANCELLED] * 5
+    assert all(os.path.exists(o.path) for o in report.skipped)
+    assert heard == [(0, 8), (2, 8), (4, 8), (6, 8), (8, 8)]
+    lines = (tmp_path / "logs" / "actions.log").read_text(encoding="utf-8").splitlines()
+    assert [ln.rsplit("\t", 1)[1] for ln in lines] == ["ok"] * 3 + [f"skipped: {CANCELLED}"] * 5

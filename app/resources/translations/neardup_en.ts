@@ -103,6 +103,13 @@
 <context>
     <name>FileActionsController</name>
     <message numerus="yes">
+        <source>… and %Ln more, in the log</source>
+        <translation>
+            <numerusform>… and one more, in the log</numerusform>
+            <numerusform>… and %Ln more, in the log</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>Checking %Ln files…</source>
         <translation>
             <numerusform>Checking one file…</numerusform>

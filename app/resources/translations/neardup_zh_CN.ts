@@ -424,9 +424,14 @@
 <context>
     <name>FileActionsController</name>
     <message>
-        <location filename="../../controllers/file_actions.py" line="+60"/>
+        <location filename="../../controllers/file_actions.py" line="+55"/>
+        <source>Stopping after this file…</source>
+        <extracomment>Marked files from which planning runs in a worker (below: at once, a few milliseconds). Files not changed that the message after a trash or move names one by one (files gone through, files in all) while a trash or move runs, from its worker</extracomment>
+        <translation>处理完这个文件后停止…</translation>
+    </message>
+    <message>
+        <location line="+24"/>
         <source>Nothing marked</source>
-        <extracomment>Marked files from which planning runs in a worker (below: at once, a few milliseconds).</extracomment>
         <translation>没有标记任何文件</translation>
     </message>
     <message>
@@ -474,19 +479,36 @@
         <translation>没有做任何改动</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+9"/>
+        <source>Sending files to the trash…</source>
+        <translation>正在把文件移到回收站…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Moving files…</source>
         <translation>正在移动文件…</translation>
     </message>
-    <message numerus="yes">
+    <message>
         <location line="+8"/>
+        <source>{doing} {k} of {n}</source>
+        <translation>{doing} {k} / {n}</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+10"/>
         <source>%Ln files done. Log: {log}</source>
         <translation>
             <numerusform>已处理 %Ln 个文件。日志：{log}</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <location line="+8"/>
+        <source>… and %Ln more, in the log</source>
+        <translation>
+            <numerusform>… 另有 %Ln 个，见日志</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+6"/>
+        <location line="+2"/>
         <source>Some files were not changed</source>
         <translation>部分文件未被处理</translation>
     </message>
@@ -496,8 +518,8 @@
         <translation>完成 {done} 个，失败 {failed} 个，跳过 {skipped} 个。</translation>
     </message>
     <message>
-        <location line="-46"/>
-        <location line="+57"/>
+        <location line="-63"/>
+        <location line="+75"/>
         <source>The file action failed: {err}</source>
         <translation>文件操作失败：{err}</translation>
     </message>
@@ -625,25 +647,25 @@ This folder does not exist</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+163"/>
+        <location line="+167"/>
         <source>Problems</source>
         <translation>问题</translation>
     </message>
     <message>
-        <location line="-161"/>
-        <location line="+165"/>
+        <location line="-165"/>
+        <location line="+169"/>
         <source>Excerpts</source>
         <translation>摘录</translation>
     </message>
     <message numerus="yes">
-        <location line="-58"/>
+        <location line="-62"/>
         <source>Added %Ln folders</source>
         <translation>
             <numerusform>已添加 %Ln 个文件夹</numerusform>
         </translation>
     </message>
     <message>
-        <location line="+57"/>
+        <location line="+61"/>
         <source>Excerpts ({n})</source>
         <translation>摘录 ({n})</translation>
     </message>
@@ -672,7 +694,17 @@ This folder does not exist</source>
         </translation>
     </message>
     <message>
-        <location line="+129"/>
+        <location line="+13"/>
+        <source>Stop moving files</source>
+        <translation>停止移动文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cancel scan</source>
+        <translation>取消扫描</translation>
+    </message>
+    <message>
+        <location line="+118"/>
         <source>Text files and web pages (*.txt *.text *.md *.csv *.html *.htm);;All files (*)</source>
         <translation>文本文件和网页 (*.txt *.text *.md *.csv *.html *.htm);;所有文件 (*)</translation>
     </message>
@@ -696,7 +728,7 @@ This folder does not exist</source>
         <translation>关于 neardup</translation>
     </message>
     <message>
-        <location line="-330"/>
+        <location line="-333"/>
         <source>Problems ({n})</source>
         <translation>问题 ({n})</translation>
     </message>
@@ -711,7 +743,7 @@ This folder does not exist</source>
         <translation>已扫描文件：{files}  ·  分组：{groups}  ·  重复：{dupes}  ·  已标记：{marked}  ·  问题：{problems}</translation>
     </message>
     <message>
-        <location line="+113"/>
+        <location line="+116"/>
         <source>Select exactly two files to compare</source>
         <translation>请恰好选择两个文件进行比较</translation>
     </message>

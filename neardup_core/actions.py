@@ -43,7 +43,7 @@ import send2trash
 
 from neardup_core.errors import ActionError
 from neardup_core.extract import content_hash
-from neardup_core.models import Document, PairTable
+from neardup_core.models import Document, ExcerptTable, PairTable
 from neardup_core.progress import CancelToken
 from neardup_core.result import ScanResult
 
@@ -821,4 +821,23 @@ def remove_documents(result: ScanResult, paths: Iterable[str]) -> ScanResult:
         pairs=pairs,
         ignored=ignored,
         references=tuple(references),
+        excerpt_table=_remaining_excerpts(result.excerpt_table, subst, new_index),
     )
+
+
+def _remaining_excerpts(t: ExcerptTable, subst: np.ndarray, new_index: np.ndarray
+                        ) -> ExcerptTable:
+    """The excerpts between documents that remain, renumbered as they are; a removed part or
+    whole stands in for its first remaining twin, as in the pairs (the same text lies as much
+    inside the same whole). Before this the excerpts kept their old numbers, so after a trash
+    they named other files, or files past the end of the list."""
+    part, whole = subst[t.part], subst[t.whole]
+    sel = np.flatnonzero((part >= 0) & (whole >= 0) & (part != whole))
+    part, whole = part[sel], whole[sel]
+    n = new_index.shape[0]
+    _, first = np.unique(part * n + whole, return_index=True)  # a twin's may repeat one
+    if first.size < sel.size:
+        first.sort()  # keep the table's order
+        sel, part, whole = sel[first], part[first], whole[first]
+    return ExcerptTable(new_index[part].astype(np.int32), new_index[whole].astype(np.int32),
+                        t.containment[sel], t.similarity[sel])

@@ -676,3 +676,32 @@ def test_progress_is_told_and_a_cancel_stops_before_the_next_file(tmp_path: Path
     assert heard == [(0, 8), (2, 8), (4, 8), (6, 8), (8, 8)]
     lines = (tmp_path / "logs" / "actions.log").read_text(encoding="utf-8").splitlines()
     assert [ln.rsplit("\t", 1)[1] for ln in lines] == ["ok"] * 3 + [f"skipped: {CANCELLED}"] * 5
+
+
+def test_removed_documents_leave_the_excerpts_between_those_that_remain(tmp_path: Path
+                                                                         ) -> None:
+    """The excerpts follow the documents' new numbers: before, after a trash they named other
+    files, or files past the end (an IndexError in the window). A removed part with a twin
+    left is stood in for by it, as in the pairs."""
+    from neardup_core.actions import remove_documents
+    from neardup_core.result_tables import ExcerptTable
+
+    files = {"a.txt": "alpha text", "a twin.txt": "alpha text", "b.txt": "bravo words",
+             "c.txt": "charlie lines", "d.txt": "delta notes", "e.txt": "echo"}
+    result = make_result(tmp_path / "docs", files)
+    i = {name: doc_index(result, name) for name in files}
+    table = ExcerptTable(np.array([i["a.txt"], i["c.txt"], i["e.txt"], i["a twin.txt"]],
+                                  np.int32),
+                         np.array([i["d.txt"], i["d.txt"], i["b.txt"], i["d.txt"]], np.int32),
+                         np.array([0.9, 0.8, 0.7, 0.9], np.float32),
+                         np.array([0.5, 0.4, 0.3, 0.5], np.float32))
+    result = dataclasses.replace(result, excerpt_table=table)
+    docs = result.documents
+    after = remove_documents(result, [docs[i["a.txt"]].path, docs[i["b.txt"]].path])
+    t = after.excerpt_table
+    named = [(after.documents[p].name, after.documents[w].name, float(c))
+             for p, w, c in zip(t.part, t.whole, t.containment, strict=True)]
+    # a.txt's excerpt goes to its twin (which had the same one: kept once); e.txt's whole left
+    assert named == [("a twin.txt", "d.txt", np.float32(0.9)), ("c.txt", "d.txt",
+                                                                  np.float32(0.8))]
+    assert len(after.excerpts(0.5)) <= 2  # readable: every index within the documents

@@ -29,7 +29,6 @@ from PySide6.QtCore import (
     QItemSelectionModel,
     QLocale,
     QModelIndex,
-    QSortFilterProxyModel,
     Qt,
     QUrl,
     Signal,
@@ -226,10 +225,8 @@ class MainWindow(QMainWindow):
         gl.addWidget(self.tree, 1)
 
         self.problems_model = ProblemsModel(self)
-        self.problems_proxy = QSortFilterProxyModel(self)
-        self.problems_proxy.setSourceModel(self.problems_model)
         self.problems_view = QTableView()
-        self.problems_view.setModel(self.problems_proxy)
+        self.problems_view.setModel(self.problems_model)  # it sorts itself (see the model)
         self.problems_view.setSortingEnabled(True)
         self.problems_view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.problems_view.verticalHeader().hide()
@@ -635,14 +632,14 @@ class MainWindow(QMainWindow):
     def problem_can_be_read_as(self, index: QModelIndex) -> bool:
         """A text file listed as a problem (binary, undecodable...) may just be in an encoding
         the detector did not consider, such as UTF-16 without a byte-order mark."""
-        path = self.problems_proxy.data(index, Qt.ItemDataRole.UserRole)
+        path = self.problems_model.data(index, Qt.ItemDataRole.UserRole)
         busy = self.scan_worker is not None or self.busy_worker is not None
         return bool(path) and not busy and \
             os.path.splitext(path)[1].lower() in ENCODED_SUFFIXES
 
     def read_problem_as(self, index: QModelIndex) -> None:
         if self.problem_can_be_read_as(index):
-            self.read_as(self.problems_proxy.data(index, Qt.ItemDataRole.UserRole))
+            self.read_as(self.problems_model.data(index, Qt.ItemDataRole.UserRole))
 
     # ================================================================= file actions
     def trash_marked(self) -> None:

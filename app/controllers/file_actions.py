@@ -64,7 +64,7 @@ class FileActionsController(QObject):
             reveal_in_file_manager(p)
 
     def reveal_problem(self, index: QModelIndex) -> None:
-        path = self.window.problems_proxy.data(index, Qt.ItemDataRole.UserRole)
+        path = self.window.problems_model.data(index, Qt.ItemDataRole.UserRole)
         if path:
             reveal_in_file_manager(path)
 

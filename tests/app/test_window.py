@@ -857,18 +857,18 @@ def test_a_text_file_listed_as_a_problem_can_be_read_in_another_encoding(
     with qtbot.waitSignal(w.scanFinished, timeout=120_000):
         w.start_scan()
     assert w.model.group_count() == 0
-    rows = {os.path.basename(w.problems_proxy.data(w.problems_proxy.index(r, 0),
+    rows = {os.path.basename(w.problems_model.data(w.problems_model.index(r, 0),
                                                    Qt.ItemDataRole.UserRole)): r
-            for r in range(w.problems_proxy.rowCount())}
+            for r in range(w.problems_model.rowCount())}
     assert set(rows) == {"wide.txt", "broken.docx"}
-    assert not w.problem_can_be_read_as(w.problems_proxy.index(rows["broken.docx"], 0))
+    assert not w.problem_can_be_read_as(w.problems_model.index(rows["broken.docx"], 0))
     seen: list = []
     w.make_encoding_dialog = _ChosenDialog("utf-16-le", seen)
     with qtbot.waitSignal(w.scanFinished, timeout=120_000):
-        w.read_problem_as(w.problems_proxy.index(rows["wide.txt"], 0))
+        w.read_problem_as(w.problems_model.index(rows["wide.txt"], 0))
     assert seen == [(str(wide), None)]
     assert group_names(w) == [{"utf8.txt", "wide.txt"}]
-    assert w.problems_proxy.rowCount() == 1
+    assert w.problems_model.rowCount() == 1
     assert not messages, messages
     w.host.wait(5000)
 

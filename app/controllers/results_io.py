@@ -71,7 +71,7 @@ class ResultsIOController(QObject):
         if not path:
             return
 
-        worker = CallWorker(session_file.load_result, path)
+        worker = CallWorker(_load_prepared, path)
         worker.finished.connect(lambda result: self._on_loaded(result, path))
         worker.errored.connect(self._on_file_job_error)
         w.start_busy(worker, self.tr("Opening…"))
@@ -80,7 +80,10 @@ class ResultsIOController(QObject):
         w = self.window
         w.end_busy()
         w.set_result(result, new_scan=True)
-        w.grouping.prepare(w.result)  # as a scan's worker prepares its result
+        if w.result is result:  # prepared in the worker, as a scan's result is
+            w.grouping.warm(result)
+        else:  # regrouped with the remembered choices: a regrouper of its own
+            w.grouping.prepare(w.result)
         w.show_banner([self.tr("Results loaded from {path}. Files may have changed since "
                                "that scan.").format(path=path)])
         w.statusBar().showMessage(self.tr("Opened {path}").format(path=path), 8000)
@@ -106,3 +109,14 @@ class ResultsIOController(QObject):
         else:
             w.show_error(str(exc), exc)
         w.actionFinished.emit(None)
+
+
+def _load_prepared(path: str) -> ScanResult:
+    """The results at ``path`` with their groups computed and prepared for moves, in the
+    worker's thread, as a scan's worker hands its result over: the window computed the
+    groups of a 200,000-file result on its own thread when it showed them (0.46-0.77 s)."""
+    from neardup_core.store import results_file as session_file
+
+    result = session_file.load_result(path)
+    result.prepare_regroup()
+    return result

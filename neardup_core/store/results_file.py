@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from neardup_core.errors import OptionsError, ReportError
+from neardup_core.gcpause import gc_kept, gc_paused
 from neardup_core.models import GroupMode, ScanOptions
 from neardup_core.output import open_output
 from neardup_core.result import ScanResult
@@ -83,7 +84,10 @@ def load_result(path: str) -> ScanResult:
     try:
         with open(path, "rb") as f:
             header, arrays = _read(f, path)
-        return _result(header, arrays)
+        # an object per document, all kept: the collector's passes over them found nothing
+        # and held the interpreter (a window's thread: 0.17 s at 200,000 files), as in a scan
+        with gc_kept(), gc_paused():
+            return _result(header, arrays)
     except ReportError as exc:
         raise ReportError(f"{path} cannot be opened: {exc}") from None
     except FileNotFoundError:

@@ -23,6 +23,7 @@ def test_every_action_is_done_and_timed(qapp, tmp_path, monkeypatch) -> None:
     assert list(got["actions"]) == [
         "settle", "mode connected", "slider page step", "histogram pick 0.83",
         "mark all but reference", "filter typed", "filter cleared", "a member's diff",
-        "excerpts tab", "excerpts cut 80%", "mode cohesive"]
+        "excerpts tab", "excerpts cut 80%", "mode cohesive", "export HTML", "save results",
+        "open results"]
     for name, v in got["actions"].items():
         assert 0 <= v["held_ms"] <= v["ms"] + 1, name  # a gap within the action's time

@@ -102,6 +102,11 @@ class Choices:
             self.ignored.pop(k, None)
         self.save()
 
+    def snapshot(self) -> Choices:
+        """A copy to apply in a worker thread while this store may change (and is never
+        saved: its path is this one's, but only :meth:`apply` is meant for it)."""
+        return Choices(self.path, dict(self.ignored), dict(self.references))
+
     # -- applying -------------------------------------------------------------------------
     def ignored_paths(self, result: ScanResult) -> set[tuple[str, str]]:
         """The remembered pairs as path pairs of ``result`` (every file holding either side)."""

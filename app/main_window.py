@@ -375,10 +375,13 @@ class MainWindow(QMainWindow):
         self.banner.setVisible(bool(lines))
 
     # ================================================================= the result
-    def set_result(self, result: ScanResult | None, *, new_scan: bool = False) -> None:
-        """Show ``result``; the selected file stays selected when it is still in a group."""
+    def set_result(self, result: ScanResult | None, *, new_scan: bool = False,
+                   chosen: bool = False) -> None:
+        """Show ``result``; the selected file stays selected when it is still in a group. A
+        new scan's result is regrouped with the remembered choices first, unless ``chosen``
+        says that was done (in the scan's worker)."""
         keep = self._current_path()
-        if new_scan and result is not None:
+        if new_scan and result is not None and not chosen:
             result = self.choices.apply(result)
         old_pairs = self.result.pairs if self.result is not None else None
         self.result = result

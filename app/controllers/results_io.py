@@ -71,7 +71,7 @@ class ResultsIOController(QObject):
         if not path:
             return
 
-        worker = CallWorker(_load_prepared, path)
+        worker = CallWorker(_load_prepared, path, w.choices.snapshot())
         worker.finished.connect(lambda result: self._on_loaded(result, path))
         worker.errored.connect(self._on_file_job_error)
         w.start_busy(worker, self.tr("Opening…"))
@@ -79,11 +79,8 @@ class ResultsIOController(QObject):
     def _on_loaded(self, result: ScanResult, path: str) -> None:
         w = self.window
         w.end_busy()
-        w.set_result(result, new_scan=True)
-        if w.result is result:  # prepared in the worker, as a scan's result is
-            w.grouping.warm(result)
-        else:  # regrouped with the remembered choices: a regrouper of its own
-            w.grouping.prepare(w.result)
+        w.set_result(result, new_scan=True, chosen=True)  # applied and prepared in the worker
+        w.grouping.warm(result)
         w.show_banner([self.tr("Results loaded from {path}. Files may have changed since "
                                "that scan.").format(path=path)])
         w.statusBar().showMessage(self.tr("Opened {path}").format(path=path), 8000)
@@ -111,12 +108,13 @@ class ResultsIOController(QObject):
         w.actionFinished.emit(None)
 
 
-def _load_prepared(path: str) -> ScanResult:
-    """The results at ``path`` with their groups computed and prepared for moves, in the
-    worker's thread, as a scan's worker hands its result over: the window computed the
-    groups of a 200,000-file result on its own thread when it showed them (0.46-0.77 s)."""
+def _load_prepared(path: str, choices: Any) -> ScanResult:
+    """The results at ``path`` regrouped with the remembered ``choices``, their groups computed
+    and prepared for moves, in the worker's thread, as a scan's worker hands its result over:
+    the window computed the groups of a 200,000-file result on its own thread when it showed
+    them (0.46-0.77 s)."""
     from neardup_core.store import results_file as session_file
 
-    result = session_file.load_result(path)
+    result = choices.apply(session_file.load_result(path))
     result.prepare_regroup()
     return result

@@ -63,7 +63,7 @@ class ScanController(QObject):
         w.grouping.stop_warming()  # the scan needs the cores more than the result on show
         kwargs = {} if self.session_factory is None else {"session_factory":
                                                          self.session_factory}
-        worker = ScanWorker(options, folders, **kwargs)
+        worker = ScanWorker(options, folders, finish=w.choices.snapshot().apply, **kwargs)
         worker.progress.connect(w.progress.update_event)
         worker.finished.connect(self._on_finished)
         worker.errored.connect(self._on_error)
@@ -91,11 +91,8 @@ class ScanController(QObject):
         cancelled = self.worker is not None and self.worker.cancelled
         self.worker = None
         self._set_running(False)
-        w.set_result(result, new_scan=True)
-        if w.result is result:  # prepared by the scan's worker (not regrouped with choices)
-            w.grouping.warm(result)
-        else:
-            w.grouping.prepare(w.result)
+        w.set_result(result, new_scan=True, chosen=True)  # the worker applied the choices
+        w.grouping.warm(result)  # and prepared it
         if result.partial or cancelled:
             lines = [self.tr("Scan cancelled — showing what was found so far.")
                      if cancelled else self.tr("The scan was cut short — showing what was "

@@ -333,6 +333,7 @@ class MainWindow(QMainWindow):
         if self.scan_worker is not None:
             self.scan_worker.cancel()
         self.grouping.stop_warming()
+        self.file_actions.cancel()  # a trash or move stops before its next file (all logged)
         self.save_settings()
         self.host.wait(15_000)
         super().closeEvent(event)

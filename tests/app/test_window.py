@@ -1064,3 +1064,26 @@ def test_a_trash_says_how_far_it_is_and_stops_when_cancelled(loaded, qtbot, monk
     assert all(os.path.exists(o.path) for o in report.skipped)
     assert heard[0] == (0, 3) and heard[-1] == (3, 3)
     assert not w.act_cancel.isEnabled() and w.act_cancel.text() == "Cancel scan"
+
+
+def test_closing_the_window_stops_a_trash_before_its_next_file(loaded, qtbot):
+    """The window waits for its threads when it closes: a long trash is stopped, not waited
+    for file by file (what was done is logged and stays done)."""
+    w = loaded
+    w.mark_all_but_reference()
+    first, release = threading.Event(), threading.Event()
+    real = w.trash_function
+
+    def trash(path: str) -> None:
+        real(path)
+        if not first.is_set():
+            first.set()
+            release.wait(10)
+
+    w.trash_function = trash
+    w.confirm = lambda parent, plan, result, log: Confirmation(allow_changed=False)
+    w.trash_marked()
+    qtbot.waitUntil(first.is_set, timeout=10_000)
+    threading.Timer(0.2, release.set).start()  # the file in hand finishes while it closes
+    w.close()
+    assert len(w.trashed) == 1

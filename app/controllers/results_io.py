@@ -3,6 +3,7 @@ HTML). The writing and reading run in a worker; the window shows itself busy mea
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Any
 
@@ -115,6 +116,8 @@ def _load_prepared(path: str, choices: Any) -> ScanResult:
     them (0.46-0.77 s)."""
     from neardup_core.store import results_file as session_file
 
-    result = choices.apply(session_file.load_result(path))
+    result = session_file.load_result(path)
+    with contextlib.suppress(Exception):  # the choices are a convenience: the file opens
+        result = choices.apply(result)
     result.prepare_regroup()
     return result

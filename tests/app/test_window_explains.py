@@ -441,3 +441,27 @@ def test_the_way_into_a_group_is_the_same_with_the_pairs_indexed_by_document(tmp
             assert indexed.via(d, members) == want == indexed_moved.via(d, members)
             asked += want is not None
     assert asked > 100
+
+
+def test_choices_that_cannot_be_applied_never_lose_a_scan(window, qtbot, tmp_path,
+                                                          monkeypatch) -> None:
+    result = chain(tmp_path)
+
+    def broken(self, r):  # type: ignore[no-untyped-def]
+        raise RuntimeError("a store in a state nobody foresaw")
+
+    monkeypatch.setattr(Choices, "apply", broken)
+
+    class Done:
+        def __call__(self, options):  # type: ignore[no-untyped-def]
+            return self
+
+        def run(self, paths, progress, cancel):  # type: ignore[no-untyped-def]
+            return result
+
+    window.scans.session_factory = Done()
+    window.scan_panel.folders.set_folders([str(tmp_path / "docs")])
+    with qtbot.waitSignal(window.scanFinished, timeout=10_000):
+        window.start_scan()
+    assert window.result is result and window.model.group_count() > 0
+    qtbot.waitUntil(lambda: not window.host.busy(), timeout=10_000)

@@ -1028,16 +1028,9 @@ def test_a_confirmation_of_many_files_makes_only_the_rows_it_shows(qtbot, tmp_pa
     assert model.index(12_345, 0).data(Qt.ItemDataRole.ToolTipRole) == "/data/f123/doc012345.txt"
 
 
-def test_a_trash_says_how_far_it_is_and_stops_when_cancelled(loaded, qtbot, monkeypatch):
-    """85,000 files take 15-20 s to trash: the status bar counts them, and the Cancel action
-    (then named for what it stops) ends the run before the next file; what was done stays."""
-    import neardup_core.actions as core_actions
-
-    monkeypatch.setattr(core_actions, "PROGRESS_EVERY", 1)
-    w = loaded
-    w.mark_all_but_reference()
-    heard: list[tuple[int, int]] = []
-    w.file_actions.acting.connect(lambda k, n: heard.append((k, n)))
+def _held_after_the_first_file(w) -> tuple[threading.Event, threading.Event]:
+    """(set once the first file is trashed, what lets the trash go on): ``w`` trashes with
+    its fake trash, holding after the first file, and confirms without asking."""
     first, release = threading.Event(), threading.Event()
     real = w.trash_function
 
@@ -1049,6 +1042,20 @@ def test_a_trash_says_how_far_it_is_and_stops_when_cancelled(loaded, qtbot, monk
 
     w.trash_function = trash
     w.confirm = lambda parent, plan, result, log: Confirmation(allow_changed=False)
+    return first, release
+
+
+def test_a_trash_says_how_far_it_is_and_stops_when_cancelled(loaded, qtbot, monkeypatch):
+    """85,000 files take 15-20 s to trash: the status bar counts them, and the Cancel action
+    (then named for what it stops) ends the run before the next file; what was done stays."""
+    import neardup_core.actions as core_actions
+
+    monkeypatch.setattr(core_actions, "PROGRESS_EVERY", 1)
+    w = loaded
+    w.mark_all_but_reference()
+    heard: list[tuple[int, int]] = []
+    w.file_actions.acting.connect(lambda k, n: heard.append((k, n)))
+    first, release = _held_after_the_first_file(w)
     reports: list[object] = []
     w.actionFinished.connect(reports.append)
     assert not w.act_cancel.isEnabled()
@@ -1071,17 +1078,7 @@ def test_closing_the_window_stops_a_trash_before_its_next_file(loaded, qtbot):
     for file by file (what was done is logged and stays done)."""
     w = loaded
     w.mark_all_but_reference()
-    first, release = threading.Event(), threading.Event()
-    real = w.trash_function
-
-    def trash(path: str) -> None:
-        real(path)
-        if not first.is_set():
-            first.set()
-            release.wait(10)
-
-    w.trash_function = trash
-    w.confirm = lambda parent, plan, result, log: Confirmation(allow_changed=False)
+    first, release = _held_after_the_first_file(w)
     w.trash_marked()
     qtbot.waitUntil(first.is_set, timeout=10_000)
     threading.Timer(0.2, release.set).start()  # the file in hand finishes while it closes

@@ -305,6 +305,23 @@ def test_ignored_pairs_and_references_survive_a_rescan_and_a_rename(window, tmp_
     assert shown.groups[0].reference == 2  # c.txt, made reference before the rescan
 
 
+def _scan_giving(window, qtbot, result, folder: Path) -> None:  # type: ignore[no-untyped-def]
+    """A scan of ``folder`` through the window's own controller and worker, whose session
+    gives ``result``."""
+
+    class Done:
+        def __call__(self, options):  # type: ignore[no-untyped-def]
+            return self
+
+        def run(self, paths, progress, cancel):  # type: ignore[no-untyped-def]
+            return result
+
+    window.scans.session_factory = Done()
+    window.scan_panel.folders.set_folders([str(folder)])
+    with qtbot.waitSignal(window.scanFinished, timeout=10_000):
+        window.start_scan()
+
+
 def test_a_scan_and_an_opened_file_get_the_choices_in_their_worker(window, qtbot, tmp_path,
                                                                     monkeypatch) -> None:
     """Regrouping with the remembered choices took the window's thread tenths of a second at
@@ -324,17 +341,7 @@ def test_a_scan_and_an_opened_file_get_the_choices_in_their_worker(window, qtbot
     monkeypatch.setattr(Choices, "apply", lambda self, r: (
         threads.append(threading.current_thread()), real(self, r))[1])
 
-    class Done:
-        def __call__(self, options):  # type: ignore[no-untyped-def]
-            return self
-
-        def run(self, paths, progress, cancel):  # type: ignore[no-untyped-def]
-            return result
-
-    window.scans.session_factory = Done()
-    window.scan_panel.folders.set_folders([str(tmp_path / "docs")])
-    with qtbot.waitSignal(window.scanFinished, timeout=10_000):
-        window.start_scan()
+    _scan_giving(window, qtbot, result, tmp_path / "docs")
     shown = window.result
     assert pair in shown.ignored and shown._regrouper._forest is not None
     assert threads and all(t is not threading.main_thread() for t in threads)
@@ -452,16 +459,6 @@ def test_choices_that_cannot_be_applied_never_lose_a_scan(window, qtbot, tmp_pat
 
     monkeypatch.setattr(Choices, "apply", broken)
 
-    class Done:
-        def __call__(self, options):  # type: ignore[no-untyped-def]
-            return self
-
-        def run(self, paths, progress, cancel):  # type: ignore[no-untyped-def]
-            return result
-
-    window.scans.session_factory = Done()
-    window.scan_panel.folders.set_folders([str(tmp_path / "docs")])
-    with qtbot.waitSignal(window.scanFinished, timeout=10_000):
-        window.start_scan()
+    _scan_giving(window, qtbot, result, tmp_path / "docs")
     assert window.result is result and window.model.group_count() > 0
     qtbot.waitUntil(lambda: not window.host.busy(), timeout=10_000)

@@ -182,7 +182,12 @@ class PairLoader(Worker):
 class WorkerHost(QObject):
     """Starts workers in their own threads and keeps both alive until the thread has ended.
 
-    Python would otherwise collect a worker or a QThread that Qt still uses.
+    Python would otherwise collect a worker or a QThread that Qt still uses. Each worker is let
+    go when its own thread's end reaches this host, which is after its answer reached the
+    window's thread (both are queued there, in that order). Letting go of every ended worker
+    whenever any thread ended lost answers: a handler given as a lambda goes with its worker,
+    and answers still queued for it were dropped (an excerpt pair never shown; an opened
+    results file could leave the window busy for good).
     """
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -202,6 +207,12 @@ class WorkerHost(QObject):
 
     @Slot()
     def _reap(self) -> None:
+        thread = self.sender()
+        if isinstance(thread, QThread) and thread in self._running:
+            thread.wait()
+            del self._running[thread]
+
+    def _reap_all(self) -> None:
         for thread in [t for t in self._running if t.isFinished()]:
             thread.wait()
             del self._running[thread]
@@ -212,7 +223,7 @@ class WorkerHost(QObject):
     def wait(self, msecs: int = 30_000) -> bool:
         """Block until every thread has ended (used when the window closes)."""
         ok = all(t.wait(msecs) for t in list(self._running))
-        self._reap()
+        self._reap_all()  # (answers still queued are not wanted by a closing window)
         return ok
 
 

@@ -68,6 +68,17 @@ def load_pair(part: str, whole: str, options: Any) -> tuple[str | None, str | No
     return a, b, shared_passages(a, b)
 
 
+def _load_asked(asked: tuple, options: Any) -> tuple[tuple, tuple[str | None, str | None,
+                                                                 Spans]]:
+    """(``asked``, :func:`load_pair` of its part and whole): never raises (a file that cannot
+    be read again is said so)."""
+    part, whole = asked[1], asked[2]
+    try:
+        return asked, load_pair(part.path, whole.path, options)
+    except Exception:
+        return asked, (None, None, [])
+
+
 class ExcerptView(QWidget):
     """The Excerpts tab (see the module docstring). ``start`` runs a worker (the window's
     ``WorkerHost.start``); without it the pair is read on the calling thread."""
@@ -226,20 +237,18 @@ class ExcerptView(QWidget):
         self.right.clear()
         self.heading.setText(self.tr("Reading {part} and {whole}…").format(
             part=visible(part.name), whole=visible(whole.name)))
-        args = (part.path, whole.path, self._result.options)
+        asked = (request, part, whole, containment, similarity)
         if self._start is None:
-            self._shown(request, part, whole, containment, similarity, load_pair(*args))
+            self._loaded(_load_asked(asked, self._result.options))
             return
-        worker = CallWorker(load_pair, *args)
-        worker.finished.connect(
-            lambda got: self._shown(request, part, whole, containment, similarity, got))
-        worker.errored.connect(
-            lambda _exc: self._shown(request, part, whole, containment, similarity,
-                                     (None, None, [])))
+        # the answer comes back to a method of this view, which Qt calls on the window's
+        # thread: a lambda here lost some answers when two readings ended close together
+        worker = CallWorker(_load_asked, asked, self._result.options)
+        worker.finished.connect(self._loaded)
         self._start(worker)
 
-    def _shown(self, request: int, part: Document, whole: Document, containment: float,
-               similarity: float, got: tuple[str | None, str | None, Spans]) -> None:
+    def _loaded(self, answer: tuple[tuple, tuple[str | None, str | None, Spans]]) -> None:
+        (request, part, whole, containment, similarity), got = answer
         if request != self._request:
             return  # another pair was asked for since
         a, b, spans = got

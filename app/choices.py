@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from neardup_core.models import Document
 from neardup_core.result import ScanResult
 
 VERSION = 1
+
+log = logging.getLogger(__name__)
 
 
 def key_of(doc: Document) -> str:
@@ -132,6 +135,15 @@ class Choices:
             if k not in chosen or d.name == self.references[k]:
                 chosen[k] = i
         return tuple((i,) for i in chosen.values())
+
+    def applied(self, result: ScanResult) -> ScanResult:
+        """:meth:`apply`, or ``result`` as it is when the choices cannot be applied (logged):
+        they are a convenience, never a reason to lose a scan or a results file."""
+        try:
+            return self.apply(result)
+        except Exception as exc:
+            log.warning("the remembered choices could not be applied: %r", exc)
+            return result
 
     def apply(self, result: ScanResult) -> ScanResult:
         """``result`` regrouped with the remembered choices (itself when there are none)."""

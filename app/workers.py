@@ -100,10 +100,7 @@ class ScanWorker(Worker):
                              cancel=self.token)
         if isinstance(result, ScanResult):
             if self.finish is not None:  # (a regroup: at 200,000 files, tenths of a second)
-                try:
-                    result = self.finish(result)
-                except Exception as exc:  # the choices are a convenience: never lose a scan
-                    log.warning("the remembered choices could not be applied: %r", exc)
+                result = self.finish(result)
             result.prepare_regroup()  # here, not on the main thread at the first slider move
         return result
 

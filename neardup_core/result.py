@@ -167,8 +167,7 @@ class ScanResult:
         for name in _DOCUMENT_CACHES:
             if name in self.__dict__:
                 new.__dict__[name] = self.__dict__[name]
-        if (m, ig, refs) == (self.group_mode, self.ignored, self.references) \
-                and "_regrouper" in self.__dict__:
+        if "_regrouper" in self.__dict__ and new.same_grouping(self):
             rg = new.__dict__["_regrouper"] = self.__dict__["_regrouper"]  # only t moved
             kept = rg.kept(t) if t >= rg.valid_from else None
             if kept is not None:  # grouped ahead, or by a recent move: nothing to compute

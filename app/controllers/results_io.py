@@ -3,7 +3,6 @@ HTML). The writing and reading run in a worker; the window shows itself busy mea
 
 from __future__ import annotations
 
-import contextlib
 import os
 from typing import Any
 
@@ -116,8 +115,6 @@ def _load_prepared(path: str, choices: Any) -> ScanResult:
     them (0.46-0.77 s)."""
     from neardup_core.store import results_file as session_file
 
-    result = session_file.load_result(path)
-    with contextlib.suppress(Exception):  # the choices are a convenience: the file opens
-        result = choices.apply(result)
+    result = choices.applied(session_file.load_result(path))
     result.prepare_regroup()
     return result

@@ -63,7 +63,7 @@ class ScanController(QObject):
         w.grouping.stop_warming()  # the scan needs the cores more than the result on show
         kwargs = {} if self.session_factory is None else {"session_factory":
                                                          self.session_factory}
-        worker = ScanWorker(options, folders, finish=w.choices.snapshot().apply, **kwargs)
+        worker = ScanWorker(options, folders, finish=w.choices.snapshot().applied, **kwargs)
         worker.progress.connect(w.progress.update_event)
         worker.finished.connect(self._on_finished)
         worker.errored.connect(self._on_error)

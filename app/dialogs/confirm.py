@@ -131,11 +131,11 @@ def _list_view(model: RowsModel) -> QTableView:
     view.setShowGrid(False)
     view.setWordWrap(False)
     view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+    metrics = view.fontMetrics()
     view.verticalHeader().hide()
-    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 6)
+    view.verticalHeader().setDefaultSectionSize(metrics.height() + 6)
     view.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft
                                                 | Qt.AlignmentFlag.AlignVCenter)
-    metrics = view.fontMetrics()
     first = max((metrics.horizontalAdvance(model.made(i)[0][0])
                  for i in range(min(model.rowCount(), SIZED_FROM))), default=0)
     view.setColumnWidth(0, min(max(first + 24, 120), 420))

@@ -1,9 +1,8 @@
 """The files a scan could not use, as a plain table (path, kind, message).
 
-The model sorts itself (:meth:`ProblemsModel.sort`: one sort of a column's texts) instead of
-sitting behind a ``QSortFilterProxyModel``, and a result with the same problems (every
-threshold move) leaves it as it is: the proxy sorted again at every move by asking ``data``
-for each comparison, in Python (50,000 problems: 4.6 s of a frozen window per move).
+The model sorts itself (:meth:`ProblemsModel.sort`: one sort of a column's texts; see
+:mod:`.own_sort`), and a result with the same problems (every threshold move) leaves it as it
+is: a sort proxy sorted again at every move (50,000 problems: 4.6 s of a frozen window).
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from neardup_core.models import Problem, ProblemKind
 from neardup_core.visible import visible
 
 from ..i18n import core_text
+from .own_sort import reorder
 
 Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()  # the invisible root, as a shared default argument
@@ -71,15 +71,8 @@ class ProblemsModel(QAbstractTableModel):
         for later results. The selection follows its problems."""
         if not 0 <= column < 3:
             return
-        self.layoutAboutToBeChanged.emit()
-        held = self.persistentIndexList()
-        rows = [self._order[i.row()] for i in held]
         self._sort = (column, order)
-        self._order = self._sorted()
-        where = {r: k for k, r in enumerate(self._order)}
-        self.changePersistentIndexList(
-            held, [self.index(where[r], i.column()) for r, i in zip(rows, held, strict=True)])
-        self.layoutChanged.emit()
+        self._order = list(reorder(self, self._order, self._sorted))
 
     def _sorted(self) -> list[int]:
         rows = list(range(len(self._problems)))

@@ -5,9 +5,10 @@ A page shows the differences of up to a thousand members, each read again from i
 diffed: on a real folder that was most of the page's time (on the benchmark's 40,000 files
 0.6 s of CPU of 0.95, on 200,000 files 0.85 s of 1.95; issue 22 asks for pages as fast as the
 scan). The comparisons do not depend on one another, so :class:`Ahead` hands them to a process
-pool (forked from the scan's preloaded server where the platform has one) in tasks of a group's
-reference and a few of its members, and the page takes each comparison's HTML when it gets
-there: the same bytes as the page computing them itself (:class:`DiffWriter` writes both).
+pool (forked from the scan's preloaded server where the platform has one) in tasks of a few
+dozen members with their references (several small groups a task), and the page takes each
+comparison's HTML when it gets there: the same bytes as the page computing them itself
+(:class:`DiffWriter` writes both).
 
 This module imports only what a worker needs: the diff, the reader, the wording. Not the result
 or the grouping (SciPy), which a worker would otherwise load for nothing.
@@ -36,8 +37,11 @@ TextOf = Callable[[str], str | None]
 
 #: Fewer comparisons than this are computed by the page itself: starting workers costs more.
 AHEAD_FROM = 48
-#: Members a task compares with their reference (read once per task).
-PER_TASK = 8
+#: Members a task compares, at least (several groups' when they are small, each reference
+#: read once per task): a task of one group of eight took a worker 6 ms, about what it waited
+#: for the next, as the page's threads that hand tasks out and read answers back share the
+#: page's interpreter with the page (on two cores its workers were idle half the time).
+PER_TASK = 32
 #: Tasks each worker is given at a time, at most (the page waits for them in order).
 QUEUED_PER_WORKER = 4
 #: seconds between looks at whether the pool's workers are all still there, while the page
@@ -225,10 +229,13 @@ def _marked(text: str | None, spans: tuple[_diff.Span, ...]) -> str:
     return "".join(out)
 
 
-#: A task: the reference's path and name, then each member's; the page's settings; what the
-#: scan knew of those of them that are text files (:func:`default_text_of`).
-Task = tuple[str, str, tuple[tuple[str, str], ...], int, int, int, str,
-             tuple[tuple[str, Hint], ...]]
+#: Members of one group to compare with its reference: the reference's path and name, then
+#: each member's.
+Part = tuple[str, str, tuple[tuple[str, str], ...]]
+
+#: A task: parts of consecutive groups; the page's settings; what the scan knew of those of
+#: their files that are text files (:func:`default_text_of`).
+Task = tuple[tuple[Part, ...], int, int, int, str, tuple[tuple[str, Hint], ...]]
 
 
 #: A comparison's HTML and the paths whose text could not be read again for it.
@@ -236,19 +243,42 @@ Compared = tuple[str, tuple[str, ...]]
 
 
 def compare_task(task: Task) -> list[Compared]:
-    """Run in a worker: each member of ``task`` against the reference, as the page's HTML."""
-    ref_path, ref_name, members, max_bytes, max_chars, context, language, hints = task
+    """Run in a worker: each member of ``task``'s parts against its reference, as the page's
+    HTML, in the parts' order."""
+    parts_, max_bytes, max_chars, context, language, hints = task
     text_of = default_text_of(max_bytes, dict(hints))
-    ref_text = text_of(ref_path)
     out: list[Compared] = []
-    for path, name in members:
-        parts: list[str] = []
-        other = text_of(path)
-        DiffWriter(language, max_chars, context, parts.append).compare(
-            ref_name, name, ref_text, other)
-        unread = ((ref_path,) if ref_text is None else ()) + ((path,) if other is None else ())
-        out.append(("".join(parts), unread))
+    for ref_path, ref_name, members in parts_:
+        ref_text = text_of(ref_path)
+        for path, name in members:
+            parts: list[str] = []
+            other = text_of(path)
+            DiffWriter(language, max_chars, context, parts.append).compare(
+                ref_name, name, ref_text, other)
+            unread = (((ref_path,) if ref_text is None else ())
+                      + ((path,) if other is None else ()))
+            out.append(("".join(parts), unread))
     return out
+
+
+def task_parts(plan: Sequence[tuple[str, str, Sequence[tuple[str, str]]]],
+               per_task: int) -> list[tuple[Part, ...]]:
+    """``plan`` cut into tasks of at least ``per_task`` members where the groups allow it (the
+    last may have fewer): small groups together, a big one in pieces of ``per_task``."""
+    tasks: list[tuple[Part, ...]] = []
+    now: list[Part] = []
+    size = 0
+    for ref_path, ref_name, members in plan:
+        for i in range(0, len(members), per_task):
+            some = tuple(members[i:i + per_task])
+            now.append((ref_path, ref_name, some))
+            size += len(some)
+            if size >= per_task:
+                tasks.append(tuple(now))
+                now, size = [], 0
+    if now:
+        tasks.append(tuple(now))
+    return tasks
 
 
 class Ahead:
@@ -275,16 +305,15 @@ class Ahead:
         self.idle = idle
         self.tasks: list[Task] = []
         hints = hints or {}
-        for ref_path, ref_name, members in plan:
-            for i in range(0, len(members), PER_TASK):
-                some = tuple(members[i:i + PER_TASK])
-                known = tuple((p, hints[p]) for p in (ref_path, *(p for p, _ in some))
-                              if p in hints)
-                self.tasks.append((ref_path, ref_name, some, *settings, known))
-        self.where: dict[str, tuple[int, int]] = {
-            path: (t, k) for t, task in enumerate(self.tasks)
-            for k, (path, _) in enumerate(task[2])}
-        self.left = [len(task[2]) for task in self.tasks]  # members not taken yet, per task
+        self.where: dict[str, tuple[int, int]] = {}
+        self.left: list[int] = []  # members not taken yet, per task
+        for t, parts in enumerate(task_parts(plan, PER_TASK)):
+            paths = [path for _, _, members in parts for path, _ in members]
+            files = dict.fromkeys([*(ref for ref, _, _ in parts), *paths])
+            known = tuple((p, hints[p]) for p in files if p in hints)
+            self.tasks.append((parts, *settings, known))
+            self.where.update((path, (t, k)) for k, path in enumerate(paths))
+            self.left.append(len(paths))
         self.window = max(1, workers * QUEUED_PER_WORKER)
         self.futures: dict[int, Future[list[Compared]]] = {}
         self.sent = 0

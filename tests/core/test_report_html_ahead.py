@@ -108,6 +108,7 @@ def test_a_failing_pool_leaves_the_page_the_same(scanned, tmp_path, monkeypatch)
 
     monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", broken)
     monkeypatch.setattr(_Broken, "shutdown", lambda self, **k: None, raising=False)
+    monkeypatch.setattr(html_diffs, "PER_TASK", 8)  # tasks enough to see the pool refuse
     assert _page(res, tmp_path, "broken.html", jobs=2) == alone
     assert pools and pools[0].calls > 5
 
@@ -124,6 +125,19 @@ def test_few_comparisons_start_no_workers() -> None:
     assert html_diffs.pool_workers(1, 10_000) == 0
     assert html_diffs.pool_workers(2, 10_000) in (0, 2)  # 0 on a machine of one core
     assert html_diffs.pool_workers(64, 3 * html_diffs.PER_TASK) <= 3
+
+
+def test_tasks_put_small_groups_together_and_cut_big_ones() -> None:
+    """A worker gets tasks of at least PER_TASK members where the groups allow: with a group
+    of a few members a task, it waited for its next task about as long as it worked."""
+    plan = [(f"r{g}", f"R{g}", [(f"m{g}.{i}", f"M{g}.{i}") for i in range(size)])
+            for g, size in enumerate([3, 2, 4, 11, 1, 1])]
+    tasks = html_diffs.task_parts(plan, 5)
+    flat = [(ref, m) for task in tasks for ref, _, members in task for m in members]
+    assert flat == [(ref, m) for ref, _, members in plan for m in members]  # each once, in order
+    assert [[len(members) for _, _, members in task] for task in tasks] == \
+        [[3, 2], [4, 5], [5], [1, 1, 1]]  # the group of 11 in pieces of at most 5
+    assert html_diffs.task_parts([], 5) == []
 
 
 def test_the_files_not_read_again_are_told_either_way(scanned, tmp_path) -> None:

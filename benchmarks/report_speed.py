@@ -59,7 +59,29 @@ def measure(n: int = 200_000, repeat: int = 3, seed: int = 8, folder: str | None
                         "bytes": size, "mb": round(size / 1e6, 1),
                         "mb_per_s": round(size / 1e6 / best, 1),
                         "mb_per_cpu_s": round(size / 1e6 / cpu, 1)}
+        if folder is not None:
+            out["html"].update(page_split(res, Path(tmp) / "split.html"))
     return out
+
+
+def page_split(res: object, path: Path) -> dict:
+    """One more page, not timed with the others: the CPU time of its own process and of the
+    worker processes that compute its comparisons (polled from a process of its own, as the
+    scan's share is: :class:`benchmarks.scale_share.TreeCpu`), and what that projects for
+    more cores than these. The page needs its own CPU time ``P`` whatever the cores, and
+    ``N`` workers need ``C / N`` beside it: ``max(P, C / N)``, a bound, not a measurement
+    (on two cores the page and its two workers share two)."""
+    from neardup_core import report
+
+    from .scale_share import TreeCpu, _settled
+
+    with TreeCpu(baseline=_settled()) as tree:
+        c = time.process_time()
+        report.write_html(res, path)  # type: ignore[arg-type]
+        page = time.process_time() - c
+    workers = tree.total - tree.helpers
+    return {"page_cpu_s": round(page, 3), "comparisons_cpu_s": round(workers, 3),
+            "projected_s": {n: round(max(page, workers / n), 3) for n in (4, 8, 16)}}
 
 
 def main(argv: list[str] | None = None) -> int:

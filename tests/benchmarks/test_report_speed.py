@@ -22,6 +22,10 @@ def test_a_scanned_folder_gets_every_report_timed(tmp_path: Path) -> None:
     for fmt in FORMATS:
         assert got[fmt]["mb"] >= 0 and got[fmt]["cpu_seconds"] >= 0
     assert got["html"]["bytes"] > got["text"]["bytes"] > 0  # the page shows the diffs too
+    split = got["html"]
+    assert split["page_cpu_s"] > 0 and split["comparisons_cpu_s"] >= 0
+    assert split["projected_s"][16] == max(split["page_cpu_s"],
+                                           round(split["comparisons_cpu_s"] / 16, 3))
 
 
 def test_a_synthetic_result_too() -> None:

@@ -37,10 +37,11 @@ TextOf = Callable[[str], str | None]
 
 #: Fewer comparisons than this are computed by the page itself: starting workers costs more.
 AHEAD_FROM = 48
-#: Members a task compares, at least (several groups' when they are small, each reference
-#: read once per task): a task of one group of eight took a worker 6 ms, about what it waited
-#: for the next, as the page's threads that hand tasks out and read answers back share the
-#: page's interpreter with the page (on two cores its workers were idle half the time).
+#: Members a task compares, at least (a big group's in pieces of this many, small groups'
+#: together; each reference read once per task): a task of at most eight took a worker 6 ms,
+#: about what it then waited for the next, as the page's threads that hand tasks out and read
+#: answers back share the page's interpreter with the page (on two cores its workers were
+#: idle half the time).
 PER_TASK = 32
 #: Tasks each worker is given at a time, at most (the page waits for them in order).
 QUEUED_PER_WORKER = 4

@@ -64,6 +64,7 @@ from neardup_core.models import (
     ScanOptions,
 )
 from neardup_core.result import ScanResult
+from neardup_core.scan.isolated import stop_readers
 
 from . import settings as S
 from .choices import Choices
@@ -334,6 +335,7 @@ class MainWindow(QMainWindow):
             self.scan_worker.cancel()
         self.grouping.stop_warming()
         self.file_actions.cancel()  # a trash or move stops before its next file (all logged)
+        stop_readers()  # a PDF read again for a view ends now, not within its time limit
         self.save_settings()
         self.host.wait(15_000)
         super().closeEvent(event)

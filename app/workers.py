@@ -121,9 +121,12 @@ class LoadedPair:
 
 
 def _default_extract(path: str, *, max_bytes: int, encoding: str | None = None) -> Any:
-    from neardup_core.extract import extract
+    """A file read again as the scan read it, a PDF within the scan's per-file limits, in a
+    process of its own: a file may have changed since, and a decompression bomb read here
+    would take the window's memory."""
+    from neardup_core.scan.isolated import read_isolated
 
-    return extract(path, max_bytes=max_bytes, encoding=encoding)
+    return read_isolated(path, max_bytes=max_bytes, encoding=encoding)
 
 
 Extractor = Callable[..., Any]

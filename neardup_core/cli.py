@@ -499,10 +499,11 @@ def problems_path(output: str) -> str:
 
 
 def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
-    from neardup_core.extract import Extracted, extract
+    from neardup_core.extract import Extracted
     from neardup_core.fingerprint.fingerprinter import FingerprintSettings, normalized_jaccard
     from neardup_core.models import Problem
     from neardup_core.report.wording import percent
+    from neardup_core.scan.isolated import read_isolated
     from neardup_core.visible import visible
 
     chosen = ScanOptions(encodings=tuple(args.encoding)).validate()
@@ -513,7 +514,10 @@ def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
             raise PathError(p, "it is a folder; compare takes two files (scan takes folders)"
                             if os.path.isdir(p) else "no such file")
         path = os.path.abspath(p)
-        got = extract(path, max_bytes=64 * 1024 * 1024, encoding=chosen.encoding_of(path))
+        # a PDF in a process of its own, within the scan's per-file limits: a file named on
+        # the command line is as untrusted as any in a folder
+        got = read_isolated(path, max_bytes=64 * 1024 * 1024,
+                            encoding=chosen.encoding_of(path))
         if isinstance(got, Problem):
             raise PathError(p, f"cannot read it ({got.kind}): {got.message}")
         texts.append(got.text)

@@ -63,19 +63,24 @@ def txt_hint(doc: Document) -> Hint | None:
     return doc.encoding, doc.size, doc.mtime_ns
 
 
-def default_text_of(max_bytes: int, hints: Mapping[str, Hint] | None = None) -> TextOf:
+def default_text_of(max_bytes: int, hints: Mapping[str, Hint] | None = None,
+                    extract: Callable[..., object] | None = None) -> TextOf:
     """The ``text_of`` that :func:`~neardup_core.report.html_report.write_html` uses when given
-    none: re-extract a file's text for the diffs (files up to ``max_bytes``); any failure means
-    "no text", never an error.
+    none: re-extract a file's text for the diffs (files up to ``max_bytes``) with ``extract``
+    (by default :func:`neardup_core.extract.extract`: in a worker armed with the scan's limits;
+    the page's own process passes one that reads PDFs within them,
+    :func:`neardup_core.scan.isolated.read_isolated`); any failure means "no text", never an
+    error.
 
     A text file in ``hints`` whose size and time are still the scan's is decoded with the
     codec the scan found rather than detected again (the same text: the codec the detection
     reports reads the bytes to the text it gave, which the fuzzer's ``decode`` target checks);
     on the benchmark folder's files that read them 2.4 times as fast."""
-    try:
-        from neardup_core.extract import extract  # type: ignore[attr-defined]
-    except ImportError:
-        return lambda path: None
+    if extract is None:
+        try:
+            from neardup_core.extract import extract
+        except ImportError:
+            return lambda path: None
 
     def read(path: str, encoding: str | None) -> str | None:
         got = extract(path, max_bytes=max_bytes, encoding=encoding)

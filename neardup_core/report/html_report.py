@@ -147,7 +147,9 @@ def write_html(result: ScanResult, fp_or_path: Destination, *, text_of: TextOf |
     ahead = text_of is None and jobs != 1
     hints: dict[str, Hint] = {}  # what the scan knew of the text files the page reads again
     if text_of is None:
-        text_of = default_text_of(result.options.max_size, hints)
+        from neardup_core.scan.isolated import read_isolated
+
+        text_of = default_text_of(result.options.max_size, hints, read_isolated)
     with open_destination(fp_or_path) as fp:
         page = _Html(result, fp, text_of, max_diff_chars, max_diffs, context, language,
                      written, jobs=jobs if ahead else 1, hints=hints)
@@ -404,9 +406,11 @@ class _Html(DiffWriter):
             yield
             return
         pool = None
+        records = None
         try:
             from concurrent.futures import ProcessPoolExecutor
 
+            from neardup_core.extract.limits import limits_now, make_records
             from neardup_core.pool_ends import worker_gone
             from neardup_core.scan.pool import prestart, start_method
             from neardup_core.scan.worker import init_worker
@@ -414,8 +418,13 @@ class _Html(DiffWriter):
             method = start_method()
             if method == "forkserver":
                 prestart()
+            # the workers read PDFs within the scan's per-file limits, as the scan's do: past
+            # them a worker ends, and the page reads what it held itself, within them too
+            # (:func:`neardup_core.scan.isolated.read_isolated`)
+            records = make_records()
             pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
-                                       initializer=init_worker, initargs=(None,))
+                                       initializer=init_worker,
+                                       initargs=(limits_now(records),))
             self.ahead = Ahead(pool, workers, plan, (self.r.options.max_size, self.max_chars,
                                                      self.context, self.language),
                                idle=self._put_together_ahead, hints=self.hints,
@@ -434,6 +443,10 @@ class _Html(DiffWriter):
                 kill_pool(pool)  # its manager thread may wait for the lost worker's message
             elif pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
+            if records is not None:
+                from neardup_core.extract.limits import remove_records
+
+                remove_records(records)
 
     def hint(self, *docs: Document) -> None:
         """Tell the page's reading what the scan knew of these documents (a text file's

@@ -1073,6 +1073,17 @@ def test_a_trash_says_how_far_it_is_and_stops_when_cancelled(loaded, qtbot, monk
     assert not w.act_cancel.isEnabled() and w.act_cancel.text() == "Cancel scan"
 
 
+def test_closing_the_window_ends_the_pdfs_read_again_for_its_views(window, monkeypatch):
+    """A PDF read again for the pair view or the Excerpts tab (in a process of its own, up to
+    the scan's time limit per file) is ended when the window closes, not waited for."""
+    import app.main_window as main_window
+
+    stopped: list[bool] = []
+    monkeypatch.setattr(main_window, "stop_readers", lambda: stopped.append(True))
+    window.close()
+    assert stopped == [True]
+
+
 def test_closing_the_window_stops_a_trash_before_its_next_file(loaded, qtbot):
     """The window waits for its threads when it closes: a long trash is stopped, not waited
     for file by file (what was done is logged and stays done)."""

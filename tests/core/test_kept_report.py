@@ -484,8 +484,8 @@ def test_a_page_that_could_not_read_a_file_again_is_not_kept(tmp_path: Path,
     argv = ["scan", str(docs), "--format", "html", "--cache", cache, "--language", "zh_CN"]
     real = html_report.default_text_of
 
-    def failing(max_bytes: int, hints=None):  # the English copy cannot be read again
-        read = real(max_bytes, hints)
+    def failing(max_bytes: int, hints=None, *more):  # the English copy cannot be read again
+        read = real(max_bytes, hints, *more)
         return lambda path: None if path.endswith("en-copy.txt") else read(path)
 
     with monkeypatch.context() as m:

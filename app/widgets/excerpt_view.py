@@ -34,10 +34,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neardup_core.models import EXCERPT_FLOOR, Document, Problem
+from neardup_core.models import EXCERPT_FLOOR, Document
 from neardup_core.pairs.containment import shared_passages
 from neardup_core.result import ScanResult
-from neardup_core.scan.isolated import read_isolated
+from neardup_core.scan.isolated import text_isolated
 from neardup_core.visible import visible
 
 from ..models.excerpts_model import ExcerptsModel
@@ -57,17 +57,12 @@ def _plain(text: str) -> str:
 Spans = list[tuple[tuple[int, int], tuple[int, int]]]
 
 
-def _read(path: str, options: Any) -> str | None:
-    """A document's text as the scan read it, a PDF within the scan's per-file limits in a
-    process of its own (None: it cannot be read now)."""
-    got = read_isolated(path, max_bytes=options.max_size, encoding=options.encoding_of(path))
-    return None if isinstance(got, Problem) else got.text
-
-
 def load_pair(part: str, whole: str, options: Any) -> tuple[str | None, str | None, Spans]:
     """The texts of ``part`` and ``whole`` as the panes show them (None: not readable again)
     and their shared passages, read as the scan read them (in a worker's thread)."""
-    a, b = _read(part, options), _read(whole, options)
+    # a PDF within the scan's per-file limits, in a process of its own: it may have become
+    # a bomb since, which read here would take the window's memory
+    a, b = text_isolated(part, options), text_isolated(whole, options)
     if a is None or b is None:
         return a, b, []
     # the panes count a line break as one character, as shared_passages must

@@ -76,6 +76,7 @@ from neardup_core.progress import CancelToken, ProgressSink, Stage, null_progres
 from neardup_core.result import ScanResult
 from neardup_core.scan.boilerplate_pass import BOILERPLATE_MIN_DOCS, BOILERPLATE_SAME
 from neardup_core.scan.excerpts_pass import find_excerpts
+from neardup_core.scan.isolated import text_isolated
 from neardup_core.scan.reading import batches
 from neardup_core.scan.stages import RunStages
 
@@ -540,7 +541,8 @@ class _DaskRun(RunStages):
         learn_f = [self.client.submit(K.learn_from, b.fut, lines, pure=False) for b in with_docs]
         self._await(learn_f)
         learn = sorted(row for rows in self.client.gather(learn_f) for row in rows)
-        lengths = bp.line_lengths(boiler, (bp.read_text(path, self.opt)
+        # (a PDF within the per-file limits, in a process of its own: scan.isolated)
+        lengths = bp.line_lengths(boiler, (text_isolated(path, self.opt)
                                            for _, _, path in learn[:bp.LEARN_READS]))
         sizes = self.client.scatter(lengths, broadcast=True)
         counts_f = [self.client.submit(K.affected_count, b.fut, lines, sizes, pure=False)

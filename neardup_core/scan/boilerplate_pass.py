@@ -24,6 +24,7 @@ from neardup_core.fingerprint import boilerplate as bp
 from neardup_core.hashing import hash128_hex
 from neardup_core.models import Document, PairTable
 from neardup_core.progress import Stage
+from neardup_core.scan.isolated import text_isolated
 from neardup_core.scan.packed import FingerprintTable
 from neardup_core.scan.stages import RunStages
 
@@ -94,7 +95,9 @@ class BoilerplatePass(RunStages):
         chars = fps.chars
         paths = [d.path for d in docs]
         learn = bp.candidates(held_lines, held_doc, boiler, chars, paths)
-        lengths = bp.line_lengths(boiler, (bp.read_text(path, self.opt) for _, _, path in learn
+        # read again in this process: a PDF among them within the per-file limits, in a
+        # process of its own (scan.isolated), as the workers read it
+        lengths = bp.line_lengths(boiler, (text_isolated(path, self.opt) for _, _, path in learn
                                            if not self.cancel.cancelled))
         dropped = bp.dropped_chars(held_lines, held_doc, n_docs, boiler, lengths)
         affected = np.flatnonzero(bp.to_reread(dropped, chars)).tolist()

@@ -32,8 +32,9 @@ from neardup_core.pool_ends import kill_pool
 
 if TYPE_CHECKING:
     from neardup_core.extract import Extracted
+    from neardup_core.models import ScanOptions
 
-__all__ = ["GRACE_S", "read_isolated", "stop_readers"]
+__all__ = ["GRACE_S", "read_isolated", "stop_readers", "text_isolated"]
 
 #: Seconds past the time limit that the caller waits for a reading process before it is
 #: killed (its own watchdog ends it at the limit: this is for one that cannot even do that).
@@ -61,6 +62,14 @@ def read_isolated(path: str, *, max_bytes: int, encoding: str | None = None
         return _in_own_process(path, max_bytes, encoding)
     except _NoProcess:
         return extract(path, max_bytes=max_bytes, encoding=encoding)
+
+
+def text_isolated(path: str, options: ScanOptions) -> str | None:
+    """A document's text as a scan with ``options`` reads it, read by :func:`read_isolated`
+    (None: it cannot be read now): :func:`neardup_core.fingerprint.boilerplate.read_text`
+    within the limits."""
+    got = read_isolated(path, max_bytes=options.max_size, encoding=options.encoding_of(path))
+    return None if isinstance(got, Problem) else got.text
 
 
 def _in_own_process(path: str, max_bytes: int, encoding: str | None) -> Extracted | Problem:

@@ -22,7 +22,6 @@ import numpy as np
 
 from neardup_core.extract import Extracted, FileEntry, content_hash, decode_bytes, extract
 from neardup_core.extract.limits import FileLimits, arm
-from neardup_core.fingerprint.boilerplate import read_text
 from neardup_core.fingerprint.fingerprinter import (
     DocFingerprint,
     FingerprintSettings,
@@ -176,10 +175,14 @@ def shingle_sets(paths: list[str], options: ScanOptions, drop_lines: np.ndarray 
     """Each file's exact shingle set as the scan fingerprinted it (boilerplate ``drop_lines``
     left out), None for one that cannot be read now: what excerpt candidates are verified on
     (:mod:`neardup_core.scan.excerpts_pass`), read in the workers while they are up."""
+    from neardup_core.scan.isolated import text_isolated  # (a worker reads in place)
+
     out: list[np.ndarray | None] = []
     for p in paths:
         try:
-            text = read_text(p, options)
+            # in the scan's own process (few candidates, or no workers) a PDF is read in a
+            # process of its own, within the per-file limits, as in the workers
+            text = text_isolated(p, options)
             out.append(None if text is None else exact_shingles(text, options.shingle,
                                                                 drop_lines))
         except Exception:  # one file that cannot be read again drops its pairs, no more

@@ -96,9 +96,12 @@ def _folder(root: Path) -> Path:
 
 
 def test_a_scan_reads_again_only_documents_the_boilerplate_weighs_in(tmp_path, monkeypatch):
+    from neardup_core.scan import boilerplate_pass
+
     reads: list[str] = []
-    real = bp.read_text
-    monkeypatch.setattr(bp, "read_text", lambda path, opt: reads.append(path) or real(path, opt))
+    real = boilerplate_pass.text_isolated
+    monkeypatch.setattr(boilerplate_pass, "text_isolated",
+                        lambda path, opt: reads.append(path) or real(path, opt))
     result = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(_folder(tmp_path))])
     assert result.stats["boilerplate_lines"] == 2
     assert result.stats["boilerplate_reread"] == 12          # the memos, not the reports
@@ -131,7 +134,9 @@ def test_the_negligible_share_only_spares_reading(tmp_path, monkeypatch):
 def test_a_line_whose_length_cannot_be_learnt_is_taken_as_long(tmp_path, monkeypatch,
                                                                unreadable):
     if unreadable:
-        monkeypatch.setattr(bp, "read_text", lambda path, opt: None)
+        from neardup_core.scan import boilerplate_pass
+
+        monkeypatch.setattr(boilerplate_pass, "text_isolated", lambda path, opt: None)
     else:
         monkeypatch.setattr(bp, "LEARN_READS", 0)
     result = ScanSession(ScanOptions(use_cache=False, jobs=1)).run([str(_folder(tmp_path))])

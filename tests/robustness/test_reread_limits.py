@@ -198,3 +198,22 @@ def test_the_window_s_views_read_a_bomb_within_the_limits(tmp_path: Path,
         "needed more than 64 MB of memory to read: not compared"
     assert load_text(str(good)).text == extract(str(good), max_bytes=MAX).text  # type: ignore[union-attr]
     assert load_pair(str(bomb), str(good), ScanOptions())[0] is None
+
+
+def test_the_scan_s_own_rereads_keep_within_the_limits(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The excerpt candidates verified in the scan's own process (few of them, or no workers)
+    read their files again within the limits too: a PDF changed into a bomb since it was read
+    drops its candidates, no more."""
+    from neardup_core.scan.worker import shingle_sets
+
+    bomb, good = tmp_path / "bomb.pdf", tmp_path / "good.pdf"
+    bomb.write_bytes(stream_bomb_pdf(512 * MiB))
+    good.write_bytes(pdf_bytes([[TEXT]]))
+    monkeypatch.setattr(limits, "MEMORY", 64 * MiB)
+    before = limits.resident_bytes()
+    got = shingle_sets([str(bomb), str(good)], ScanOptions(), None)
+    after = limits.resident_bytes()
+    assert got[0] is None and got[1] is not None and got[1].size > 0
+    if before is not None and after is not None:
+        assert after - before < 128 * MiB

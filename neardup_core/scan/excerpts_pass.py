@@ -24,7 +24,14 @@ from neardup_core.arrays import first_of_class
 from neardup_core.errors import ScanCancelled
 from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.heap import give_back
-from neardup_core.models import EXCERPT_FLOOR, Document, ExcerptTable, PairTable, ScanOptions
+from neardup_core.models import (
+    EXCERPT_FLOOR,
+    WORKER_ONLY_SUFFIXES,
+    Document,
+    ExcerptTable,
+    PairTable,
+    ScanOptions,
+)
 from neardup_core.procwork import ProcessWork
 from neardup_core.progress import Stage
 from neardup_core.scan.excerpt_checks import check_task, check_tasks
@@ -39,6 +46,7 @@ from neardup_core.threadwork import ThreadWork
 Check = Callable[[np.ndarray, np.ndarray], ExcerptTable]
 #: Files a worker reads again per task while candidates are verified, at least.
 _SETS_BATCH = 32
+_WORKER_ONLY = tuple(sorted(WORKER_ONLY_SUFFIXES))
 #: Tasks the verification is cut in, at most: three a worker for 16 workers. A task costs the
 #: main process about half a millisecond of CPU (the pool's threads hand it over and take its
 #: answer back), and at 40,000 files the longest of 48 still takes less than a 16th of them all.
@@ -197,7 +205,10 @@ class ExcerptsPass(RunStages):
 
         need = np.unique(np.concatenate((part, whole))).tolist()
         pool = self.workers.pool if self.workers.started else None
-        if pool is not None and len(need) > _SETS_BATCH:
+        # a PDF among them goes to the workers however few they are: here it would be read in
+        # a process of its own (neardup_core.scan.isolated), about 60 ms each
+        if pool is not None and (len(need) > _SETS_BATCH or any(
+                docs[i].path.lower().endswith(_WORKER_ONLY) for i in need)):
             work = ProcessWork(pool, self.workers.count)
             try:
                 got = work.map(partial(check_task, options=self.opt,

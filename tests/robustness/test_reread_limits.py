@@ -217,3 +217,24 @@ def test_the_scan_s_own_rereads_keep_within_the_limits(tmp_path: Path,
     assert got[0] is None and got[1] is not None and got[1].size > 0
     if before is not None and after is not None:
         assert after - before < 128 * MiB
+
+
+def test_excerpts_among_pdfs_are_verified_in_the_workers_however_few(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read in the scan's own process, each PDF would need a process of its own."""
+    from neardup_core.scan import excerpts_pass
+
+    said = [f"Section {i}: the committee reviewed item {i * 7} of the annual budget and "
+            f"approved the revised plan for district {i}." for i in range(40)]
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "whole.pdf").write_bytes(pdf_bytes([said[:20], said[20:]]))
+    (root / "part.pdf").write_bytes(pdf_bytes([said[5:15]]))
+    (root / "other.txt").write_text("Other words about gardens and rivers. " * 30,
+                                    encoding="utf-8")
+    monkeypatch.setattr(excerpts_pass, "_verify_here",
+                        lambda *a: pytest.fail("verified in the scan's process"))
+    res = ScanSession(ScanOptions(use_cache=False, jobs=2)).run([str(root)])
+    ex = res.excerpts()
+    assert [res.documents[i].name for i in ex.part] == ["part.pdf"]
+    assert [res.documents[i].name for i in ex.whole] == ["whole.pdf"]

@@ -10,14 +10,17 @@ compare``), and a page PDFium never leaves would have held it for good; a file m
 changed since the scan read it within the limits.
 
 So a file that only a worker may read (:data:`~neardup_core.models.WORKER_ONLY_SUFFIXES`) is
-read by :func:`read_isolated` in a process of its own, armed with the scan's limits and started
-as the scan starts its workers (forked from the preloaded server where the platform has one):
-past a limit it ends, and the reading is a problem in the scan's words ("needed more than 1 GB
-of memory to read"). Any other file is read in the calling process, as before (its readers
-bound themselves: zip bombs, entity attacks). A process that is armed already (a worker) reads
-in place, its own watchdog guarding it. Where no process can be started at all, the file is
-read in place, as the scan then reads it. :func:`stop_readers` ends every such reading at once
-(a window closing does not wait for a PDF).
+read by :func:`read_isolated` in a reading process of this program's, armed with the scan's
+limits and started as the scan starts its workers (forked from the preloaded server where the
+platform has one), then kept for the next file: a process a file cost 57 ms, and a report's
+diffs read dozens. Past a limit it ends, and the reading is a problem in the scan's words
+("needed more than 1 GB of memory to read"); the next file gets a new process. A file whose
+reading ended because another one, read at the same time, passed a limit is read again. Any
+other file is read in the calling process, as before (its readers bound themselves: zip bombs,
+entity attacks). A process that is armed already (a worker) reads in place, its own watchdog
+guarding it. Where no process can be started at all, the file is read in place, as the scan
+then reads it. :func:`stop_readers` ends the reading process (a window closing does not wait
+for a PDF).
 """
 
 from __future__ import annotations
@@ -36,17 +39,82 @@ if TYPE_CHECKING:
 
 __all__ = ["GRACE_S", "read_isolated", "stop_readers", "text_isolated"]
 
-#: Seconds past the time limit that the caller waits for a reading process before it is
+#: Seconds past the time limit that the caller waits for the reading process before it is
 #: killed (its own watchdog ends it at the limit: this is for one that cannot even do that).
 GRACE_S = 10.0
 _WORKER_ONLY = tuple(sorted(WORKER_ONLY_SUFFIXES))
-#: The pools of the readings under way, for stop_readers.
-_live: set[ProcessPoolExecutor] = set()
 _lock = threading.Lock()
 
 
 class _NoProcess(Exception):
     """No process could be started here (a sandbox, a platform without them)."""
+
+
+class _Reader:
+    """The reading process (a pool of one) and the folder its watchdog records a stop in."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+
+        from neardup_core.extract.limits import limits_now, make_records, remove_records
+        from neardup_core.scan.pool import prestart, start_method
+        from neardup_core.scan.worker import init_worker
+
+        try:
+            self.records = make_records()
+        except OSError as exc:  # no temporary folder to write in: no record of a stop either
+            raise _NoProcess from exc
+        self.limits = limits_now(self.records)
+        #: files the watchdog stopped, by path, as the records said (read once, kept here
+        #: for whichever caller asks: two may have been reading)
+        self.stopped: dict[str, str] = {}
+        self.stopping = False  # ended by stop_readers: what it held is not read again
+        try:
+            method = start_method()
+            if method == "forkserver":
+                prestart()
+            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(method),
+                                            initializer=init_worker, initargs=(self.limits,))
+        except (OSError, RuntimeError) as exc:
+            remove_records(self.records)
+            raise _NoProcess from exc
+
+    def end(self) -> None:
+        from neardup_core.extract.limits import remove_records
+
+        kill_pool(self.pool)
+        remove_records(self.records)
+
+
+_reader: _Reader | None = None
+
+
+def _current() -> _Reader:
+    """The reading process, started when there is none, the last one ended, or the limits
+    are no longer those it enforces (the module's constants, as a scan reads them when it
+    starts its workers)."""
+    from neardup_core.extract.limits import limits_now
+
+    global _reader
+    old = None
+    with _lock:
+        if _reader is not None and limits_now(_reader.records) != _reader.limits:
+            old, _reader = _reader, None
+        if _reader is None:
+            _reader = _Reader()
+        reader = _reader
+    if old is not None:
+        old.end()
+    return reader
+
+
+def _drop(reader: _Reader) -> None:
+    """Let go of ``reader`` (ended, past a limit or stopped): the next file gets a new one."""
+    global _reader
+    with _lock:
+        if _reader is reader:
+            _reader = None
+    reader.end()
 
 
 def read_isolated(path: str, *, max_bytes: int, encoding: str | None = None
@@ -59,7 +127,7 @@ def read_isolated(path: str, *, max_bytes: int, encoding: str | None = None
     if not path.lower().endswith(_WORKER_ONLY) or armed() is not None:
         return extract(path, max_bytes=max_bytes, encoding=encoding)
     try:
-        return _in_own_process(path, max_bytes, encoding)
+        return _in_reader(path, max_bytes, encoding)
     except _NoProcess:
         return extract(path, max_bytes=max_bytes, encoding=encoding)
 
@@ -72,53 +140,40 @@ def text_isolated(path: str, options: ScanOptions) -> str | None:
     return None if isinstance(got, Problem) else got.text
 
 
-def _in_own_process(path: str, max_bytes: int, encoding: str | None) -> Extracted | Problem:
-    import multiprocessing
-
+def _in_reader(path: str, max_bytes: int, encoding: str | None) -> Extracted | Problem:
     from neardup_core.extract import extract
-    from neardup_core.extract.limits import limits_now, make_records, remove_records, take_records
-    from neardup_core.scan.pool import prestart, start_method
-    from neardup_core.scan.worker import init_worker
+    from neardup_core.extract.limits import take_records
 
-    pool: ProcessPoolExecutor | None = None
-    try:
-        records = make_records()
-    except OSError as exc:  # no temporary folder to write in: no record of a stop either
-        raise _NoProcess from exc
-    try:
-        limits = limits_now(records)
+    for attempt in (1, 2):
+        reader = _current()
         try:
-            method = start_method()
-            if method == "forkserver":
-                prestart()
-            pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(method),
-                                       initializer=init_worker, initargs=(limits,))
-            with _lock:
-                _live.add(pool)
-            future = pool.submit(extract, path, max_bytes=max_bytes, encoding=encoding)
-        except (OSError, RuntimeError) as exc:
-            raise _NoProcess from exc
+            future = reader.pool.submit(extract, path, max_bytes=max_bytes, encoding=encoding)
+        except RuntimeError:  # ended meanwhile (stopped, or broken by another file)
+            _drop(reader)
+            continue
         try:
-            return future.result(timeout=limits.seconds + GRACE_S)
+            return future.result(timeout=reader.limits.seconds + GRACE_S)
         except BrokenProcessPool:
-            stopped = take_records(records).get(path)
+            with _lock:
+                reader.stopped.update(take_records(reader.records))
+                stopped = reader.stopped.get(path)
+            _drop(reader)
             if stopped is not None:
                 return Problem(path, ProblemKind.TOO_LARGE, stopped)
-            return Problem(path, ProblemKind.LOST,
-                           "its worker process stopped unexpectedly while reading it")
+            if attempt == 2 or reader.stopping:
+                break
+            # another file read at the same time may have ended it: once more, alone
         except TimeoutError:
-            return Problem(path, ProblemKind.TOO_LARGE, limits.message("time"))
-    finally:
-        if pool is not None:
-            with _lock:
-                _live.discard(pool)
-            kill_pool(pool)  # done with, or past its limits: nothing of it is wanted
-        remove_records(records)
+            _drop(reader)
+            return Problem(path, ProblemKind.TOO_LARGE, reader.limits.message("time"))
+    return Problem(path, ProblemKind.LOST,
+                   "its worker process stopped unexpectedly while reading it")
 
 
 def stop_readers() -> None:
-    """End every reading under way (their callers get a problem at once)."""
+    """End the reading process now (a reading under way gets a problem at once)."""
     with _lock:
-        pools = list(_live)
-    for pool in pools:
-        kill_pool(pool, shutdown=False)
+        reader = _reader
+    if reader is not None:
+        reader.stopping = True
+        _drop(reader)

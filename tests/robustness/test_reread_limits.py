@@ -41,6 +41,14 @@ CRASH_MARK = "This page crashes PDFium"
 MAX = 64 * MiB
 
 
+@pytest.fixture(autouse=True)
+def _own_reader():  # type: ignore[no-untyped-def]
+    """Each test starts its own reading process (one forked from a patched PDFium, say)."""
+    stop_readers()
+    yield
+    stop_readers()
+
+
 def _fork_readers(monkeypatch: pytest.MonkeyPatch, page_mark: str, behave) -> None:  # type: ignore[no-untyped-def]
     """Readings forked from this process, whose PDFium ``behave``s on a page with
     ``page_mark`` (a patch the fork server's processes would not have)."""
@@ -110,14 +118,14 @@ def test_stop_readers_ends_a_reading_under_way(tmp_path: Path,
                                                                        max_bytes=MAX)))
     reading.start()
     deadline = time.monotonic() + 60
-    while not isolated._live and reading.is_alive() and time.monotonic() < deadline:
+    while isolated._reader is None and reading.is_alive() and time.monotonic() < deadline:
         time.sleep(0.01)
     time.sleep(0.3)  # in PDFium's page by now
     stop_readers()
     reading.join(timeout=30)
     assert not reading.is_alive()
     assert isinstance(got[0], Problem) and got[0].kind == ProblemKind.LOST
-    assert not isolated._live
+    assert isolated._reader is None
 
 
 def test_other_files_are_read_in_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -238,3 +246,33 @@ def test_excerpts_among_pdfs_are_verified_in_the_workers_however_few(
     ex = res.excerpts()
     assert [res.documents[i].name for i in ex.part] == ["part.pdf"]
     assert [res.documents[i].name for i in ex.whole] == ["whole.pdf"]
+
+
+def test_the_reading_process_is_kept_and_replaced_after_a_stop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One process for the reads of a report's diffs (a process a file cost 57 ms); a file
+    read beside one that passes a limit is read again; new limits, a new process."""
+    good, bomb = tmp_path / "good.pdf", tmp_path / "bomb.pdf"
+    good.write_bytes(pdf_bytes([[TEXT]]))
+    bomb.write_bytes(stream_bomb_pdf(512 * MiB))
+    want = extract(str(good), max_bytes=MAX)
+    assert read_isolated(str(good), max_bytes=MAX) == want
+    first = isolated._reader
+    assert first is not None
+    assert read_isolated(str(good), max_bytes=MAX) == want and isolated._reader is first
+    monkeypatch.setattr(limits, "MEMORY", 64 * MiB)  # other limits: another process
+    assert read_isolated(str(good), max_bytes=MAX) == want and isolated._reader is not first
+    got: dict[str, object] = {}
+
+    def read(path: Path) -> None:
+        got[path.name] = read_isolated(str(path), max_bytes=MAX)
+
+    threads = [threading.Thread(target=read, args=(p,)) for p in (bomb, good, good)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert got["bomb.pdf"] == Problem(str(bomb), ProblemKind.TOO_LARGE,
+                                      "needed more than 64 MB of memory to read: not compared")
+    assert got["good.pdf"] == want
+    assert read_isolated(str(good), max_bytes=MAX) == want  # a new process after the stop

@@ -7,6 +7,7 @@ must write the same report."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -30,10 +31,13 @@ NOT_ON_THE_WARM_PATH = (
     "neardup_core.report.csv_report", "neardup_core.report.html_report",
     "neardup_core.report.text_report", "neardup_core.diff", "multiprocessing.forkserver",
 )
-#: What the first scan of the same folder, through the same probe, does load: the list above
-#: names modules that the scan really uses.
-READ_ON_THE_COLD_PATH = ("chardet", "lxml", "pypdfium2", "rjieba", "neardup_core.extract.docx",
-                         "neardup_core.extract.encoding.detect", "neardup_core.pairs.find")
+#: What the first scan of the same folder, through the same probe, does load in its own
+#: process: the probe sees what a read loads...
+READ_ON_THE_COLD_PATH = ("chardet", "rjieba", "neardup_core.extract.encoding.detect",
+                         "neardup_core.pairs.find")
+#: ... and what ``neardup compare`` of the Word file loads (the scan reads it in its workers,
+#: and its excerpt candidates are checked there: a folder with a PDF always has workers)
+READ_BY_COMPARE = ("lxml", "neardup_core.extract.docx")
 
 PROBE = """
 import contextlib, io, json, multiprocessing, sys
@@ -103,6 +107,10 @@ def test_a_rescan_answered_by_the_cache_reads_nothing_and_reports_the_same(tmp_p
     assert "numpy" not in kept["modules"] and "neardup_core.scan.session" not in kept["modules"]
     for run in (cold, first):  # the same probe, reading the files, loads what a read needs
         assert [m for m in READ_ON_THE_COLD_PATH if m not in run["modules"]] == []
+    compared = _run(["compare", str(docs / "en.docx"), str(docs / "en.txt")])
+    assert [m for m in READ_BY_COMPARE if m not in compared["modules"]] == []
+    # and the list names modules that exist (a misspelt one would never be loaded)
+    assert [m for m in NOT_ON_THE_WARM_PATH if importlib.util.find_spec(m) is None] == []
 
     report = _report(tmp_path / "cold.json")
     assert report["summary"]["files"] == 6 and report["summary"]["groups"] >= 2

@@ -150,6 +150,8 @@ def _in_reader(path: str, max_bytes: int, encoding: str | None) -> Extracted | P
             future = reader.pool.submit(extract, path, max_bytes=max_bytes, encoding=encoding)
         except RuntimeError:  # ended meanwhile (stopped, or broken by another file)
             _drop(reader)
+            if reader.stopping:
+                break
             continue
         try:
             return future.result(timeout=reader.limits.seconds + GRACE_S)

@@ -512,7 +512,9 @@ def _cmd_compare(args: argparse.Namespace, stdout: TextIO) -> int:
     for p in (args.left, args.right):
         if not os.path.isfile(p):
             raise PathError(p, "it is a folder; compare takes two files (scan takes folders)"
-                            if os.path.isdir(p) else "no such file")
+                            if os.path.isdir(p) else
+                            "not a regular file (a pipe, a device or a socket): compare reads "
+                            "documents" if os.path.exists(p) else "no such file")
         path = os.path.abspath(p)
         # a PDF in a process of its own, within the scan's per-file limits: a file named on
         # the command line is as untrusted as any in a folder

@@ -169,6 +169,19 @@ def test_compare_of_a_folder_says_it_takes_files(folder: Path) -> None:
     assert "it is a folder" in err and "Traceback" not in err
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_compare_of_a_pipe_says_it_is_no_document(folder: Path, tmp_path: Path) -> None:
+    """Not "no such file": it is there, and it is no document (reading it would wait for a
+    writer for good)."""
+    pipe = tmp_path / "notes.txt"
+    os.mkfifo(pipe)
+    code, _, err = run_cli("compare", str(pipe), str(folder / "a.txt"))
+    assert code == 2
+    assert "not a regular file" in err and "no such file" not in err
+    code, _, err = run_cli("compare", str(tmp_path / "gone.txt"), str(folder / "a.txt"))
+    assert code == 2 and "no such file" in err
+
+
 def test_encoding_option_reads_a_file_in_the_chosen_codec(tmp_path: Path) -> None:
     root = tmp_path / "notes"
     root.mkdir()

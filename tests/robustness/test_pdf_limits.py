@@ -11,25 +11,19 @@ no timed assertions.
 from __future__ import annotations
 
 import os
-import sys
 import time
 from pathlib import Path
 
-import pypdfium2 as pdfium
 import pytest
-from _hostile_formats import TEXT, stream_bomb_pdf
+from _hostile_formats import TEXT, MiB, stream_bomb_pdf
+from _pdfium_patch import FORKING, SLOW_MARK, patch_page
 from _robust import assert_whole
 from formatgen import pdf_bytes
 
 from neardup_core import ProblemKind, ScanOptions, ScanSession
 from neardup_core.extract import limits
 
-pytestmark = [
-    pytest.mark.skipif(sys.platform == "win32", reason="needs fork"),
-    pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning"),
-]
-MiB = 1024 * 1024
-SLOW_MARK = "This page makes PDFium take forever"
+pytestmark = FORKING
 
 
 def _folder(root: Path, hostile: dict[str, bytes]) -> Path:
@@ -85,15 +79,7 @@ def test_a_page_pdfium_never_leaves_ends_at_the_time_limit(
     """One page whose text PDFium takes an hour over (a patched loader, in forked workers):
     the time budget between pages never gets a turn; the watchdog stops it at 2 s."""
     root = _folder(tmp_path / "docs", {"slow.pdf": pdf_bytes([[SLOW_MARK]])})
-    real = pdfium.PdfTextPage.get_text_range
-
-    def slow_text(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        text = real(self, *args, **kwargs)
-        if SLOW_MARK in text:
-            time.sleep(3600)
-        return text
-
-    monkeypatch.setattr(pdfium.PdfTextPage, "get_text_range", slow_text)
+    patch_page(monkeypatch, SLOW_MARK, lambda: time.sleep(3600))
     monkeypatch.setattr(limits, "SECONDS", 2.0)
     result = ScanSession(ScanOptions(use_cache=False, jobs=2), mp_context="fork").run(
         [str(root)])
@@ -107,15 +93,7 @@ def test_a_crash_without_a_record_still_costs_only_its_file(
     """A worker that dies with no watchdog record (a crash inside PDFium) is still found one
     file at a time and said as before: the records explain only the deaths they caused."""
     root = _folder(tmp_path / "docs", {"crash.pdf": pdf_bytes([["crash here please"]])})
-    real = pdfium.PdfTextPage.get_text_range
-
-    def crashing(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        text = real(self, *args, **kwargs)
-        if "crash here please" in text:
-            os._exit(1)
-        return text
-
-    monkeypatch.setattr(pdfium.PdfTextPage, "get_text_range", crashing)
+    patch_page(monkeypatch, "crash here please", lambda: os._exit(1))
     result = ScanSession(ScanOptions(use_cache=False, jobs=2), mp_context="fork").run(
         [str(root)])
     assert_whole(result)

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import io
 import os
-import sys
 import threading
 import time
 from pathlib import Path
 
-import pypdfium2 as pdfium
 import pytest
-from _hostile_formats import TEXT, stream_bomb_pdf
+from _hostile_formats import TEXT, MiB, stream_bomb_pdf
+from _pdfium_patch import FORKING, SLOW_MARK, patch_page
 from formatgen import pdf_bytes
 
 from neardup_core import ProblemKind, ScanOptions, ScanSession
@@ -31,12 +30,7 @@ from neardup_core.report.html_report import write_html
 from neardup_core.scan import isolated, pool
 from neardup_core.scan.isolated import read_isolated, stop_readers
 
-pytestmark = [
-    pytest.mark.skipif(sys.platform == "win32", reason="needs fork"),
-    pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning"),
-]
-MiB = 1024 * 1024
-SLOW_MARK = "This page makes PDFium take forever"
+pytestmark = FORKING
 CRASH_MARK = "This page crashes PDFium"
 MAX = 64 * MiB
 
@@ -52,15 +46,7 @@ def _own_reader():  # type: ignore[no-untyped-def]
 def _fork_readers(monkeypatch: pytest.MonkeyPatch, page_mark: str, behave) -> None:  # type: ignore[no-untyped-def]
     """Readings forked from this process, whose PDFium ``behave``s on a page with
     ``page_mark`` (a patch the fork server's processes would not have)."""
-    real = pdfium.PdfTextPage.get_text_range
-
-    def patched(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        text = real(self, *args, **kwargs)
-        if page_mark in text:
-            behave()
-        return text
-
-    monkeypatch.setattr(pdfium.PdfTextPage, "get_text_range", patched)
+    patch_page(monkeypatch, page_mark, behave)
     monkeypatch.setattr(pool, "start_method", lambda: "fork")
 
 

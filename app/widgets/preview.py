@@ -13,7 +13,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from neardup_core.models import Member
+from neardup_core.visible import visible
 
+from ..i18n import core_text
 from ..models.presentation import format_percent, format_share
 from ..workers import LoadedPair, PairLoader, Source, WorkerHost
 from .diff_view import DiffView
@@ -79,8 +81,9 @@ class PreviewPane(QWidget):
         if pair.request != self._request:
             return
         header = self._header
-        problems = [f"{os.path.basename(t.path)}: {t.problem}" for t in (pair.left, pair.right)
-                    if t.problem]
+        # the core's words in the interface's language (a PDF past a limit, a file gone)
+        problems = [f"{visible(os.path.basename(t.path))}: {core_text(t.problem)}"
+                    for t in (pair.left, pair.right) if t.problem]
         if problems:
             header = " · ".join([header, self.tr("could not read"), *problems]).strip(" ·")
         if pair.diff is not None:

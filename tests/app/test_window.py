@@ -490,6 +490,22 @@ def test_move_to_folder(loaded, qtbot, tmp_path):
 
 # -- comparing ------------------------------------------------------------------------------
 
+def test_a_member_that_cannot_be_read_again_is_said_so_in_the_interface_language(
+        loaded, qtbot, monkeypatch):
+    """The core's reason (a file gone, a PDF past a limit) in the window's words, as the
+    Problems tab says it."""
+    from app import i18n
+
+    w = loaded
+    doc = w.result.documents[w.model.group(0).members[2].doc]
+    os.remove(doc.path)
+    monkeypatch.setattr(i18n, "_current", "zh_CN")
+    with qtbot.waitSignal(w.preview.loaded, timeout=10_000):
+        w.select_member(0, 2)
+    header = w.preview.diff._header.text()
+    assert f"{doc.name}: 扫描期间该文件被删除或移走" in header, header
+
+
 def test_selecting_a_member_shows_its_diff_against_the_reference(loaded, qtbot):
     w = loaded
     with qtbot.waitSignal(w.preview.loaded, timeout=10_000):

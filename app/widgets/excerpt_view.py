@@ -34,12 +34,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neardup_core.models import EXCERPT_FLOOR, Document
+from neardup_core.models import EXCERPT_FLOOR, Document, Problem
 from neardup_core.pairs.containment import shared_passages
 from neardup_core.result import ScanResult
-from neardup_core.scan.isolated import text_isolated
+from neardup_core.scan.isolated import read_isolated
 from neardup_core.visible import visible
 
+from ..i18n import core_text
 from ..models.excerpts_model import ExcerptsModel
 from ..workers import CallWorker, Worker
 
@@ -57,28 +58,38 @@ def _plain(text: str) -> str:
 Spans = list[tuple[tuple[int, int], tuple[int, int]]]
 
 
-def load_pair(part: str, whole: str, options: Any) -> tuple[str | None, str | None, Spans]:
-    """The texts of ``part`` and ``whole`` as the panes show them (None: not readable again)
-    and their shared passages, read as the scan read them (in a worker's thread)."""
-    # a PDF within the scan's per-file limits, in a process of its own: it may have become
-    # a bomb since, which read here would take the window's memory
-    a, b = text_isolated(part, options), text_isolated(whole, options)
+# What load_pair gives: the two texts (None: not readable again), their shared passages, and
+# why the first unreadable one could not be read (the core's message, or None).
+Loaded = tuple[str | None, str | None, Spans, str | None]
+
+
+def _read(path: str, options: Any) -> tuple[str | None, str | None]:
+    """A document's text as the scan read it, or None and why. A PDF is read within the
+    scan's per-file limits, in a process of its own: it may have become a bomb since, which
+    read here would take the window's memory."""
+    got = read_isolated(path, max_bytes=options.max_size, encoding=options.encoding_of(path))
+    return (None, got.message) if isinstance(got, Problem) else (got.text, None)
+
+
+def load_pair(part: str, whole: str, options: Any) -> Loaded:
+    """The texts of ``part`` and ``whole`` as the panes show them and their shared passages,
+    read as the scan read them (in a worker's thread)."""
+    (a, why_a), (b, why_b) = _read(part, options), _read(whole, options)
     if a is None or b is None:
-        return a, b, []
+        return a, b, [], why_a if a is None else why_b
     # the panes count a line break as one character, as shared_passages must
     a, b = (_plain(t)[:MAX_CHARS] for t in (a, b))
-    return a, b, shared_passages(a, b)
+    return a, b, shared_passages(a, b), None
 
 
-def _load_asked(asked: tuple, options: Any) -> tuple[tuple, tuple[str | None, str | None,
-                                                                 Spans]]:
+def _load_asked(asked: tuple, options: Any) -> tuple[tuple, Loaded]:
     """(``asked``, :func:`load_pair` of its part and whole): never raises (a file that cannot
     be read again is said so)."""
     part, whole = asked[1], asked[2]
     try:
         return asked, load_pair(part.path, whole.path, options)
     except Exception:
-        return asked, (None, None, [])
+        return asked, (None, None, [], None)
 
 
 class ExcerptView(QWidget):
@@ -249,15 +260,19 @@ class ExcerptView(QWidget):
         worker.finished.connect(self._loaded)
         self._start(worker)
 
-    def _loaded(self, answer: tuple[tuple, tuple[str | None, str | None, Spans]]) -> None:
+    def _loaded(self, answer: tuple[tuple, Loaded]) -> None:
         (request, part, whole, containment, similarity), got = answer
         if request != self._request:
             return  # another pair was asked for since
-        a, b, spans = got
+        a, b, spans, why = got
         if a is None or b is None:
-            self.heading.setText(self.tr("{name} could not be read again (changed, moved or "
-                                         "unreadable since the scan).").format(
-                name=visible(part.name if a is None else whole.name)))
+            name = visible(part.name if a is None else whole.name)
+            if why:  # the core's reason (a PDF past a limit, a file gone) in these words
+                self.heading.setText(self.tr("{name} could not be read again: {why}").format(
+                    name=name, why=core_text(why)))
+            else:
+                self.heading.setText(self.tr("{name} could not be read again (changed, moved "
+                                             "or unreadable since the scan).").format(name=name))
             self.pairShown.emit()
             return
         self.left.setPlainText(a)

@@ -260,7 +260,7 @@
 <context>
     <name>ExcerptView</name>
     <message>
-        <location filename="../../widgets/excerpt_view.py" line="+108"/>
+        <location filename="../../widgets/excerpt_view.py" line="+132"/>
         <source>Show documents at least this much of whose text lies inside another (no rescan needed)</source>
         <extracomment>Characters of each text shown (a longer file is cut here, and the view says so). a pair asked for is on screen (or said unreadable)</extracomment>
         <translation>显示至少有这么多文字位于另一文件之中的文档（无需重新扫描）</translation>
@@ -312,11 +312,16 @@
     </message>
     <message>
         <location line="+20"/>
+        <source>{name} could not be read again: {why}</source>
+        <translation>无法再次读取 {name}：{why}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>{name} could not be read again (changed, moved or unreadable since the scan).</source>
         <translation>无法再次读取 {name}（扫描后已更改、移动或无法读取）。</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+8"/>
         <source>{share} of {part} lies inside {whole} (similarity {sim})</source>
         <translation>{part} 的 {share} 位于 {whole} 之中（相似度 {sim}）</translation>
     </message>
@@ -334,7 +339,7 @@
 <context>
     <name>ExcerptsModel</name>
     <message>
-        <location filename="../../models/excerpts_model.py" line="+37"/>
+        <location filename="../../models/excerpts_model.py" line="+38"/>
         <source>Part</source>
         <translation>摘录</translation>
     </message>
@@ -354,7 +359,7 @@
         <translation>相似度</translation>
     </message>
     <message>
-        <location line="+88"/>
+        <location line="+79"/>
         <source>{share} of {part} lies inside {whole}</source>
         <translation>{part} 的 {share} 位于 {whole} 之中</translation>
     </message>
@@ -641,31 +646,31 @@ This folder does not exist</source>
         <translation>按文件名或文件夹筛选…</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+28"/>
         <source>Groups</source>
         <translation>分组</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+167"/>
+        <location line="+172"/>
         <source>Problems</source>
         <translation>问题</translation>
     </message>
     <message>
-        <location line="-165"/>
-        <location line="+169"/>
+        <location line="-170"/>
+        <location line="+174"/>
         <source>Excerpts</source>
         <translation>摘录</translation>
     </message>
     <message numerus="yes">
-        <location line="-62"/>
+        <location line="-65"/>
         <source>Added %Ln folders</source>
         <translation>
             <numerusform>已添加 %Ln 个文件夹</numerusform>
         </translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+64"/>
         <source>Excerpts ({n})</source>
         <translation>摘录 ({n})</translation>
     </message>
@@ -837,7 +842,7 @@ Action log: {log}</source>
 <context>
     <name>PreviewPane</name>
     <message>
-        <location filename="../../widgets/preview.py" line="+31"/>
+        <location filename="../../widgets/preview.py" line="+33"/>
         <source>Select a file to compare it with its group&apos;s reference, or select two files and choose “Compare two selected”.</source>
         <translation>选择一个文件，将其与所在分组的基准文件对比；或选择两个文件，然后点击“比较所选的两个文件”。</translation>
     </message>
@@ -862,7 +867,7 @@ Action log: {log}</source>
         <translation>Jaccard 估计值 {j}</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>could not read</source>
         <translation>无法读取</translation>
     </message>
@@ -875,7 +880,7 @@ Action log: {log}</source>
 <context>
     <name>ProblemKind</name>
     <message>
-        <location filename="../../models/problems_model.py" line="+26"/>
+        <location filename="../../models/problems_model.py" line="+32"/>
         <source>Unreadable</source>
         <translation>无法读取</translation>
     </message>
@@ -928,7 +933,7 @@ Action log: {log}</source>
 <context>
     <name>ProblemsModel</name>
     <message>
-        <location line="+14"/>
+        <location line="+16"/>
         <source>File</source>
         <translation>文件</translation>
     </message>
@@ -1296,7 +1301,7 @@ Action log: {log}</source>
         <translation>正在取消…</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+17"/>
         <source>Scan cancelled — showing what was found so far.</source>
         <translation>扫描已取消——显示目前已找到的结果。</translation>
     </message>

@@ -59,6 +59,14 @@ NATIVE_SUFFIXES = DOCX_SUFFIXES | PDF_SUFFIXES | ODT_SUFFIXES | HTML_SUFFIXES
 #: PDFium is a large C++ parser of the most hostile format a folder holds; its crash in the
 #: scan's process would end the scan (and the app), in a worker it costs one file.
 WORKER_ONLY_SUFFIXES = PDF_SUFFIXES
+#: The same, as ``str.endswith`` takes them (for paths folded to lower case).
+WORKER_ONLY_ENDINGS = tuple(sorted(WORKER_ONLY_SUFFIXES))
+
+
+def worker_only(path: str) -> bool:
+    """Whether only a worker process may read ``path`` (:data:`WORKER_ONLY_SUFFIXES`)."""
+    return path.lower().endswith(WORKER_ONLY_ENDINGS)
+
 #: Everything a scan can be asked to include.
 READABLE_SUFFIXES = (TEXT_SUFFIXES | DOCX_SUFFIXES | PDF_SUFFIXES | ODT_SUFFIXES | RTF_SUFFIXES
                      | HTML_SUFFIXES | LEGACY_SUFFIXES)

@@ -34,10 +34,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neardup_core.models import EXCERPT_FLOOR, Document, Problem
+from neardup_core.models import EXCERPT_FLOOR, Document
 from neardup_core.pairs.containment import shared_passages
 from neardup_core.result import ScanResult
-from neardup_core.scan.isolated import read_isolated
+from neardup_core.scan.isolated import text_and_why
 from neardup_core.visible import visible
 
 from ..i18n import core_text
@@ -63,18 +63,12 @@ Spans = list[tuple[tuple[int, int], tuple[int, int]]]
 Loaded = tuple[str | None, str | None, Spans, str | None]
 
 
-def _read(path: str, options: Any) -> tuple[str | None, str | None]:
-    """A document's text as the scan read it, or None and why. A PDF is read within the
-    scan's per-file limits, in a process of its own: it may have become a bomb since, which
-    read here would take the window's memory."""
-    got = read_isolated(path, max_bytes=options.max_size, encoding=options.encoding_of(path))
-    return (None, got.message) if isinstance(got, Problem) else (got.text, None)
-
-
 def load_pair(part: str, whole: str, options: Any) -> Loaded:
     """The texts of ``part`` and ``whole`` as the panes show them and their shared passages,
-    read as the scan read them (in a worker's thread)."""
-    (a, why_a), (b, why_b) = _read(part, options), _read(whole, options)
+    read as the scan read them (in a worker's thread). A PDF is read within the scan's
+    per-file limits, in a process of its own: it may have become a bomb since, which read
+    here would take the window's memory."""
+    (a, why_a), (b, why_b) = (text_and_why(part, options), text_and_why(whole, options))
     if a is None or b is None:
         return a, b, [], why_a if a is None else why_b
     # the panes count a line break as one character, as shared_passages must

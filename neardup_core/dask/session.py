@@ -79,6 +79,7 @@ from neardup_core.scan.excerpts_pass import find_excerpts
 from neardup_core.scan.isolated import text_isolated
 from neardup_core.scan.reading import batches
 from neardup_core.scan.stages import RunStages
+from neardup_core.scan.worker import STOPPED_WHILE_READING
 
 #: A read task: enough files that scheduling costs little, few enough that a cancel is quick.
 BATCH_FILES = 32
@@ -332,8 +333,8 @@ class _DaskRun(RunStages):
                     owner.update(zip(more, b.parts, strict=True))
                     return more
                 e = b.entries[0]
-                message = ("its worker process stopped unexpectedly while reading it"
-                           if isinstance(exc, KilledWorker) else f"could not be processed: {exc}")
+                message = (STOPPED_WHILE_READING if isinstance(exc, KilledWorker)
+                           else f"could not be processed: {exc}")
                 b.meta = ((e.path, Problem(e.path, ProblemKind.LOST, message)),)
                 b.fut = None
             done += len(b.entries)

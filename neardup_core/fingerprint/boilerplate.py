@@ -23,13 +23,11 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from neardup_core.extract import extract
 from neardup_core.hashing import hash64_lines
-from neardup_core.models import Problem, ScanOptions
 from neardup_core.text.normalise import normalize
 
 __all__ = ["LEARN_MAX_CHARS", "LEARN_READS", "NEGLIGIBLE_SHARE", "candidates", "dropped_chars",
-           "line_lengths", "note", "read_text", "to_reread"]
+           "line_lengths", "note", "to_reread"]
 
 #: Boilerplate lines holding less than this share of a document's (normalised) characters are
 #: left in it: it is not read again.
@@ -101,12 +99,6 @@ def candidates(lines: np.ndarray, line_doc: np.ndarray, boiler: np.ndarray,
         order = order[:past[0]] if past.size else order
     rows = [(int(neg[i]), int(size[i]), paths[held[i]]) for i in order.tolist()]
     return sorted(rows)[:limit]
-
-
-def read_text(path: str, options: ScanOptions) -> str | None:
-    """A document's text as a scan with ``options`` reads it; None if it cannot be read now."""
-    got = extract(path, max_bytes=options.max_size, encoding=options.encoding_of(path))
-    return None if isinstance(got, Problem) else got.text
 
 
 def line_lengths(boiler: np.ndarray, texts: Iterable[str | None]) -> np.ndarray:

@@ -17,7 +17,6 @@ import functools
 import html
 import itertools
 import math
-import multiprocessing
 import re
 import sys
 from collections.abc import Iterator, Sequence
@@ -408,23 +407,15 @@ class _Html(DiffWriter):
         pool = None
         records = None
         try:
-            from concurrent.futures import ProcessPoolExecutor
-
             from neardup_core.extract.limits import limits_now, make_records
             from neardup_core.pool_ends import worker_gone
-            from neardup_core.scan.pool import prestart, start_method
-            from neardup_core.scan.worker import init_worker
+            from neardup_core.scan.pool import armed_pool
 
-            method = start_method()
-            if method == "forkserver":
-                prestart()
             # the workers read PDFs within the scan's per-file limits, as the scan's do: past
             # them a worker ends, and the page reads what it held itself, within them too
             # (:func:`neardup_core.scan.isolated.read_isolated`)
             records = make_records()
-            pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
-                                       initializer=init_worker,
-                                       initargs=(limits_now(records),))
+            pool = armed_pool(workers, limits_now(records))
             self.ahead = Ahead(pool, workers, plan, (self.r.options.max_size, self.max_chars,
                                                      self.context, self.language),
                                idle=self._put_together_ahead, hints=self.hints,

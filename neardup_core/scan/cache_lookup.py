@@ -20,7 +20,7 @@ import numpy as np
 
 from neardup_core.errors import CacheError
 from neardup_core.extract import FileEntry, content_hash
-from neardup_core.models import WORKER_ONLY_SUFFIXES, Problem, ProblemKind
+from neardup_core.models import WORKER_ONLY_ENDINGS, Problem, ProblemKind
 from neardup_core.scan.stages import RunStages
 from neardup_core.store.folder_state import snapshot_key
 from neardup_core.store.snapshot import Snapshot, unpack
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # a rescan the kept result answers reads nothing: no worker, 
     # and a scan without the cache never opens it: no SQLite
     from neardup_core.store.cache import CacheEntry, FingerprintCache
 
-_WORKER_ONLY = tuple(sorted(WORKER_ONLY_SUFFIXES))
+_WORKER_ONLY = WORKER_ONLY_ENDINGS
 _WORKER_ONLY_TAIL = max(map(len, _WORKER_ONLY))
 
 __all__ = ["CacheLookup", "CacheOpening", "any_worker_only", "cache_entry", "outcome_from_cache"]

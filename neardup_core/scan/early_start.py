@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from neardup_core.errors import NeardupError, ScanCancelled
-from neardup_core.models import WORKER_ONLY_SUFFIXES
+from neardup_core.models import worker_only
 from neardup_core.progress import CancelToken
 from neardup_core.scan.pool import INPROCESS_MAX_BYTES, INPROCESS_MAX_FILES, prestart, start_method
 
@@ -48,7 +48,6 @@ __all__ = ["LOOK_SECONDS", "prestart_for", "worth_workers"]
 
 #: How long the look at the folders may walk before they count as large.
 LOOK_SECONDS = 0.05
-_WORKER_ONLY = tuple(sorted(WORKER_ONLY_SUFFIXES))
 
 
 def prestart_for(options: ScanOptions, roots: Sequence[str]) -> bool:
@@ -96,7 +95,7 @@ def worth_workers(options: ScanOptions, roots: Sequence[str],
     files = nbytes = 0
     try:
         for entry in walk(roots, options, cancel=_Until(seconds)):
-            if entry.path.lower().endswith(_WORKER_ONLY):
+            if worker_only(entry.path):
                 return True
             files += 1
             nbytes += entry.size

@@ -26,11 +26,11 @@ from neardup_core.fingerprint.winnowing import WinnowSets
 from neardup_core.heap import give_back
 from neardup_core.models import (
     EXCERPT_FLOOR,
-    WORKER_ONLY_SUFFIXES,
     Document,
     ExcerptTable,
     PairTable,
     ScanOptions,
+    worker_only,
 )
 from neardup_core.procwork import ProcessWork
 from neardup_core.progress import Stage
@@ -46,7 +46,6 @@ from neardup_core.threadwork import ThreadWork
 Check = Callable[[np.ndarray, np.ndarray], ExcerptTable]
 #: Files a worker reads again per task while candidates are verified, at least.
 _SETS_BATCH = 32
-_WORKER_ONLY = tuple(sorted(WORKER_ONLY_SUFFIXES))
 #: Tasks the verification is cut in, at most: three a worker for 16 workers. A task costs the
 #: main process about half a millisecond of CPU (the pool's threads hand it over and take its
 #: answer back), and at 40,000 files the longest of 48 still takes less than a 16th of them all.
@@ -208,7 +207,7 @@ class ExcerptsPass(RunStages):
         # a PDF among them goes to the workers however few they are: here it would be read in
         # a process of its own (neardup_core.scan.isolated), about 60 ms each
         if pool is not None and (len(need) > _SETS_BATCH or any(
-                docs[i].path.lower().endswith(_WORKER_ONLY) for i in need)):
+                worker_only(docs[i].path) for i in need)):
             work = ProcessWork(pool, self.workers.count)
             try:
                 got = work.map(partial(check_task, options=self.opt,

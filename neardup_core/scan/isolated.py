@@ -26,7 +26,6 @@ for a PDF).
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING
 
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
     from neardup_core.extract import Extracted
     from neardup_core.models import ScanOptions
 
-__all__ = ["GRACE_S", "read_isolated", "stop_readers", "text_isolated"]
+__all__ = ["GRACE_S", "read_isolated", "stop_readers", "text_and_why", "text_isolated"]
 
 #: Seconds past the time limit that the caller waits for the reading process before it is
 #: killed (its own watchdog ends it at the limit: this is for one that cannot even do that).
@@ -54,11 +53,8 @@ class _Reader:
     """The reading process (a pool of one) and the folder its watchdog records a stop in."""
 
     def __init__(self) -> None:
-        import multiprocessing
-
         from neardup_core.extract.limits import limits_now, make_records, remove_records
-        from neardup_core.scan.pool import prestart, start_method
-        from neardup_core.scan.worker import init_worker
+        from neardup_core.scan.pool import armed_pool
 
         try:
             self.records = make_records()
@@ -70,11 +66,7 @@ class _Reader:
         self.stopped: dict[str, str] = {}
         self.stopping = False  # ended by stop_readers: what it held is not read again
         try:
-            method = start_method()
-            if method == "forkserver":
-                prestart()
-            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(method),
-                                            initializer=init_worker, initargs=(self.limits,))
+            self.pool = armed_pool(1, self.limits)
         except (OSError, RuntimeError) as exc:
             remove_records(self.records)
             raise _NoProcess from exc
@@ -132,17 +124,22 @@ def read_isolated(path: str, *, max_bytes: int, encoding: str | None = None
         return extract(path, max_bytes=max_bytes, encoding=encoding)
 
 
-def text_isolated(path: str, options: ScanOptions) -> str | None:
-    """A document's text as a scan with ``options`` reads it, read by :func:`read_isolated`
-    (None: it cannot be read now): :func:`neardup_core.fingerprint.boilerplate.read_text`
-    within the limits."""
+def text_and_why(path: str, options: ScanOptions) -> tuple[str | None, str | None]:
+    """A document's text as a scan with ``options`` reads it, read by :func:`read_isolated`,
+    or None and why it cannot be read now (the problem's message)."""
     got = read_isolated(path, max_bytes=options.max_size, encoding=options.encoding_of(path))
-    return None if isinstance(got, Problem) else got.text
+    return (None, got.message) if isinstance(got, Problem) else (got.text, None)
+
+
+def text_isolated(path: str, options: ScanOptions) -> str | None:
+    """:func:`text_and_why`'s text (None: it cannot be read now)."""
+    return text_and_why(path, options)[0]
 
 
 def _in_reader(path: str, max_bytes: int, encoding: str | None) -> Extracted | Problem:
     from neardup_core.extract import extract
     from neardup_core.extract.limits import take_records
+    from neardup_core.scan.worker import STOPPED_WHILE_READING
 
     for attempt in (1, 2):
         reader = _current()
@@ -168,8 +165,7 @@ def _in_reader(path: str, max_bytes: int, encoding: str | None) -> Extracted | P
         except TimeoutError:
             _drop(reader)
             return Problem(path, ProblemKind.TOO_LARGE, reader.limits.message("time"))
-    return Problem(path, ProblemKind.LOST,
-                   "its worker process stopped unexpectedly while reading it")
+    return Problem(path, ProblemKind.LOST, STOPPED_WHILE_READING)
 
 
 def stop_readers() -> None:

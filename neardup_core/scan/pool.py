@@ -38,10 +38,11 @@ from typing import TYPE_CHECKING
 from neardup_core.pool_ends import kill_pool
 
 if TYPE_CHECKING:
+    from neardup_core.extract.limits import FileLimits
     from neardup_core.fingerprint.fingerprinter import FingerprintSettings
 
-__all__ = ["INPROCESS_MAX_BYTES", "INPROCESS_MAX_FILES", "WorkerPool", "prestart", "start_method",
-           "stop_all"]
+__all__ = ["INPROCESS_MAX_BYTES", "INPROCESS_MAX_FILES", "WorkerPool", "armed_pool", "prestart",
+           "start_method", "stop_all"]
 
 #: Below this many files (or bytes) worker processes cost more to start than they save (the
 #: reading's rule, :meth:`neardup_core.scan.reading.Reading._inprocess`; here, where the command
@@ -82,6 +83,23 @@ def prestart() -> None:
     ctx.set_forkserver_preload(preload)
     forkserver.ensure_running()
     _prestarted = True
+
+
+def armed_pool(count: int, limits: FileLimits, method: str | None = None
+               ) -> ProcessPoolExecutor:
+    """A pool of ``count`` workers started as the scan starts its own (``method``, by default
+    :func:`start_method`; the fork server started first), each armed with ``limits`` (its
+    watchdog ends it past them: :func:`neardup_core.scan.worker.init_worker`): the scan's
+    workers, the HTML page's comparing ones and the process that reads a PDF again
+    (:mod:`neardup_core.scan.isolated`). Raises OSError (or RuntimeError) where no process
+    can be started."""
+    from neardup_core.scan.worker import init_worker
+
+    method = method or start_method()
+    if method == "forkserver":
+        prestart()
+    return ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context(method),
+                               initializer=init_worker, initargs=(limits,))
 
 
 class WorkerPool:
@@ -137,18 +155,13 @@ class WorkerPool:
         # imported here, not at the top: the app and the command line import this module
         # before anything else of the scan, to start the fork server
         from neardup_core.extract.limits import limits_now, make_records, remove_records
-        from neardup_core.scan.worker import init_worker, warm_up
+        from neardup_core.scan.worker import warm_up
 
         try:
-            if self.method == "forkserver":
-                prestart()
             if self._records is None:
                 self._records = make_records()
                 weakref.finalize(self, remove_records, self._records)
-            ctx = multiprocessing.get_context(self.method)
-            pool = ProcessPoolExecutor(max_workers=self.count, mp_context=ctx,
-                                       initializer=init_worker,
-                                       initargs=(limits_now(self._records),))
+            pool = armed_pool(self.count, limits_now(self._records), self.method)
             _live.add(self)
             self.pools += 1
             self._warm = [pool.submit(warm_up, self.settings) for _ in range(self.count)]

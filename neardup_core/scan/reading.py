@@ -40,6 +40,7 @@ from neardup_core.scan.packed import Collected, fingerprint_packed, read_packed
 from neardup_core.scan.pool import INPROCESS_MAX_BYTES, INPROCESS_MAX_FILES, WorkerPool
 from neardup_core.scan.stages import RunStages
 from neardup_core.scan.worker import (
+    STOPPED_WHILE_READING,
     Outcome,
     Prepared,
     fingerprint_prepared,
@@ -438,8 +439,7 @@ class Reading(RunStages):
                 if suspects and len(inflight) == 1 and next(iter(inflight.values()))[0] \
                         is suspects[0]:
                     e = suspects.popleft()
-                    out.put(e, lost(e, "its worker process stopped unexpectedly while "
-                                       "reading it"))
+                    out.put(e, lost(e, STOPPED_WHILE_READING))
                     done += 1
                     self._emit_read(stage, done, total, [e])
                     continue

@@ -131,6 +131,10 @@ def _unexpected(e: FileEntry, exc: BaseException) -> Outcome:
                                f"unexpected error while reading: {type(exc).__name__}: {exc}"))
 
 
+#: Why a file is lost when its reading process died with no watchdog record (a crash).
+STOPPED_WHILE_READING = "its worker process stopped unexpectedly while reading it"
+
+
 def lost(e: FileEntry, message: str) -> Outcome:
     """A file no worker could finish (its process died, or none could start)."""
     return _problem(e, Problem(e.path, ProblemKind.LOST, message))

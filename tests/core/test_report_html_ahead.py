@@ -106,7 +106,7 @@ def test_a_failing_pool_leaves_the_page_the_same(scanned, tmp_path, monkeypatch)
         pools.append(_Broken())
         return pools[-1]
 
-    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", broken)
+    monkeypatch.setattr("neardup_core.scan.pool.ProcessPoolExecutor", broken)
     monkeypatch.setattr(_Broken, "shutdown", lambda self, **k: None, raising=False)
     monkeypatch.setattr(html_diffs, "PER_TASK", 8)  # tasks enough to see the pool refuse
     assert _page(res, tmp_path, "broken.html", jobs=2) == alone
@@ -208,7 +208,7 @@ def slow_workers(monkeypatch) -> list[bool]:
 
     monkeypatch.setattr(html_report, "blocks", partial(columns.blocks, lines=4))
     monkeypatch.setattr(html_report, "pool_workers", lambda jobs, n: 2)
-    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", lambda *a, **k: _Slow())
+    monkeypatch.setattr("neardup_core.scan.pool.ProcessPoolExecutor", lambda *a, **k: _Slow())
     early: list[bool] = []
     real = html_report._Html._put_together_ahead
 
@@ -260,7 +260,7 @@ def test_the_page_works_on_while_its_workers_start(families, tmp_path, monkeypat
             f.set_result(fn(*args, **kwargs))
             return f
 
-    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", lambda *a, **k: Starting())
+    monkeypatch.setattr("neardup_core.scan.pool.ProcessPoolExecutor", lambda *a, **k: Starting())
     monkeypatch.setattr(Starting, "shutdown", lambda self, **k: None, raising=False)
     real = html_report._Html._put_together_ahead
 

@@ -117,7 +117,7 @@ def test_stop_readers_ends_a_reading_under_way(tmp_path: Path,
 def test_other_files_are_read_in_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "note.txt"
     path.write_text(TEXT, encoding="utf-8")
-    monkeypatch.setattr(isolated, "ProcessPoolExecutor",
+    monkeypatch.setattr(pool, "ProcessPoolExecutor",
                         lambda *a, **k: pytest.fail("a process for a text file"))
     got = read_isolated(str(path), max_bytes=MAX)
     assert isinstance(got, Extracted) and got.text == TEXT
@@ -132,7 +132,7 @@ def test_without_processes_a_pdf_is_read_in_place(tmp_path: Path,
     def refused(*a: object, **k: object) -> None:
         raise OSError("no processes in this sandbox")
 
-    monkeypatch.setattr(isolated, "ProcessPoolExecutor", refused)
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", refused)
     assert read_isolated(str(path), max_bytes=MAX) == extract(str(path), max_bytes=MAX)
 
 

@@ -5,9 +5,12 @@
   (``extract_text``) on the same generated PDFs (English, and Chinese in a CID font), timed
   side by side in one process, alternating, the faster of ``--repeat`` rounds kept. The ratio
   is the number to compare between runs; seconds depend on the machine and its load.
-* **A mixed folder**: the same texts saved as .txt, .docx, .pdf, .odt, .rtf and .html (plus
-  legacy .doc problems), scanned end to end (fresh process state, no cache), against a folder
-  of only the .txt and .docx files, to show what the new formats cost.
+* **Word 97-2003 against .docx**: the same texts saved as .doc (converted by msdoc2docx, then
+  read as a .docx) and as .docx, each read through ``extract``, alternating, the faster of
+  ``--repeat`` rounds kept: characters/s of each and the ratio.
+* **A mixed folder**: the same texts saved as .txt, .docx, .pdf, .odt, .rtf, .html and .doc,
+  scanned end to end (fresh process state, no cache), against a folder of only the .txt and
+  .docx files, to show what the new formats cost.
 
 Fixtures are made by ``tests/formatgen.py`` (reportlab, from the ``test`` extra) and
 ``tests/textgen.py``; pdfminer.six comes with the ``bench`` extra. ``--pdf-dir`` measures a
@@ -97,7 +100,7 @@ def build_mixed(folder: Path, docs: int) -> tuple[Path, Path]:
     """The same ``docs`` texts in every format (``all``), and only as .txt/.docx (``base``)."""
     import docx
     import textgen as tg
-    from formatgen import html_bytes, odt_bytes, pdf_bytes, rtf_bytes
+    from formatgen import doc_bytes, html_bytes, odt_bytes, pdf_bytes, rtf_bytes
 
     every, base = folder / "all", folder / "base"
     for root in (every, base):
@@ -116,8 +119,40 @@ def build_mixed(folder: Path, docs: int) -> tuple[Path, Path]:
         (every / f"t{i}.odt").write_bytes(odt_bytes(paragraphs=paras))
         (every / f"t{i}.rtf").write_bytes(rtf_bytes(paras))
         (every / f"t{i}.html").write_bytes(html_bytes(paras))
-        (every / f"old{i}.doc").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(2048))
+        (every / f"t{i}.doc").write_bytes(doc_bytes(paras))
     return every, base
+
+
+def doc_speed(folder: Path, docs: int, repeat: int) -> dict:
+    """Characters/s of a Word 97-2003 file's reading against its text saved as .docx."""
+    import docx
+    import textgen as tg
+    from formatgen import doc_bytes
+
+    from neardup_core.extract import Extracted, extract
+
+    folder.mkdir(parents=True, exist_ok=True)
+    files: dict[str, list[Path]] = {"doc": [], "docx": []}
+    for i in range(docs):
+        paras = (tg.zh_doc(700 + i, 200) if i % 2 else tg.en_doc(700 + i, 200)).split("\n")
+        d = docx.Document()
+        for para in paras:
+            d.add_paragraph(para)
+        d.save(str(folder / f"t{i}.docx"))
+        (folder / f"t{i}.doc").write_bytes(doc_bytes(paras))
+        files["docx"].append(folder / f"t{i}.docx")
+        files["doc"].append(folder / f"t{i}.doc")
+    best = dict.fromkeys(files, float("inf"))
+    chars = dict.fromkeys(files, 0)
+    for _ in range(repeat):
+        for kind, paths in files.items():
+            start = time.perf_counter()
+            got = [extract(str(p), max_bytes=1 << 30) for p in paths]
+            best[kind] = min(best[kind], time.perf_counter() - start)
+            chars[kind] = sum(len(g.text) for g in got if isinstance(g, Extracted))
+    rows = {kind: {"seconds": round(best[kind], 3), "chars": chars[kind],
+                   "chars_per_s": round(chars[kind] / best[kind])} for kind in files}
+    return {"files": docs, "rows": rows, "doc_over_docx": round(best["doc"] / best["docx"], 1)}
 
 
 def scan_time(root: Path, include: tuple[str, ...]) -> dict:
@@ -155,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
                                                      if p.stem.endswith("-zh")]}
     out["pdf"] = {name: pdf_speed(paths, args.repeat) for name, paths in sets.items()}
     print(json.dumps(out["pdf"], indent=2), flush=True)
+    out["doc"] = doc_speed(args.work / f"doc-{args.docs}", args.docs, args.repeat)
+    print(json.dumps(out["doc"], indent=2), flush=True)
     every, base = build_mixed(args.work / f"mixed-{args.mixed}", args.mixed)
     scan_time(base, (".txt", ".docx"))  # warm the page cache and the imports
     out["mixed"] = {

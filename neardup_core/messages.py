@@ -163,6 +163,14 @@ ENGLISH: dict[str, str] = {
     "compression": "its part {name} uses a compression method that cannot be read",
     # problems: Word
     "docx_password": "it is password-protected, so its text cannot be read",
+    # problems: Word 97-2003 (.doc) (neardup_core/extract/doc.py)
+    "doc_damaged": "the Word 97-2003 document is damaged, so its text cannot be read",
+    "doc_not_word": "it is not a Word 97-2003 document (an older WPS file, or another "
+                    "program's file under this name): save it as .docx to compare it",
+    "doc_old_word": "it is a Word 6.0/95 document, older than Word 97: save it as .docx to "
+                    "compare it",
+    "doc_unsupported": "it uses a Word 97-2003 feature that cannot be read: save it as .docx to "
+                       "compare it",
     "docx_is_doc": "it is an old Word 97-2003 (.doc) file named .docx; save it as .docx in Word "
                    "to compare it",
     "docx_not_zip": "not a Word document: it is not a zip archive",
@@ -377,6 +385,11 @@ CHINESE: dict[str, str] = {
     "part_unpacks_more": "它的部件 {name} 解压后超过 {limit}，即单个部件的上限",
     "compression": "它的部件 {name} 使用了无法读取的压缩方式",
     "docx_password": "它设有密码保护，无法读取其中的文字",
+    "doc_damaged": "该 Word 97-2003 文档已损坏，无法读取其中的文字",
+    "doc_not_word": "它不是 Word 97-2003 文档（可能是旧版 WPS 文件，或其他程序的文件用了"
+                    "这个扩展名）：请另存为 .docx 后再比较",
+    "doc_old_word": "它是比 Word 97 更早的 Word 6.0/95 文档：请另存为 .docx 后再比较",
+    "doc_unsupported": "它用到了无法读取的 Word 97-2003 功能：请另存为 .docx 后再比较",
     "docx_is_doc": "它是扩展名为 .docx 的旧版 Word 97-2003 (.doc) 文件；请在 Word 中另存为 .docx "
                    "后再比较",
     "docx_not_zip": "不是 Word 文档：它不是 zip 压缩包",

@@ -49,16 +49,19 @@ ODT_SUFFIXES = frozenset({".odt", ".ott"})
 RTF_SUFFIXES = frozenset({".rtf"})
 #: Web pages: their visible text, in the charset they declare (the encoding can be chosen).
 HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
-#: Binary word-processor formats no maintained library reads: listed as problems that say
-#: what to do, never skipped in silence (neardup_core/extract/legacy.py).
+#: Binary word-processor formats: Word 97-2003 (and WPS files in that format) read through a
+#: converter (neardup_core/extract/doc.py); anything else under these names is listed as a
+#: problem that says what to do, never skipped in silence (neardup_core/extract/legacy.py).
 LEGACY_SUFFIXES = frozenset({".doc", ".dot", ".wps"})
 #: Formats read by native code (zlib, libxml2, PDFium) that a hostile file could crash: read
 #: only in worker processes, where a crash costs one file.
 NATIVE_SUFFIXES = DOCX_SUFFIXES | PDF_SUFFIXES | ODT_SUFFIXES | HTML_SUFFIXES
 #: Read only in worker processes, even in a scan small enough to be read in its own process:
 #: PDFium is a large C++ parser of the most hostile format a folder holds; its crash in the
-#: scan's process would end the scan (and the app), in a worker it costs one file.
-WORKER_ONLY_SUFFIXES = PDF_SUFFIXES
+#: scan's process would end the scan (and the app), in a worker it costs one file. The Word
+#: 97-2003 converter is pure Python, but takes time and memory in proportion to a file's
+#: characters with no bound of its own: in a worker, its watchdog's limits bound it.
+WORKER_ONLY_SUFFIXES = PDF_SUFFIXES | LEGACY_SUFFIXES
 #: The same, as ``str.endswith`` takes them (for paths folded to lower case).
 WORKER_ONLY_ENDINGS = tuple(sorted(WORKER_ONLY_SUFFIXES))
 

@@ -1,6 +1,8 @@
 """Documents of the newer formats written by the tests themselves: PDF (through reportlab, with
 its built-in CID font for Chinese, which needs no font file), OpenDocument text (XML zipped
-here), RTF (a GBK code page and ``\\'hh`` escapes written here) and HTML.
+here), RTF (a GBK code page and ``\\'hh`` escapes written here), HTML, and Word 97-2003 .doc
+(an OLE compound file and the least of the binary format that Word's readers need, written
+here from Microsoft's published specifications [MS-CFB] and [MS-DOC]).
 
 Nothing is copied in from outside: every fixture is generated when a test asks for it.
 """
@@ -8,6 +10,7 @@ Nothing is copied in from outside: every fixture is generated when a test asks f
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
 from collections.abc import Sequence
 from xml.sax.saxutils import escape
@@ -206,3 +209,96 @@ def html_bytes(paragraphs: Sequence[str], *, charset: str = "utf-8", meta: bool 
             f"</body></html>")
     data = page.encode(charset)
     return (b"\xef\xbb\xbf" if bom else b"") + data
+
+
+# -- Word 97-2003 (.doc) ----------------------------------------------------------------------
+
+_SECTOR = 512
+_FREE, _END, _FATSECT, _NOSTREAM = 0xFFFFFFFF, 0xFFFFFFFE, 0xFFFFFFFD, 0xFFFFFFFF
+
+
+def _cfb_entry(name: str, kind: int, *, right: int = _NOSTREAM, child: int = _NOSTREAM,
+               start: int = _END, size: int = 0) -> bytes:
+    """A 128-byte directory entry ([MS-CFB] 2.6): UTF-16 name, type (2 stream, 5 root),
+    black, siblings and child, first sector and size."""
+    entry = bytearray(128)
+    raw = (name + "\0").encode("utf-16-le")
+    entry[:len(raw)] = raw
+    struct.pack_into("<HBB3I", entry, 64, len(raw), kind, 1, _NOSTREAM, right, child)
+    struct.pack_into("<IQ", entry, 116, start, size)
+    return bytes(entry)
+
+
+def cfb_bytes(streams: dict[str, bytes], *, looped: bool = False) -> bytes:
+    """A version-3 compound file holding ``streams`` under its root, each in regular sectors
+    (padded to the 4,096-byte cutoff below which a stream would go to the mini stream).
+    ``looped``: the first stream's chain of sectors points back to its start, forever."""
+    names = sorted(streams, key=lambda n: (len(n), n.upper()))  # the order CFB compares names
+    data = {n: streams[n] + bytes(max(0, 4096 - len(streams[n]))) for n in names}
+    spans: dict[str, tuple[int, int]] = {}
+    at = 0
+    for n in names:
+        count = -(-len(data[n]) // _SECTOR)
+        spans[n] = (at, count)
+        at += count
+    directory_at, at = at, at + 1
+    nfat = 1
+    while at + nfat > nfat * (_SECTOR // 4):
+        nfat += 1
+    if nfat > 109:
+        raise ValueError("too large for the header's sector allocation table")
+    fat = [_FREE] * (nfat * _SECTOR // 4)
+    for start, count in spans.values():
+        fat[start:start + count - 1] = range(start + 1, start + count)
+        fat[start + count - 1] = _END
+    if looped and names:
+        start, count = spans[names[0]]
+        fat[start + count - 1] = start
+    fat[directory_at] = _END
+    fat[at:at + nfat] = [_FATSECT] * nfat
+    # the root's children as a chain of right siblings, in the order CFB compares names
+    ids = {n: i + 1 for i, n in enumerate(names)}
+    directory = _cfb_entry("Root Entry", 5, child=ids[names[0]] if names else _NOSTREAM)
+    for i, n in enumerate(names):
+        directory += _cfb_entry(n, 2, right=ids[names[i + 1]] if i + 1 < len(names)
+                                else _NOSTREAM, start=spans[n][0], size=len(data[n]))
+    directory += bytes(_SECTOR - len(directory))
+    header = bytearray(_SECTOR)
+    header[:8] = bytes.fromhex("D0CF11E0A1B11AE1")
+    struct.pack_into("<HHHHH", header, 24, 0x3E, 3, 0xFFFE, 9, 6)
+    struct.pack_into("<9I", header, 40, 0, nfat, directory_at, 0, 4096, _END, 0, _END, 0)
+    struct.pack_into("<109I", header, 76, *range(at, at + nfat), *[_FREE] * (109 - nfat))
+    body = b"".join(data[n] + bytes(-len(data[n]) % _SECTOR) for n in names)
+    return bytes(header) + body + directory + struct.pack(f"<{len(fat)}I", *fat)
+
+
+def doc_bytes(paragraphs: Sequence[str], *, encrypted: bool = False, nfib: int = 0x00C1,
+              ccp: int | None = None, piece_at: int | None = None, lid: int = 0x0409) -> bytes:
+    """A Word 97-2003 document whose main text is ``paragraphs`` (each ended by a paragraph
+    mark), in one piece: 8-bit ("compressed") when every character is in cp1252, else UTF-16.
+    The file information block ([MS-DOC] 2.5.1) holds what a reader needs: the text's length
+    and where the piece table is (in the 1Table stream). Made hostile: ``encrypted`` (the flag
+    set, with no encryption header), an older ``nfib`` (Word 6.0/95: 0x65), a ``ccp`` (main
+    text length) other than the text's, a piece's bytes at ``piece_at``."""
+    text = "".join(p + "\r" for p in paragraphs)
+    try:
+        raw, compressed = text.encode("cp1252"), True
+    except UnicodeEncodeError:
+        raw, compressed = text.encode("utf-16-le"), False
+    text_at = 1024  # the FIB takes 900 bytes; the text follows it
+    fib = bytearray(text_at)
+    flags = 0x0200 | 0x1000 | (0x0100 if encrypted else 0)  # 1Table, extended characters
+    struct.pack_into("<7H", fib, 0, 0xA5EC, nfib, 0, lid, 0, flags, 0x00BF)
+    struct.pack_into("<H", fib, 32, 14)  # csw, then FibRgW97 (28 bytes)
+    struct.pack_into("<H", fib, 62, 22)  # cslw, then FibRgLw97 (22 longs)
+    longs = [0] * 22
+    longs[0] = text_at + len(raw)  # cbMac
+    longs[3] = len(text) if ccp is None else ccp  # ccpText
+    struct.pack_into("<22I", fib, 64, *longs)
+    struct.pack_into("<H", fib, 152, 93)  # cbRgFcLcb, then FibRgFcLcb97 (93 pairs)
+    at = text_at if piece_at is None else piece_at
+    fc = (at * 2) | 0x40000000 if compressed else at
+    plc = struct.pack("<2I", 0, len(text)) + struct.pack("<HIH", 0, fc, 0)  # CPs, one Pcd
+    clx = b"\x02" + struct.pack("<I", len(plc)) + plc  # a Pcdt
+    struct.pack_into("<2I", fib, 154 + 33 * 8, 0, len(clx))  # fcClx, lcbClx
+    return cfb_bytes({"WordDocument": bytes(fib) + raw, "1Table": clx})

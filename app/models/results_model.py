@@ -516,7 +516,7 @@ class ResultsModel(QAbstractItemModel):
         """What a file without an encoding is, in words ("Word document" was said of all)."""
         names = {"docx": self.tr("Word document"), "pdf": self.tr("PDF document"),
                  "odt": self.tr("OpenDocument text"), "rtf": self.tr("RTF document"),
-                 "doc": self.tr("Word document")}
+                 "doc": self.tr("Word 97-2003 document")}
         return names.get(fmt, fmt)
 
     def _member_tip(self, d: Document, ref: bool, col: int) -> str | None:

@@ -37,8 +37,8 @@ from ..settings import Settings
 from .icons import icon
 
 #: The file types offered as checkboxes: each box reads the suffixes of its row (the first
-#: names it). Old .doc/.wps files go with Word: they are listed as problems that say to save
-#: them as .docx, rather than left out of the scan without a word.
+#: names it). Word 97-2003 .doc (and .wps in that format) go with Word; files under those
+#: names that cannot be read are listed as problems that say to save them as .docx.
 FILE_TYPES: tuple[tuple[str, ...], ...] = (
     (".txt",), (".docx", ".doc", ".wps"), (".pdf",), (".odt",), (".rtf",), (".html", ".htm"),
     (".md",))
@@ -143,8 +143,9 @@ class ScanPanel(QWidget):
                   ".pdf": self.tr("PDF (.pdf)"), ".odt": self.tr("OpenDocument (.odt)"),
                   ".rtf": self.tr("Rich text (.rtf)"), ".html": self.tr("Web pages (.html)"),
                   ".md": self.tr("Markdown (.md)")}
-        tips = {".docx": self.tr("Old .doc and .wps files are listed as problems: save them "
-                                 "as .docx to compare them"),
+        tips = {".docx": self.tr("Also Word 97-2003 files (.doc), and WPS files saved in that "
+                                 "format; older ones are listed as problems that say to save "
+                                 "them as .docx"),
                 ".pdf": self.tr("The text of PDF files; scanned pages without text are "
                                 "listed as problems"),
                 ".html": self.tr("The visible text of web pages (.html, .htm)")}

@@ -45,6 +45,7 @@ TYPE_CHECKING = False  # typing's, without its import (see neardup_core.report.k
 if TYPE_CHECKING:
     from typing import Any
 
+    from neardup_core.extract.doc import doc_content
     from neardup_core.extract.docx import (
         DocxContent,
         DocxLimits,
@@ -85,6 +86,7 @@ __all__ = [
     "content_hash",
     "decode_bytes",
     "decode_txt",
+    "doc_content",
     "docx_content",
     "docx_text",
     "extract",
@@ -110,7 +112,8 @@ __all__ = [
 #: windows import this package and never read a file, and the readers bring the encoding
 #: detector (chardet and its tables), lxml and the zip guards with them.
 _READERS: dict[str, str] = {
-    "DocxContent": "docx", "DocxLimits": "docx", "docx_content": "docx", "docx_text": "docx",
+    "doc_content": "doc", "DocxContent": "docx", "DocxLimits": "docx", "docx_content": "docx",
+    "docx_text": "docx",
     "read_docx": "docx", "read_docx_bytes": "docx", "Decoded": "encoding.detect",
     "html_decode": "html", "html_text": "html", "LEGACY_MESSAGE": "legacy",
     "sniff_legacy": "legacy", "guarded": "limits", "odt_text": "odt", "odt_content": "odt",
@@ -165,7 +168,7 @@ _CHUNK = 1024 * 1024
 @dataclass(frozen=True, slots=True)
 class Extracted:
     text: str
-    format: str                # "txt", "docx", "pdf", "odt", "rtf" or "html"
+    format: str                # "txt", "docx", "pdf", "odt", "rtf", "html" or "doc"
     encoding: str | None       # codec of a .txt or .html; None for the others
     confidence: float | None   # detector confidence for a .txt or .html; None for the others
     replaced: int              # U+FFFD introduced while decoding
@@ -270,7 +273,12 @@ def _document(path: str, fmt: str, reader: Callable[[bytes], DocumentContent], d
               max_bytes: int) -> Extracted | Problem:
     """A document whose reader gives its text, and what it could not read, from its bytes
     (OpenDocument, RTF)."""
-    content = reader(data)
+    return _content(path, fmt, reader(data), data, max_bytes)
+
+
+def _content(path: str, fmt: str, content: DocumentContent, data: bytes, max_bytes: int
+             ) -> Extracted | Problem:
+    """What a document reader gave for the file whose bytes are ``data``."""
     text = content.text
     if not text.strip():
         return Problem(path, ProblemKind.EMPTY, "the document has no text")
@@ -299,11 +307,17 @@ def _html(path: str, data: bytes, max_bytes: int, encoding: str | None) -> Extra
 
 
 def _legacy(path: str, max_bytes: int, encoding: str | None) -> Extracted | Problem:
-    """A .doc or .wps: read when it is really RTF, HTML or a .docx under that name (Word and
-    web systems save those so), otherwise the problem that says what to do."""
+    """A .doc, .dot or .wps: a Word 97-2003 document (WPS Office saves that format too), or
+    RTF, HTML or a .docx under that name (Word and web systems save those so); anything else
+    is the problem that says what to do."""
     with open_regular(path, open) as f:
         head = f.read(4096)
     kind = sniff_legacy(head)
+    if kind == "doc":
+        data = _read(path, max_bytes, "Word documents")
+        with guarded(path):  # in a worker: past the time or memory limit, a problem
+            content = doc_content(data)
+        return _content(path, "doc", content, data, max_bytes)
     if kind == "rtf":
         return _document(path, "rtf", rtf_content, _read(path, max_bytes, "RTF files"), max_bytes)
     if kind == "html":

@@ -1,10 +1,9 @@
-"""Legacy binary word-processor files (.doc, .wps, .dot): a clear word instead of garbage.
+"""Legacy binary word-processor files (.doc, .wps, .dot): what a file under such a name really is.
 
-Word 97-2003 and WPS Office keep text in an OLE compound file, in a piece table that no
-maintained, permissively licensed pip package reads (antiword and catdoc are C programs, and
-textract only calls them). Rather than skip these files in silence or read their bytes as text,
-the scan lists each one as a problem that says what to do. A file named .doc that is really
-RTF, HTML or a .docx (Word and many web systems save those under .doc) is read as what it is.
+Word 97-2003 (and WPS Office, in that format) keeps text in an OLE compound file, read by
+:mod:`neardup_core.extract.doc`. A file named .doc that is really RTF, HTML or a .docx (Word and
+many web systems save those under .doc) is read as what it is. Anything else is listed as a
+problem that says what to do, never skipped in silence and never read as garbage.
 """
 
 from __future__ import annotations
@@ -16,8 +15,10 @@ LEGACY_MESSAGE = "legacy Word format: save it as .docx to compare"
 
 
 def sniff_legacy(head: bytes) -> str | None:
-    """What a legacy-named file really is, from its first bytes: "rtf", "docx" (a zip),
-    "html", or None (an OLE compound file or anything else: the legacy format)."""
+    """What a legacy-named file really is, from its first bytes: "doc" (an OLE compound file),
+    "rtf", "docx" (a zip), "html", or None (anything else)."""
+    if head.startswith(OLE_MAGIC):
+        return "doc"
     stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if stripped.startswith(b"{\\rtf"):
         return "rtf"

@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import sys
 import tempfile
 import threading
@@ -43,10 +44,13 @@ from dataclasses import dataclass
 from neardup_core.extract.common import human_size
 
 __all__ = ["INTERVAL", "MEMORY", "SECONDS", "FileLimits", "arm", "armed", "guarded",
-           "limits_now", "make_records", "remove_records", "resident_bytes", "take_records"]
+           "limits_now", "make_records", "remove_records", "resident_bytes", "scratch_folder",
+           "take_records"]
 
 #: How the folder of records is named (in the system's temporary folder).
 _PREFIX = "neardup-stopped-"
+#: How a reader's scratch folder is named (:func:`scratch_folder`).
+_SCRATCH_PREFIX = "neardup-reading-"
 
 #: Seconds one file may take to read in a worker. Read when a scan starts its workers (tests
 #: lower it; set it before the scan).
@@ -175,10 +179,12 @@ def _watch() -> None:
 
 
 def _stop(reading: _Reading, reason: str) -> None:
-    """Record why the file ``reading`` was not read, then end this process at once (unless
-    it was finished in the meantime)."""
+    """Record why the file ``reading`` was not read, remove its reader's scratch folders, then
+    end this process at once (unless it was finished in the meantime)."""
     if _current is not reading:
         return
+    for folder in list(_scratch):  # os._exit runs no finally: the reader cannot remove them
+        _empty_scratch(folder)
     path, limits = reading.path, reading.limits
     with contextlib.suppress(Exception):  # a record that cannot be written: a plain lost file
         record = os.path.join(limits.records, f"{os.getpid()}.json")
@@ -189,16 +195,64 @@ def _stop(reading: _Reading, reason: str) -> None:
     os._exit(EXIT_STATUS)
 
 
+#: The scratch folders of the files being read in this process (see :func:`scratch_folder`).
+_scratch: set[str] = set()
+
+
+@contextlib.contextmanager
+def scratch_folder() -> Iterator[str]:
+    """A private folder (0700, in the temporary folder, named after this process) for a reader
+    that must write files to read one (the Word 97-2003 converter writes a .docx). Removed
+    after the file, by the watchdog before it ends this process past a limit, and, when this
+    process was killed, by the next scan's :func:`make_records` once the process is gone."""
+    folder = tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-")
+    _scratch.add(folder)
+    try:
+        yield folder
+    finally:
+        _scratch.discard(folder)
+        _empty_scratch(folder)
+
+
 def make_records() -> str:
     """A new, empty folder of records for one scan's workers (in the temporary folder), named
     after this process. Folders left by programs that were killed (and so could not remove
-    theirs) are removed first, when their program is gone."""
+    theirs: records, and the scratch folders of readers) are removed first, when their program
+    is gone."""
     with contextlib.suppress(OSError):
         for name in os.listdir(tempfile.gettempdir()):
-            owner = name[len(_PREFIX):].split("-", 1)[0]
-            if name.startswith(_PREFIX) and owner.isdigit() and not _alive(int(owner)):
-                remove_records(os.path.join(tempfile.gettempdir(), name))
+            for prefix in (_PREFIX, _SCRATCH_PREFIX):
+                owner = name[len(prefix):].split("-", 1)[0]
+                if name.startswith(prefix) and owner.isdigit() and not _alive(int(owner)):
+                    full = os.path.join(tempfile.gettempdir(), name)
+                    if prefix == _PREFIX:
+                        remove_records(full)
+                    else:
+                        _remove_scratch(full)
     return tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-")
+
+
+def _remove_scratch(folder: str) -> None:
+    """Remove a scratch folder a killed process left: only a folder of this user's (as
+    :func:`scratch_folder` made it), never through a link."""
+    with contextlib.suppress(OSError):
+        st = os.lstat(folder)
+        mine = st.st_uid == os.getuid() if hasattr(os, "getuid") else True  # (Windows)
+        if stat.S_ISDIR(st.st_mode) and mine:
+            _empty_scratch(folder)
+
+
+def _empty_scratch(folder: str) -> None:
+    """Remove a scratch folder: the regular files and links directly in it (what a reader wrote
+    there; a link itself, never its target; never a folder's contents), then the folder, if
+    that empties it."""
+    with contextlib.suppress(OSError):
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_symlink() or entry.is_file(follow_symlinks=False):
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+        os.rmdir(folder)
 
 
 def _alive(pid: int) -> bool:

@@ -1,4 +1,4 @@
-"""The readers of issue 20 (PDF, OpenDocument, RTF, HTML, legacy .doc/.wps) through extract(),
+"""The readers of issue 20 (PDF, OpenDocument, RTF, HTML, Word 97-2003 .doc/.wps) through extract(),
 each on documents the test writes (tests/formatgen.py), and what each failure becomes."""
 
 from __future__ import annotations
@@ -9,7 +9,15 @@ from pathlib import Path
 
 import docx
 import pytest
-from formatgen import html_bytes, odt_bytes, pdf_bytes, rtf_bytes, scanned_pdf_bytes
+from formatgen import (
+    cfb_bytes,
+    doc_bytes,
+    html_bytes,
+    odt_bytes,
+    pdf_bytes,
+    rtf_bytes,
+    scanned_pdf_bytes,
+)
 
 from neardup_core.extract import (
     CorruptDocx,
@@ -23,6 +31,12 @@ from neardup_core.extract import (
     odt_text,
     pdf_text,
     rtf_text,
+)
+from neardup_core.extract.doc import (
+    DOC_DAMAGED,
+    DOC_NOT_WORD,
+    DOC_OLD_WORD,
+    DOC_PASSWORD,
 )
 from neardup_core.extract.legacy import LEGACY_MESSAGE
 from neardup_core.extract.rtf import MAX_DEPTH
@@ -320,17 +334,80 @@ class TestHtml:
 OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(1016)
 
 
+def _scratch_folders() -> set[str]:
+    """The Word converter's scratch folders of this process now in the temporary folder."""
+    import os
+    import tempfile
+
+    prefix = f"neardup-reading-{os.getpid()}-"
+    return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith(prefix)}
+
+
 class TestLegacy:
-    @pytest.mark.parametrize("name", ["a.doc", "b.wps", "C.DOC", "d.dot"])
-    def test_an_ole_file_is_a_problem_that_says_what_to_do(self, tmp_path: Path,
-                                                           name: str) -> None:
-        got = _extract(tmp_path, name, OLE)
-        assert got == Problem(str(tmp_path / name), ProblemKind.UNSUPPORTED, LEGACY_MESSAGE)
-        assert LEGACY_MESSAGE == "legacy Word format: save it as .docx to compare"
+    def test_english_and_chinese_word_97_documents_are_read(self, tmp_path: Path) -> None:
+        got = _extract(tmp_path, "en.doc", doc_bytes([EN, "Second paragraph."]))
+        assert isinstance(got, Extracted) and got.format == "doc" and got.encoding is None
+        assert got.text.split("\n") == [EN, "Second paragraph."]  # 8-bit text
+        got = _extract(tmp_path, "通知.doc", doc_bytes([ZH, "第二段 with English."]))
+        assert _text(got).split("\n") == [ZH, "第二段 with English."]  # UTF-16 text
+        for name in ("C.DOC", "d.dot", "e.wps"):  # templates, and WPS files in Word's format
+            assert _text(_extract(tmp_path, name, doc_bytes([ZH]))) == ZH
+
+    def test_the_hash_is_of_the_file_and_no_scratch_is_left(self, tmp_path: Path) -> None:
+        from neardup_core.extract import content_hash
+
+        before = _scratch_folders()
+        data = doc_bytes([EN])
+        got = _extract(tmp_path, "a.doc", data)
+        assert isinstance(got, Extracted)
+        assert got.content_hash == content_hash(str(tmp_path / "a.doc"), 64 * MiB)
+        for bad in (doc_bytes([EN], encrypted=True), data[:700], OLE):  # failures too
+            assert isinstance(_extract(tmp_path, "b.doc", bad), Problem)
+        assert _scratch_folders() == before
+
+    def test_a_document_and_its_docx_save_are_the_same_text(self, tmp_path: Path) -> None:
+        d = docx.Document()
+        for para in (ZH, EN):
+            d.add_paragraph(para)
+        buf = io.BytesIO()
+        d.save(buf)
+        saved = _extract(tmp_path, "a.docx", buf.getvalue())
+        old = _extract(tmp_path, "a.doc", doc_bytes([ZH, EN]))
+        assert isinstance(old, Extracted) and isinstance(saved, Extracted)
+        assert old.text == saved.text and old.identity == saved.identity is None
+
+    @pytest.mark.parametrize(("data", "kind", "message"), [
+        (doc_bytes([EN], encrypted=True), ProblemKind.ENCRYPTED, DOC_PASSWORD),
+        (cfb_bytes({"WordDocument": b"\xec\xa5\x68\x00" + bytes(600)}),
+         ProblemKind.UNSUPPORTED, DOC_OLD_WORD),
+        (cfb_bytes({"Contents": b"WPS 2000"}), ProblemKind.UNSUPPORTED, DOC_NOT_WORD),
+        (cfb_bytes({"EncryptedPackage": b"x", "EncryptionInfo": b"y"}), ProblemKind.ENCRYPTED,
+         DOC_PASSWORD),
+        (OLE, ProblemKind.CORRUPT, DOC_DAMAGED),
+        (doc_bytes([EN])[:700], ProblemKind.CORRUPT, DOC_DAMAGED),
+        (doc_bytes([EN], ccp=1 << 30), ProblemKind.CORRUPT, DOC_DAMAGED),
+        (doc_bytes([EN], piece_at=1 << 20), ProblemKind.CORRUPT, DOC_DAMAGED),
+        (cfb_bytes({"WordDocument": doc_bytes([EN])[512:4608]}, looped=True),
+         ProblemKind.CORRUPT, DOC_DAMAGED),
+        (cfb_bytes({"WordDocument": b"\xec\xa5" + bytes(600)}), ProblemKind.CORRUPT,
+         DOC_DAMAGED),  # nFib 0 is damage, not an older Word
+    ], ids=["password", "word 95", "not word", "encrypted docx", "zeros", "truncated",
+            "count past the end", "piece past the end", "looped sectors", "nfib 0"])
+    def test_what_cannot_be_read_is_the_problem_that_says_why(
+            self, tmp_path: Path, data: bytes, kind: ProblemKind, message: str) -> None:
+        for name in ("a.doc", "b.wps"):
+            assert _extract(tmp_path, name, data) == Problem(str(tmp_path / name), kind,
+                                                             message)
 
     def test_garbage_is_never_read_as_text(self, tmp_path: Path) -> None:
         got = _extract(tmp_path, "a.doc", b"some bytes that look like text")
-        assert isinstance(got, Problem) and got.kind == ProblemKind.UNSUPPORTED
+        assert got == Problem(str(tmp_path / "a.doc"), ProblemKind.UNSUPPORTED, LEGACY_MESSAGE)
+
+    def test_a_long_repetitive_document_is_not_taken_for_a_bomb(self, tmp_path: Path) -> None:
+        # the converted package of a text that repeats itself compresses past the zip guard's
+        # ratio: it is the converter's work, not the user's file
+        got = _extract(tmp_path, "form.doc", doc_bytes(["填写日期：____年__月__日"] * 40_000))
+        assert isinstance(got, Extracted) and got.text.count("填写日期") == 40_000
 
     def test_rtf_html_and_docx_named_doc_are_read_as_what_they_are(self,
                                                                    tmp_path: Path) -> None:
@@ -403,18 +480,20 @@ def test_the_same_text_groups_across_formats(tmp_path: Path) -> None:
     (root / "通知.pdf").write_bytes(pdf_bytes([zh_pages[i:i + 40] for i in
                                               range(0, len(zh_pages), 40)]))
     (root / "unrelated.pdf").write_bytes(pdf_bytes([_wrapped(tg.en_doc(33, 20), 90)[:40]]))
-    (root / "old.doc").write_bytes(OLE)
+    (root / "old.doc").write_bytes(OLE)  # damaged
+    (root / "通知.doc").write_bytes(doc_bytes(zh.split("\n")))
     (root / "page.html").write_bytes(html_bytes(en.split("\n")))  # not read by default
     result = _scan(root, jobs=2)
     groups = _groups(result)
-    assert [names for names, _ in groups] == [{"report.docx", "report.pdf"},
-                                              {"通知.txt", "通知.odt", "通知.rtf", "通知.pdf"}]
+    assert [names for names, _ in groups] == [
+        {"report.docx", "report.pdf"}, {"通知.txt", "通知.odt", "通知.rtf", "通知.pdf", "通知.doc"}]
     assert all(weakest >= 0.9 for _, weakest in groups), groups
     formats = {d.path.rsplit("/", 1)[-1]: d.format for d in result.documents}
     assert formats["report.pdf"] == "pdf" and formats["通知.odt"] == "odt"
     assert formats["通知.rtf"] == "rtf" and "page.html" not in formats
+    assert formats["通知.doc"] == "doc"
     (problem,) = result.problems
-    assert problem.kind == ProblemKind.UNSUPPORTED and problem.message == LEGACY_MESSAGE
+    assert problem.kind == ProblemKind.CORRUPT and problem.message == DOC_DAMAGED
     with_html = _scan(root, jobs=2, include=(".docx", ".html"))
     assert [names for names, _ in _groups(with_html)] == [{"page.html", "report.docx"}]
     assert {d.format for d in with_html.documents} == {"docx", "html"}

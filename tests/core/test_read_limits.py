@@ -30,6 +30,7 @@ from neardup_core.extract.limits import (
     make_records,
     remove_records,
     resident_bytes,
+    scratch_folder,
     take_records,
 )
 
@@ -44,6 +45,17 @@ def _sleep_guarded(limits: FileLimits, path: str) -> None:
     arm(limits)
     with guarded(path):
         time.sleep(600)
+
+
+def _sleep_in_scratch(limits: FileLimits, path: str, tell: str) -> None:
+    """As a reader that writes files does (the Word 97-2003 converter): a scratch folder with
+    a file in it, then a file past the limit."""
+    arm(limits)
+    with scratch_folder() as folder:
+        Path(folder, "document.docx").write_bytes(b"converted")
+        Path(tell).write_text(folder, encoding="utf-8")
+        with guarded(path):
+            time.sleep(600)
 
 
 def _many_then_slow(limits: FileLimits) -> None:
@@ -88,6 +100,35 @@ def test_past_the_time_limit_the_process_ends_and_says_why(tmp_path: Path) -> No
     assert take_records(str(tmp_path)) == {
         "/docs/slow.pdf": "took longer than 0.5 s to read: not compared"}
     assert os.listdir(tmp_path) == []  # taken once
+
+
+def test_a_reader_s_scratch_folder_goes_with_the_process_the_watchdog_ends(
+        tmp_path: Path) -> None:
+    records, tell = tmp_path / "records", tmp_path / "folder.txt"
+    records.mkdir()
+    limits = FileLimits(str(records), seconds=0.5, memory=1 << 40, interval=0.05)
+    assert _run(_sleep_in_scratch, limits, "/docs/slow.doc", str(tell)) == EXIT_STATUS
+    folder = tell.read_text(encoding="utf-8")
+    assert os.path.basename(folder).startswith("neardup-reading-")
+    assert not os.path.exists(folder)
+    assert list(take_records(str(records))) == ["/docs/slow.doc"]
+    with scratch_folder() as mine:  # and, read to the end, the reader's own is removed
+        Path(mine, "document.doc").write_bytes(b"x")
+    assert not os.path.exists(mine)
+
+
+def test_a_scratch_folder_s_removal_never_follows_a_link_or_enters_a_folder(
+        tmp_path: Path) -> None:
+    outside = tmp_path / "user's report.docx"
+    outside.write_bytes(b"keep me")
+    with scratch_folder() as folder:
+        Path(folder, "document.docx").write_bytes(b"converted")
+        os.symlink(outside, os.path.join(folder, "link.docx"))
+        os.mkdir(os.path.join(folder, "inner"))
+        Path(folder, "inner", "kept.txt").write_bytes(b"not the reader's")
+    assert outside.read_bytes() == b"keep me"
+    assert sorted(os.listdir(folder)) == ["inner"]  # the link and the file gone, not the folder
+    assert Path(folder, "inner", "kept.txt").read_bytes() == b"not the reader's"
 
 
 def test_the_time_limit_is_per_file_and_one_watchdog_serves_them_all(tmp_path: Path) -> None:
@@ -168,9 +209,11 @@ def test_folders_left_by_a_killed_program_are_removed_by_the_next(tmp_path: Path
     gone = Path(tempfile.mkdtemp(prefix=f"neardup-stopped-{child.pid}-"))
     (gone / f"{child.pid}.json").write_text("{}", encoding="utf-8")
     alive = Path(tempfile.mkdtemp(prefix=f"neardup-stopped-{os.getppid()}-"))
+    scratch = Path(tempfile.mkdtemp(prefix=f"neardup-reading-{child.pid}-"))  # a killed reader's
+    (scratch / "document.docx").write_bytes(b"converted")
     ours = make_records()
     try:
-        assert not gone.exists() and alive.exists()
+        assert not gone.exists() and alive.exists() and not scratch.exists()
         assert Path(ours).name.startswith(f"neardup-stopped-{os.getpid()}-")
     finally:
         remove_records(ours)

@@ -1,5 +1,5 @@
-"""any_worker_only, the walk's look for files only a worker may read (PDFs), against the
-look a path at a time it replaced."""
+"""any_worker_only, the walk's look for files only a worker may read (PDFs, Word 97-2003),
+against the look a path at a time it replaced."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from neardup_core.models import WORKER_ONLY_SUFFIXES
 from neardup_core.scan.cache_lookup import any_worker_only
 
 # suffixes in any case, near misses, characters lower() maps to two (İ) or by context (Σ)
-_PIECES = ["/", "a", "报告", ".pdf", ".PDF", ".Pdf", "pdf", ".pd", ".pdff", ".txt", ".",
-           "\u0130", "\u03a3", "\u212a", " ", "\0", "é"]
+_PIECES = ["/", "a", "报告", ".pdf", ".PDF", ".Pdf", "pdf", ".pd", ".pdff", ".txt", ".", ".doc",
+           ".DOT", ".wps", ".docx", ".do", "\u0130", "\u03a3", "\u212a", " ", "\0", "é"]
 
 
 def _one_by_one(entries: list[FileEntry]) -> bool:

@@ -13,7 +13,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from formatgen import odt_bytes, pdf_bytes, rtf_bytes, scanned_pdf_bytes
+from formatgen import cfb_bytes, doc_bytes, odt_bytes, pdf_bytes, rtf_bytes, scanned_pdf_bytes
 
 from neardup_core.models import ProblemKind
 
@@ -151,8 +151,15 @@ EXPECTED_FORMATS: dict[str, ProblemKind | None] = {
     "picture nested deep.rtf": ProblemKind.CORRUPT,
     "picture binary past the end.rtf": None,
     "picture never closed.rtf": None,
-    "old word.doc": ProblemKind.UNSUPPORTED,
-    "old wps.wps": ProblemKind.UNSUPPORTED,
+    "old word.doc": ProblemKind.CORRUPT,  # an OLE header and nothing else
+    "old wps.wps": ProblemKind.UNSUPPORTED,  # an OLE file without Word's stream
+    "good.doc": None,
+    "locked.doc": ProblemKind.ENCRYPTED,
+    "word 95.doc": ProblemKind.UNSUPPORTED,
+    "huge count.doc": ProblemKind.CORRUPT,
+    "piece past the end.doc": ProblemKind.CORRUPT,
+    "looped sectors.doc": ProblemKind.CORRUPT,
+    "truncated.doc": ProblemKind.CORRUPT,
 }
 
 
@@ -186,7 +193,15 @@ def hostile_formats_tree(root: Path) -> dict[str, ProblemKind | None]:
         "picture never closed.rtf": b"{\\rtf1 A picture that never closes follows. "
                                     b"{\\pict\\pngblip 89504e47" + b"0f" * 500_000,
         "old word.doc": b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(4096),
-        "old wps.wps": b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(4096),
+        "old wps.wps": cfb_bytes({"Contents": b"WPS" + bytes(4096)}),
+        "good.doc": doc_bytes([TEXT]),
+        "locked.doc": doc_bytes([TEXT], encrypted=True),
+        "word 95.doc": cfb_bytes({"WordDocument": b"\xec\xa5\x65\x00" + bytes(4096)}),
+        "huge count.doc": doc_bytes([TEXT], ccp=0x7FFFFFF0),
+        "piece past the end.doc": doc_bytes([TEXT], piece_at=1 << 24),
+        "looped sectors.doc": cfb_bytes({"WordDocument": doc_bytes([TEXT])[512:4608]},
+                                        looped=True),
+        "truncated.doc": doc_bytes([TEXT])[:1500],
     }
     for name, data in files.items():
         (root / name).write_bytes(data)

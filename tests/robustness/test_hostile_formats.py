@@ -1,4 +1,4 @@
-"""Hostile PDFs, OpenDocument, RTF and legacy files in a scan (issue 20): each ends as a
+"""Hostile PDFs, OpenDocument, RTF and Word 97-2003 files in a scan (issue 20): each ends as a
 document or the right problem, in words; a PDF that crashes its reader costs only itself."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from formatgen import pdf_bytes
 import neardup_core.scan.worker as worker_mod
 from neardup_core import ProblemKind, ScanOptions, ScanSession
 from neardup_core.extract import Extracted, extract
+from neardup_core.extract.doc import DOC_DAMAGED, DOC_NOT_WORD, DOC_OLD_WORD
 
 FORK_WARNING = "ignore:This process .* is multi-threaded:DeprecationWarning"
 
@@ -40,15 +41,17 @@ def test_every_hostile_document_ends_as_a_document_or_the_right_problem(tree: Pa
     assert msg["scanned.pdf"].startswith("no text layer (a scanned image)")
     assert "password" in msg["locked.pdf"]
     assert "zip bomb" in msg["zip bomb.odt"] and "DTD" in msg["billion laughs.odt"]
-    assert msg["old word.doc"] == "legacy Word format: save it as .docx to compare"
+    assert msg["old word.doc"] == DOC_DAMAGED and msg["old wps.wps"] == DOC_NOT_WORD
+    assert msg["word 95.doc"] == DOC_OLD_WORD and "password" in msg["locked.doc"]
     docs = {os.path.basename(d.path): d for d in result.documents}
     assert docs["good.pdf"].format == "pdf" and docs["good.rtf"].format == "rtf"
+    assert docs["good.doc"].format == "doc"
     assert "nest deeper" in msg["picture nested deep.rtf"]
     for name in ("picture binary past the end.rtf", "picture never closed.rtf"):
         assert docs[name].skipped == "1 picture not compared", name
     groups = [{os.path.basename(result.documents[m.doc].path) for m in g.members}
               for g in result.groups]
-    assert {"good.pdf", "good.odt", "good.rtf"} in groups  # one text in three formats
+    assert {"good.pdf", "good.odt", "good.rtf", "good.doc"} in groups  # one text, four formats
     assert not result.partial
 
 

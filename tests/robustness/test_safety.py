@@ -76,6 +76,13 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("neardup_core/extract/limits.py", "_stop", "os.replace"):
         "puts a worker's own record (<pid>.json, in the scan's own folder of records, made by "
         "mkdtemp) in place, whole",
+    ("neardup_core/extract/limits.py", "_empty_scratch", "os.unlink"):
+        "removes the regular files and links (never their targets) directly in a reader's own "
+        "scratch folder (made by mkdtemp, "
+        "0700, named neardup-reading-<pid>-; another process's only once that process is gone "
+        "and the folder is this user's): never a link's target or a folder's contents",
+    ("neardup_core/extract/limits.py", "_empty_scratch", "os.rmdir"):
+        "removes that scratch folder once it is empty",
     ("neardup_core/extract/limits.py", "take_records", "os.remove"):
         "removes the records it has read: files named <pid>.json in the scan's own folder of "
         "records, made by mkdtemp",

@@ -260,7 +260,7 @@
 <context>
     <name>ExcerptView</name>
     <message>
-        <location filename="../../widgets/excerpt_view.py" line="+132"/>
+        <location filename="../../widgets/excerpt_view.py" line="+126"/>
         <source>Show documents at least this much of whose text lies inside another (no rescan needed)</source>
         <extracomment>Characters of each text shown (a longer file is cut here, and the view says so). a pair asked for is on screen (or said unreadable)</extracomment>
         <translation>显示至少有这么多文字位于另一文件之中的文档（无需重新扫描）</translation>
@@ -534,7 +534,7 @@
     <message>
         <location filename="../../widgets/scan_panel.py" line="+65"/>
         <source>Add…</source>
-        <extracomment>The file types offered as checkboxes: each box reads the suffixes of its row (the first names it). Old .doc/.wps files go with Word: they are listed as problems that say to save them as .docx, rather than left out of the scan without a word.</extracomment>
+        <extracomment>The file types offered as checkboxes: each box reads the suffixes of its row (the first names it). Word 97-2003 .doc (and .wps in that format) go with Word; files under those names that cannot be read are listed as problems that say to save them as .docx.</extracomment>
         <translation>添加…</translation>
     </message>
     <message>
@@ -1198,12 +1198,11 @@ Action log: {log}</source>
     </message>
     <message>
         <location line="+14"/>
-        <location line="+2"/>
         <source>Word document</source>
         <translation>Word 文档</translation>
     </message>
     <message>
-        <location line="-2"/>
+        <location line="+0"/>
         <source>PDF document</source>
         <translation>PDF 文档</translation>
     </message>
@@ -1218,7 +1217,12 @@ Action log: {log}</source>
         <translation>RTF 文档</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+1"/>
+        <source>Word 97-2003 document</source>
+        <translation>Word 97-2003 文档</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Decoded as {enc} (detector confidence {conf})</source>
         <translation>按 {enc} 解码（检测置信度 {conf}）</translation>
     </message>
@@ -1417,11 +1421,11 @@ Action log: {log}</source>
     </message>
     <message>
         <location line="+1"/>
-        <source>Old .doc and .wps files are listed as problems: save them as .docx to compare them</source>
-        <translation>旧版 .doc 和 .wps 文件会列为问题：请另存为 .docx 后再比较</translation>
+        <source>Also Word 97-2003 files (.doc), and WPS files saved in that format; older ones are listed as problems that say to save them as .docx</source>
+        <translation>也读取 Word 97-2003 文件（.doc），以及以该格式保存的 WPS 文件；更旧的文件会列为问题，并提示另存为 .docx</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>The text of PDF files; scanned pages without text are listed as problems</source>
         <translation>读取 PDF 文件中的文字；没有文字层的扫描页会列为问题</translation>
     </message>

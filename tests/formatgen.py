@@ -273,7 +273,8 @@ def cfb_bytes(streams: dict[str, bytes], *, looped: bool = False) -> bytes:
 
 
 def doc_bytes(paragraphs: Sequence[str], *, encrypted: bool = False, nfib: int = 0x00C1,
-              ccp: int | None = None, piece_at: int | None = None, lid: int = 0x0409) -> bytes:
+              ccp: int | None = None, piece_at: int | None = None, lid: int = 0x0409,
+              repeat: int = 1) -> bytes:
     """A Word 97-2003 document whose main text is ``paragraphs`` (each ended by a paragraph
     mark), in one piece: 8-bit ("compressed") when every character is in cp1252, else UTF-16.
     The file information block ([MS-DOC] 2.5.1) holds what a reader needs: the text's length
@@ -293,12 +294,13 @@ def doc_bytes(paragraphs: Sequence[str], *, encrypted: bool = False, nfib: int =
     struct.pack_into("<H", fib, 62, 22)  # cslw, then FibRgLw97 (22 longs)
     longs = [0] * 22
     longs[0] = text_at + len(raw)  # cbMac
-    longs[3] = len(text) if ccp is None else ccp  # ccpText
+    longs[3] = len(text) * repeat if ccp is None else ccp  # ccpText
     struct.pack_into("<22I", fib, 64, *longs)
     struct.pack_into("<H", fib, 152, 93)  # cbRgFcLcb, then FibRgFcLcb97 (93 pairs)
     at = text_at if piece_at is None else piece_at
     fc = (at * 2) | 0x40000000 if compressed else at
-    plc = struct.pack("<2I", 0, len(text)) + struct.pack("<HIH", 0, fc, 0)  # CPs, one Pcd
+    cps = [len(text) * i for i in range(repeat + 1)]
+    plc = struct.pack(f"<{repeat + 1}I", *cps) + struct.pack("<HIH", 0, fc, 0) * repeat
     clx = b"\x02" + struct.pack("<I", len(plc)) + plc  # a Pcdt
     struct.pack_into("<2I", fib, 154 + 33 * 8, 0, len(clx))  # fcClx, lcbClx
     return cfb_bytes({"WordDocument": bytes(fib) + raw, "1Table": clx})

@@ -147,6 +147,12 @@ class WorkerPool:
             if self.method == "forkserver":
                 with contextlib.suppress(OSError):  # _start meets it again and reads in-process
                     prestart()
+            elif self.method == "fork":  # (tests): what a worker loads, loaded before it forks
+                # A fork copies a module that another thread of this process is importing at
+                # that moment as half-imported, with its lock held for good: the worker that
+                # needs it (the encoding detector, while this process reads ahead) waits
+                # forever. Loaded first, in this thread, nothing a worker needs is mid-import.
+                import neardup_core.scan.preload  # noqa: F401
             self._starting = threading.Thread(target=self._start, name="neardup-pool-start",
                                               daemon=True)
             self._starting.start()

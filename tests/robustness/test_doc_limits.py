@@ -67,3 +67,34 @@ def test_a_doc_whose_pieces_repeat_ends_at_the_time_limit(
               for g in result.groups]
     assert {"good.doc", "good.txt"} in groups
     assert _orphaned_scratch() == []  # the stopped worker's scratch folder is gone too
+
+
+_FORKED_SCAN = """
+import sys
+from neardup_core import ScanOptions, ScanSession
+if __name__ == "__main__":
+    result = ScanSession(ScanOptions(use_cache=False, jobs=2), mp_context="fork").run(
+        [sys.argv[1]])
+    print(len(result.documents), len(result.problems))
+"""
+
+
+def test_forked_workers_start_while_the_scan_reads_ahead(tmp_path: Path) -> None:
+    """Tests fork their workers from the scan's process (``mp_context="fork"``), whose main
+    thread reads text files ahead meanwhile and so imports the encoding detector as the pool's
+    thread forks: a worker forked then found that module half-imported, its lock held for good,
+    and waited forever in its warm-up. A fresh process, as a test run's first scan is."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "good.txt").write_text(TEXT, encoding="utf-8")
+    for i in range(3):
+        (root / f"report {i}.doc").write_bytes(doc_bytes([f"Report {i}. 第{i}季度报告。"]))
+    script = tmp_path / "scan.py"
+    script.write_text(_FORKED_SCAN, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script), str(root)], capture_output=True,
+                          text=True, timeout=120)  # a deadline: it takes a second or two
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["4", "0"]

@@ -139,7 +139,7 @@ class ScanPanel(QWidget):
         self.type_boxes: dict[str, QCheckBox] = {}
         types = QGridLayout()
         types.setContentsMargins(0, 0, 0, 0)
-        labels = {".txt": self.tr("Text (.txt)"), ".docx": self.tr("Word (.docx)"),
+        labels = {".txt": self.tr("Text (.txt)"), ".docx": self.tr("Word (.docx, .doc)"),
                   ".pdf": self.tr("PDF (.pdf)"), ".odt": self.tr("OpenDocument (.odt)"),
                   ".rtf": self.tr("Rich text (.rtf)"), ".html": self.tr("Web pages (.html)"),
                   ".md": self.tr("Markdown (.md)")}

@@ -1391,8 +1391,8 @@ Action log: {log}</source>
     </message>
     <message>
         <location line="+0"/>
-        <source>Word (.docx)</source>
-        <translation>Word (.docx)</translation>
+        <source>Word (.docx, .doc)</source>
+        <translation>Word (.docx, .doc)</translation>
     </message>
     <message>
         <location line="+1"/>

@@ -165,8 +165,8 @@ ENGLISH: dict[str, str] = {
     "docx_password": "it is password-protected, so its text cannot be read",
     # problems: Word 97-2003 (.doc) (neardup_core/extract/doc.py)
     "doc_damaged": "the Word 97-2003 document is damaged, so its text cannot be read",
-    "doc_not_word": "it is not a Word 97-2003 document (an older WPS file, or another "
-                    "program's file under this name): save it as .docx to compare it",
+    "doc_not_word": "it is not a Word 97-2003 document (a WPS file in WPS's own format, or "
+                    "another program's file under this name): save it as .docx to compare it",
     "doc_old_word": "it is a Word 6.0/95 document, older than Word 97: save it as .docx to "
                     "compare it",
     "doc_unsupported": "it uses a Word 97-2003 feature that cannot be read: save it as .docx to "
@@ -386,8 +386,8 @@ CHINESE: dict[str, str] = {
     "compression": "它的部件 {name} 使用了无法读取的压缩方式",
     "docx_password": "它设有密码保护，无法读取其中的文字",
     "doc_damaged": "该 Word 97-2003 文档已损坏，无法读取其中的文字",
-    "doc_not_word": "它不是 Word 97-2003 文档（可能是旧版 WPS 文件，或其他程序的文件用了"
-                    "这个扩展名）：请另存为 .docx 后再比较",
+    "doc_not_word": "它不是 Word 97-2003 文档（可能是 WPS 自有格式的文件，或其他程序的文件"
+                    "用了这个扩展名）：请另存为 .docx 后再比较",
     "doc_old_word": "它是比 Word 97 更早的 Word 6.0/95 文档：请另存为 .docx 后再比较",
     "doc_unsupported": "它用到了无法读取的 Word 97-2003 功能：请另存为 .docx 后再比较",
     "docx_is_doc": "它是扩展名为 .docx 的旧版 Word 97-2003 (.doc) 文件；请在 Word 中另存为 .docx "

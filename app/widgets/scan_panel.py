@@ -144,7 +144,7 @@ class ScanPanel(QWidget):
                   ".rtf": self.tr("Rich text (.rtf)"), ".html": self.tr("Web pages (.html)"),
                   ".md": self.tr("Markdown (.md)")}
         tips = {".docx": self.tr("Also Word 97-2003 files (.doc), and WPS files saved in that "
-                                 "format; older ones are listed as problems that say to save "
+                                 "format; the others are listed as problems that say to save "
                                  "them as .docx"),
                 ".pdf": self.tr("The text of PDF files; scanned pages without text are "
                                 "listed as problems"),

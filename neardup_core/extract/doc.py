@@ -34,8 +34,8 @@ __all__ = ["DOC_DAMAGED", "DOC_NOT_WORD", "DOC_OLD_WORD", "DOC_PASSWORD", "DOC_U
 
 DOC_PASSWORD = "it is password-protected, so its text cannot be read"
 DOC_DAMAGED = "the Word 97-2003 document is damaged, so its text cannot be read"
-DOC_NOT_WORD = ("it is not a Word 97-2003 document (an older WPS file, or another program's "
-                "file under this name): save it as .docx to compare it")
+DOC_NOT_WORD = ("it is not a Word 97-2003 document (a WPS file in WPS's own format, or another "
+                "program's file under this name): save it as .docx to compare it")
 DOC_OLD_WORD = "it is a Word 6.0/95 document, older than Word 97: save it as .docx to compare it"
 DOC_UNSUPPORTED = ("it uses a Word 97-2003 feature that cannot be read: save it as .docx to "
                    "compare it")

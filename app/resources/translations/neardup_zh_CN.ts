@@ -1421,8 +1421,8 @@ Action log: {log}</source>
     </message>
     <message>
         <location line="+1"/>
-        <source>Also Word 97-2003 files (.doc), and WPS files saved in that format; older ones are listed as problems that say to save them as .docx</source>
-        <translation>也读取 Word 97-2003 文件（.doc），以及以该格式保存的 WPS 文件；更旧的文件会列为问题，并提示另存为 .docx</translation>
+        <source>Also Word 97-2003 files (.doc), and WPS files saved in that format; the others are listed as problems that say to save them as .docx</source>
+        <translation>也读取 Word 97-2003 文件（.doc），以及以该格式保存的 WPS 文件；其余的会列为问题，并提示另存为 .docx</translation>
     </message>
     <message>
         <location line="+3"/>

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from _hostile_formats import TEXT, MiB, stream_bomb_pdf
 from _pdfium_patch import FORKING, SLOW_MARK, patch_page
-from formatgen import pdf_bytes
+from formatgen import doc_bytes, pdf_bytes
 
 from neardup_core import ProblemKind, ScanOptions, ScanSession
 from neardup_core.extract import Extracted, extract, limits
@@ -147,6 +147,24 @@ def test_compare_names_the_limit_a_bomb_passed(tmp_path: Path,
     err = io.StringIO()
     assert main(["compare", str(bomb), str(good)], stdout=io.StringIO(), stderr=err) == 2
     assert "needed more than 64 MB of memory to read" in err.getvalue()
+
+
+def test_a_word_97_file_is_read_again_within_the_limits_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Word 97-2003 converter is pure Python but unbounded: its piece bomb (40,000 pieces
+    showing one passage) ends at the time limit in the reading process, and ``compare`` says
+    which; a good one reads as in place."""
+    from neardup_core.cli import main
+
+    good = tmp_path / "good.doc"
+    good.write_bytes(doc_bytes([TEXT, "第二段。"]))
+    assert read_isolated(str(good), max_bytes=MAX) == extract(str(good), max_bytes=MAX)
+    bomb = tmp_path / "bomb.doc"
+    bomb.write_bytes(doc_bytes([f"{TEXT} 第{i}段。" for i in range(10)], repeat=40_000))
+    monkeypatch.setattr(limits, "SECONDS", 2.0)
+    err = io.StringIO()
+    assert main(["compare", str(bomb), str(good)], stdout=io.StringIO(), stderr=err) == 2
+    assert "took longer than 2 s to read: not compared" in err.getvalue()
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

@@ -26,7 +26,7 @@ Keys are stable; new keys may be added, and a change to existing ones bumps ``ve
         "members": [{          # the reference first
           "path": "/abs/original.txt", "size": 2048,
           "modified": "2024-05-01T12:30:00+08:00",   # ISO 8601, local time with offset
-          "format": "txt",     # "txt", "docx", "pdf", "odt", "rtf" or "html"
+          "format": "txt",     # "txt", "docx", "pdf", "odt", "rtf", "html" or "doc"
           "encoding": "gb18030",   # null for .docx
           "similarity": 1.0,   # score against the reference, 0..1
           "distance": 0,       # SimHash Hamming distance to the reference, bits (0..64)

@@ -72,8 +72,8 @@ def doc_content(data: bytes) -> DocumentContent:
             raise EncryptedDocx(DOC_PASSWORD) from None
         except UnsupportedFeatureError:
             raise UnsupportedDocx(DOC_UNSUPPORTED) from None
-        except (StreamNotFound, InvalidWordDocument) as exc:
-            raise _not_read(source, exc) from None
+        except (StreamNotFound, InvalidWordDocument):
+            raise _not_read(source) from None
         except Doc2DocxError:  # a bad compound file, bounds, a package it could not write
             raise CorruptDocx(DOC_DAMAGED) from None
         with open(target, "rb") as f:
@@ -81,10 +81,10 @@ def doc_content(data: bytes) -> DocumentContent:
     return docx_content(converted, limits=_CONVERTED)
 
 
-def _not_read(source: str, exc: Exception) -> Exception:
+def _not_read(source: str) -> Exception:
     """Why a compound file the converter refused is not read: not a Word document at all (no
-    WordDocument stream: an old WPS file, a spreadsheet under a .doc name), a password-protected
-    Office package, a Word 6.0/95 document, or a damaged one."""
+    WordDocument stream: a WPS file in its own format, a spreadsheet under a .doc name), a
+    password-protected Office package, a Word 6.0/95 document, or a damaged one."""
     from doc2docx.cfb import CompoundFile
     from doc2docx.errors import Doc2DocxError
 

@@ -363,8 +363,10 @@ def option_defaults() -> dict[str, Any]:
 #: Bump when tokenising or hashing changes, so cached fingerprints are recomputed (3: .docx
 #: equations and altChunks read, and what the text does not show folded into text_hash; 4: the
 #: winnowed shingle hashes excerpts are found by; 5: the same for .odt and RTF files, which
-#: now say what they skip: a cached row of one would say nothing and match on text alone).
-FINGERPRINT_VERSION = 5
+#: now say what they skip: a cached row of one would say nothing and match on text alone; 6:
+#: Word 97-2003 files are read, where version 5 kept each as the problem "legacy Word format"
+#: and a rescan would have replayed it for as long as the file did not change).
+FINGERPRINT_VERSION = 6
 
 
 def enum_option(cls, value, option: str):

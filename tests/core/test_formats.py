@@ -525,3 +525,37 @@ def test_the_cli_includes_the_new_formats_and_the_report_names_them(tmp_path: Pa
     assert main(["scan", str(root), "--include", ".exe"], stdout=io.StringIO(),
                 stderr=err) != 0
     assert ".pdf" in err.getvalue() and ".exe" in err.getvalue()
+
+
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+@pytest.mark.skipif(__import__("sys").platform == "win32", reason="workers forked from here")
+def test_word_files_cached_as_unreadable_are_read_after_the_upgrade(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fingerprints of version 5 kept every Word 97-2003 file as the problem "legacy Word
+    format", and a rescan replays what the cache kept for as long as a file does not change:
+    the version read since must not find that (the old reader stands in for version 5's, in
+    workers forked from this process)."""
+    import os
+
+    import neardup_core.extract as extract_mod
+    from neardup_core import ScanOptions, ScanSession, models
+    from neardup_core.extract import UnsupportedDocx
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "a.doc").write_bytes(doc_bytes([ZH, EN]))
+    (root / "b.doc").write_bytes(doc_bytes([ZH, EN, "第三段。"]))
+    options = ScanOptions(use_cache=True, cache_path=str(tmp_path / "cache.sqlite"), jobs=2)
+
+    def version_5_reader(data: bytes) -> None:
+        raise UnsupportedDocx(LEGACY_MESSAGE)
+
+    with monkeypatch.context() as old:
+        old.setattr(models, "FINGERPRINT_VERSION", 5)
+        old.setattr(extract_mod, "doc_content", version_5_reader, raising=False)
+        before = ScanSession(options, mp_context="fork").run([str(root)])
+    assert {p.message for p in before.problems} == {LEGACY_MESSAGE} and not before.documents
+    after = ScanSession(options, mp_context="fork").run([str(root)])
+    assert not after.problems
+    assert sorted(os.path.basename(d.path) for d in after.documents) == ["a.doc", "b.doc"]
+    assert {d.format for d in after.documents} == {"doc"}

@@ -1,10 +1,18 @@
 """Background work for the window: the scan, and reading two files for the diff view.
 
-Each job is a QObject moved to its own QThread (the Qt worker-object pattern, as superqt's
-``new_worker_qthread``) with ``started / progress / finished / errored`` signals. Receivers live
-on the main thread, so every connection to a widget is queued: widgets are only ever touched on
-the main thread, and nothing polls. ``run()`` never lets an exception escape;
-it emits ``errored`` instead, because an exception in a pool thread would otherwise vanish.
+Each job is a QObject whose ``run`` is called in a QThread of its own (started by the thread,
+directly) with ``started / progress / finished / errored`` signals. The object itself stays on
+the main thread, where its receivers live, so every connection to a widget is queued: widgets
+are only ever touched on the main thread, and nothing polls.
+
+It is never moved to its thread and back (the Qt worker-object pattern, as superqt's
+``new_worker_qthread``, which this module followed until 2026-11-29). PySide holds the GIL
+through ``moveToThread``, which takes Qt's locks; the main thread, deleting a widget at that
+moment, held one of those locks while it waited for the GIL to ask Python about an override.
+Both waited for good (a test's window, once in nine full runs).
+
+``run()`` never lets an exception escape; it emits ``errored`` instead, because an exception in
+a pool thread would otherwise vanish.
 """
 
 from __future__ import annotations
@@ -37,9 +45,9 @@ def _default_session(options: ScanOptions) -> _Session:
 class Worker(QObject):
     """A job run by :class:`WorkerHost` in its own QThread.
 
-    Subclasses implement :meth:`work`. The object is created on the main thread, moved to the
-    job's thread for the run and moved back before it reports, so its final signals reach a
-    main-thread object that Python may safely drop. Connections to widgets are queued.
+    Subclasses implement :meth:`work`. The object lives on the main thread (Python drops it
+    there); only :meth:`run` executes in the job's thread, and its signals, emitted there, reach
+    the main thread's receivers queued. Connections to widgets are queued.
     """
 
     started = Signal()
@@ -49,7 +57,6 @@ class Worker(QObject):
 
     def __init__(self) -> None:
         super().__init__()
-        self._home = self.thread()
 
     def work(self) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -61,10 +68,8 @@ class Worker(QObject):
             value = self.work()
         except BaseException as exc:  # anything, or the failure vanishes with the thread
             log.info("%s failed: %r", type(self).__name__, exc)
-            self.moveToThread(self._home)
             self.errored.emit(exc)
             return
-        self.moveToThread(self._home)
         self.finished.emit(value)
 
 
@@ -196,8 +201,9 @@ class WorkerHost(QObject):
 
     def start(self, worker: Worker) -> QThread:
         thread = QThread()
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
+        # run() in the new thread: ``started`` is emitted there, and a direct connection calls
+        # the slot where the signal is emitted (the worker itself stays on this thread)
+        thread.started.connect(worker.run, Qt.ConnectionType.DirectConnection)
         worker.finished.connect(thread.quit, Qt.ConnectionType.DirectConnection)
         worker.errored.connect(thread.quit, Qt.ConnectionType.DirectConnection)
         thread.finished.connect(self._reap)

@@ -55,9 +55,6 @@ class Worker(QObject):
     finished = Signal(object)   # the job's value (ScanResult for a scan)
     errored = Signal(object)    # the exception
 
-    def __init__(self) -> None:
-        super().__init__()
-
     def work(self) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
 

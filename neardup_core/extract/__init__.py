@@ -113,8 +113,8 @@ __all__ = [
 #: detector (chardet and its tables), lxml and the zip guards with them.
 _READERS: dict[str, str] = {
     "doc_content": "doc", "DocxContent": "docx", "DocxLimits": "docx", "docx_content": "docx",
-    "docx_text": "docx",
-    "read_docx": "docx", "read_docx_bytes": "docx", "Decoded": "encoding.detect",
+    "docx_text": "docx", "read_docx": "docx", "read_docx_bytes": "docx",
+    "Decoded": "encoding.detect",
     "html_decode": "html", "html_text": "html", "LEGACY_MESSAGE": "legacy",
     "sniff_legacy": "legacy", "guarded": "limits", "odt_text": "odt", "odt_content": "odt",
     "PdfContent": "pdf", "PdfLimits": "pdf", "pdf_content": "pdf", "pdf_text": "pdf",
@@ -272,13 +272,8 @@ def _read(path: str, max_bytes: int, kind: str) -> bytes:
 def _document(path: str, fmt: str, reader: Callable[[bytes], DocumentContent], data: bytes,
               max_bytes: int) -> Extracted | Problem:
     """A document whose reader gives its text, and what it could not read, from its bytes
-    (OpenDocument, RTF)."""
-    return _content(path, fmt, reader(data), data, max_bytes)
-
-
-def _content(path: str, fmt: str, content: DocumentContent, data: bytes, max_bytes: int
-             ) -> Extracted | Problem:
-    """What a document reader gave for the file whose bytes are ``data``."""
+    (OpenDocument, RTF, Word 97-2003)."""
+    content = reader(data)
     text = content.text
     if not text.strip():
         return Problem(path, ProblemKind.EMPTY, "the document has no text")
@@ -316,8 +311,7 @@ def _legacy(path: str, max_bytes: int, encoding: str | None) -> Extracted | Prob
     if kind == "doc":
         data = _read(path, max_bytes, "Word documents")
         with guarded(path):  # in a worker: past the time or memory limit, a problem
-            content = doc_content(data)
-        return _content(path, "doc", content, data, max_bytes)
+            return _document(path, "doc", doc_content, data, max_bytes)
     if kind == "rtf":
         return _document(path, "rtf", rtf_content, _read(path, max_bytes, "RTF files"), max_bytes)
     if kind == "html":

@@ -221,14 +221,10 @@ def make_records() -> str:
     is gone."""
     with contextlib.suppress(OSError):
         for name in os.listdir(tempfile.gettempdir()):
-            for prefix in (_PREFIX, _SCRATCH_PREFIX):
+            for prefix, remove in ((_PREFIX, remove_records), (_SCRATCH_PREFIX, _remove_scratch)):
                 owner = name[len(prefix):].split("-", 1)[0]
                 if name.startswith(prefix) and owner.isdigit() and not _alive(int(owner)):
-                    full = os.path.join(tempfile.gettempdir(), name)
-                    if prefix == _PREFIX:
-                        remove_records(full)
-                    else:
-                        _remove_scratch(full)
+                    remove(os.path.join(tempfile.gettempdir(), name))
     return tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-")
 
 

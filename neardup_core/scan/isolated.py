@@ -9,7 +9,7 @@ decompression bomb took that process's memory (a PDF of 1.5 MB: 2.6 GB in ``near
 compare``), and a page PDFium never leaves would have held it for good; a file may also have
 changed since the scan read it within the limits.
 
-So a file that only a worker may read (:data:`~neardup_core.models.WORKER_ONLY_SUFFIXES`) is
+So a file that only a worker may read (:func:`~neardup_core.models.worker_only`) is
 read by :func:`read_isolated` in a reading process of this program's, armed with the scan's
 limits and started as the scan starts its workers (forked from the preloaded server where the
 platform has one), then kept for the next file: a process a file cost 57 ms, and a report's
@@ -29,7 +29,7 @@ import threading
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING
 
-from neardup_core.models import WORKER_ONLY_SUFFIXES, Problem, ProblemKind
+from neardup_core.models import Problem, ProblemKind, worker_only
 from neardup_core.pool_ends import kill_pool
 
 if TYPE_CHECKING:
@@ -41,7 +41,6 @@ __all__ = ["GRACE_S", "read_isolated", "stop_readers", "text_and_why", "text_iso
 #: Seconds past the time limit that the caller waits for the reading process before it is
 #: killed (its own watchdog ends it at the limit: this is for one that cannot even do that).
 GRACE_S = 10.0
-_WORKER_ONLY = tuple(sorted(WORKER_ONLY_SUFFIXES))
 _lock = threading.Lock()
 
 
@@ -116,7 +115,7 @@ def read_isolated(path: str, *, max_bytes: int, encoding: str | None = None
     from neardup_core.extract import extract
     from neardup_core.extract.limits import armed
 
-    if not path.lower().endswith(_WORKER_ONLY) or armed() is not None:
+    if not worker_only(path) or armed() is not None:
         return extract(path, max_bytes=max_bytes, encoding=encoding)
     try:
         return _in_reader(path, max_bytes, encoding)

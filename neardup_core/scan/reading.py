@@ -598,7 +598,7 @@ class Reading(RunStages):
 
     def _inprocess(self, files: int, nbytes: int) -> bool:
         """Too little to read for worker processes to pay for their start, and nothing that
-        only a worker may read (a PDF: see WORKER_ONLY_SUFFIXES)."""
+        only a worker may read (a PDF, a Word 97-2003 file: see WORKER_ONLY_SUFFIXES)."""
         if self._todo_worker_only:
             return False
         return (self.opt.workers == 1 or files <= INPROCESS_MAX_FILES

@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Callable
 
 import numpy as np
-from scipy.sparse import csr_matrix
+from scipy.sparse import coo_array, csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 #: ``pair_scores(ref, others) -> (score, distance, jaccard)``: scores of pairs the edges do not
@@ -131,31 +131,110 @@ def assemble_flat(n: int, docs: np.ndarray, comp: np.ndarray, is_ref: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The groups (size desc, reference), members (reference, score desc, index), as (members
     flat, offsets, weakest per group, score against the reference per member): no Python
-    object per group."""
+    object per group. ``comp_ref`` is one member of each component, the one ``is_ref``
+    marks."""
     gids = np.flatnonzero(comp_size >= 2)
-    biggest = int(comp_size[gids].max()) if gids.size else 0
-    gorder = gids[np.argsort((biggest - comp_size[gids]) * n + comp_ref[gids])]
+    gorder = gids[group_order(n, comp_size[gids], comp_ref[gids])]
     gpos = np.empty(comp_size.shape[0], dtype=np.int64)
     gpos[gorder] = np.arange(gorder.shape[0])
     keep = np.flatnonzero(comp_size[comp] >= 2)
     docs, comp, is_ref, sref = docs[keep], comp[keep], is_ref[keep], sref[keep]
     sc = np.where(np.isnan(sref), -np.inf, sref)  # an unknown score sorts last
     sc[is_ref] = 1.0  # alone in its major key: any score, one that keeps the keys short
-    major = gpos[comp] * 2 + ~is_ref  # group, then the reference before the others
-    perm = _by_major_score_doc(n, docs, major, sc)
-    if perm is None:
-        levels, inv = dense_rank(-sc)  # descending score -> 0, 1, ...
-        if 2 * gorder.shape[0] * levels * n < 2**62:
-            perm = np.argsort((major * levels + inv) * n + docs)
-        else:
-            perm = np.lexsort((docs, inv, major))
-    flat = docs[perm]
     offsets = np.zeros(gorder.shape[0] + 1, dtype=np.int64)
     np.cumsum(comp_size[gorder], out=offsets[1:])
+    perm = member_order(n, docs, gpos[comp], gorder.shape[0], (~is_ref).astype(np.int8), sc)
+    flat = docs[perm]
     # each member's score against its reference, in the same order (1.0 for the reference)
     sflat = np.where(is_ref[perm], 1.0, sref[perm])
     return flat, offsets, comp_weak[gorder].astype(np.float64), sflat
 
+
+def group_order(n: int, size: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """The groups of ``size`` members and reference ``ref`` by size descending, then
+    reference. With references distinct documents in [0, n) and sizes below 2^15 (any real
+    result), by marking the references and one radix sort of the sizes: no comparison sort
+    (an argsort of 190,000 group keys cost a COHESIVE jump at 10^6 documents 10 ms on the
+    2-core VM here, this 2)."""
+    g = size.shape[0]
+    if not g:
+        return np.empty(0, dtype=np.int64)
+    biggest = int(size.max())
+    if biggest < 2**15 and int(ref.min()) >= 0 and int(ref.max()) < n:
+        seen = np.zeros(n, dtype=bool)
+        seen[ref] = True
+        rank = np.cumsum(seen, dtype=np.int64)
+        if int(rank[-1]) == g:  # every reference distinct
+            by_ref = np.empty(g, dtype=np.int64)
+            by_ref[rank[ref] - 1] = np.arange(g)
+            smaller = (biggest - size[by_ref]).astype(np.int16)
+            return by_ref[np.argsort(smaller, kind="stable")]  # radix: int16
+    return np.lexsort((ref, biggest - size))
+
+
+def member_order(n: int, docs: np.ndarray, group: np.ndarray, ngroups: int,
+                 state: np.ndarray, sc: np.ndarray) -> np.ndarray:
+    """``np.lexsort((docs, -sc, state, group))`` for distinct ``docs`` in [0, n), groups in
+    [0, ngroups) and small integers ``state`` >= 0 (the reference first, ...): a sort inside
+    each group (:func:`sorted_in_rows`) of one integer key, the score as its
+    :func:`descending_score_key` where it has one (float32 in [0, 1]: the pairs' scores).
+    A sort of one key packing the group too cost twice as much or more: the sort was the
+    largest step of a regroup at 10^6 documents."""
+    m = docs.shape[0]
+    if not m:
+        return np.empty(0, dtype=np.int64)
+    score = _descending_key_or_last(sc)
+    if score is None:  # scores that are no float32 in [0, 1]: the float sort
+        return np.lexsort((docs, -sc, state, group))
+    # documents ascending (as the modes give them) sort as their places do: those are packed
+    ascending = m < 2 or bool((docs[1:] > docs[:-1]).all())
+    tie_bits = max(int((m if ascending else n) - 1).bit_length(), 1)
+    score_bits = max(int(score.max()).bit_length(), 1)
+    state_bits = max(int(state.max()).bit_length(), 1)
+    if state_bits + score_bits + tie_bits <= 62 and int(state.min()) >= 0 \
+            and int(docs.min()) >= 0 and int(docs.max()) < n:
+        key = state.astype(np.int64) << (score_bits + tie_bits)
+        key |= score.astype(np.int64) << tie_bits
+        key |= np.arange(m, dtype=np.int64) if ascending else docs.astype(np.int64)
+        got = sorted_in_rows(ngroups, group, key)
+        if got is not None:
+            return got
+    return np.lexsort((docs, score, state, group))
+
+
+def _descending_key_or_last(sc: np.ndarray) -> np.ndarray | None:
+    """:func:`descending_score_key`, with unknown scores (-inf, NaN) after every other, NaN
+    last, as a sort of ``-sc`` puts them."""
+    nan, low = np.isnan(sc), sc == -np.inf
+    if not (nan.any() or low.any()):
+        return descending_score_key(sc)
+    score = descending_score_key(np.where(nan | low, 0.0, sc))
+    if score is None:
+        return None
+    score[np.flatnonzero(low)] = ONE_BITS + 1
+    score[np.flatnonzero(nan)] = ONE_BITS + 2
+    return score
+
+
+def sorted_in_rows(nrows: int, row: np.ndarray, key: np.ndarray) -> np.ndarray | None:
+    """The positions of ``row``/``key`` in the order of (row, key), rows in [0, nrows), keys
+    integers >= 0 distinct within a row; None when two are the same (nothing is ordered).
+
+    SciPy's sparse matrices keep their entries row by row, each row's column indices
+    sorted: making one of (row, key) is a counting sort of the rows and a sort inside each,
+    compiled, where a sort of one packed key costs n log n. At 10^6 documents (groups of a
+    few members, 0.67 million of them) that is 10 ms against 33 for the packed key on the
+    2-core VM here, whose NumPy sorts without AVX-512."""
+    m = row.shape[0]
+    if not m:
+        return np.empty(0, dtype=np.int64)
+    width = int(key.max()) + 1
+    grid = coo_array((np.arange(m, dtype=np.int64), (row, key)), shape=(nrows, width)).tocsr()
+    grid.sum_duplicates()  # both done by tocsr already (then no-ops), as documented
+    grid.sort_indices()
+    if grid.data.shape[0] != m:  # two entries at one (row, key) were summed into one
+        return None
+    return grid.data
 
 
 #: 1.0's bits as a float32: a score in [0, 1] as ``ONE_BITS`` less its bits sorts descending.
@@ -172,67 +251,6 @@ def descending_score_key(scores: np.ndarray) -> np.ndarray | None:
             and bool((score <= 1.0).all())):
         return None
     return ONE_BITS - score.view(np.int32).astype(np.int64)
-
-
-def packed_order(n: int, docs: np.ndarray, major: np.ndarray, minor: np.ndarray
-                 ) -> np.ndarray | None:
-    """``np.lexsort((docs, minor, major))`` for distinct ``docs`` in [0, n) and integers
-    ``major``, ``minor`` >= 0, by one sort of the three packed in an int64's 63 bits, each
-    document read back from its key's low bits, with no argsort: on AVX-512, a stable argsort
-    of 10^6 random keys took 124 ms, an argsort 32, a sort of the values 10. None when they
-    do not fit."""
-    m = docs.shape[0]
-    if not m:
-        return np.empty(0, dtype=np.int64)
-    doc_bits = max(int(n - 1).bit_length(), 1)
-    minor_bits = int(minor.max()).bit_length()
-    if doc_bits + minor_bits + int(major.max()).bit_length() > 63:
-        return None
-    key = major.astype(np.int64) << (minor_bits + doc_bits)
-    key |= minor.astype(np.int64) << doc_bits
-    key |= docs
-    key.sort()
-    key &= (1 << doc_bits) - 1  # the documents in order
-    where = np.empty(n, dtype=np.int64)
-    where[docs] = np.arange(m)
-    return where[key]
-
-
-def _by_major_score_doc(n: int, docs: np.ndarray, major: np.ndarray, sc: np.ndarray
-                        ) -> np.ndarray | None:
-    """``np.lexsort((docs, -sc, major))`` for distinct ``docs`` in [0, n), by one integer
-    sort: the three packed in one key (:func:`packed_order`, the score as its
-    :func:`descending_score_key` less the lowest), or, when they do not fit or the documents
-    are few among many, ``docs`` put in order first and (major, score) packed in a key sorted
-    stably. A score ranking by a float sort and a sort of the packed key cost twice that at
-    10^6 documents (issue 22). None when it cannot be made exactly (scores that are no
-    float32 in [0, 1], a major key of 31 bits or more, a document twice)."""
-    m = docs.shape[0]
-    if not m or int(major.max()) >= 1 << 31 or int(major.min()) < 0 \
-            or int(docs.min()) < 0 or int(docs.max()) >= n:
-        return None
-    key = descending_score_key(sc)
-    if key is None:
-        return None
-    if 16 * m < n:  # few documents among many: sort them
-        by_doc = np.argsort(docs, kind="stable")
-        if m > 1 and not bool((docs[by_doc[1:]] != docs[by_doc[:-1]]).all()):
-            return None
-    else:
-        seen = np.zeros(n, dtype=bool)
-        seen[docs] = True
-        if int(np.count_nonzero(seen)) != m:  # a document twice
-            return None
-        got = packed_order(n, docs, major, key - key.min())
-        if got is not None:
-            return got
-        by_doc = np.flatnonzero(seen)
-        where = np.empty(n, dtype=np.int64)
-        where[docs] = np.arange(m)
-        by_doc = where[by_doc]
-    packed = major[by_doc].astype(np.int64) << 31
-    packed += key[by_doc]
-    return by_doc[np.argsort(packed, kind="stable")]
 
 
 def unique_edges(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray

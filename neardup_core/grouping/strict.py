@@ -44,15 +44,17 @@ def _references(n: int, a: np.ndarray, b: np.ndarray, pos: np.ndarray) -> np.nda
     touched[a] = True
     touched[b] = True
     rounds = 0
+    none = np.iinfo(np.int64).max
+    nb_min = np.empty(n, dtype=np.int64)
     # Each round reads every document's lowest-ranked undecided neighbour and compares over
     # the documents, not over the edges' ends (at 10^6 documents a third of the time)
     while a.size and rounds < STRICT_MAX_ROUNDS:
         rounds += 1
-        nb_min = np.full(n, n, dtype=np.int64)  # n: no undecided neighbour
-        np.minimum.at(nb_min, a, pos[b])
+        nb_min.fill(none)  # none: no undecided neighbour (refilled, not made anew: 8 MB
+        np.minimum.at(nb_min, a, pos[b])  # of fresh pages a round at 10^6 documents)
         np.minimum.at(nb_min, b, pos[a])
         new = pos < nb_min
-        new &= nb_min < n
+        new &= nb_min < none
         ref |= new
         out[b[np.flatnonzero(new[a])]] = True
         out[a[np.flatnonzero(new[b])]] = True
@@ -74,7 +76,24 @@ def _references(n: int, a: np.ndarray, b: np.ndarray, pos: np.ndarray) -> np.nda
 
 def strict_claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """STRICT membership over unique edges: (reference, member, edge score) per member."""
+    """STRICT membership over unique edges: (reference, member, edge score) per member.
+    ``pos`` orders the documents (distinct integers: lower is better-ranked). When the edges
+    touch few of the documents (COHESIVE's components too big for stars), those are
+    numbered 0..k-1 first, so that each round reads k documents, not n."""
+    touched = np.zeros(n, dtype=bool)
+    touched[a] = True
+    touched[b] = True
+    nodes = np.flatnonzero(touched)
+    if 2 * nodes.size < n:
+        new = renumbering(n, nodes)
+        owner, member, score = _claims(nodes.size, new[a], new[b], s, pos[nodes])
+        return nodes[owner], nodes[member], score
+    return _claims(n, a, b, s, pos)
+
+
+def _claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`strict_claims` over documents 0..n-1, all of them or those the edges touch."""
     ref = _references(n, a, b, pos)
     # Every other document linked to a reference joins its best-ranked one (the first to reach
     # it in rank order), with that edge's score.
@@ -84,7 +103,7 @@ def strict_claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.n
     owner = np.where(ra, a, b)
     member = np.where(ra, b, a)
     score = s[claim].astype(np.float64)
-    best = np.full(n, n, dtype=np.int64)
+    best = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
     owner_pos = pos[owner]
     np.minimum.at(best, member, owner_pos)
     win = np.flatnonzero(owner_pos == best[member])

@@ -27,8 +27,8 @@ from neardup_core.grouping.cohesive import (
 from neardup_core.grouping.edges import (
     PairScores,
     dense_rank,
-    descending_score_key,
-    packed_order,
+    group_order,
+    member_order,
     unique_edges,
     within_two_pairs,
 )
@@ -371,52 +371,17 @@ def strict_by_text(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, rank: np
     grp = g_of[lead]
     counts = np.bincount(grp, minlength=g_ref.size)
     # groups as build_groups orders them: largest first, then by reference index
-    biggest = int(counts.max()) if counts.size else 0
-    gorder = np.argsort((biggest - counts) * n + g_ref)
+    gorder = group_order(n, counts, g_ref)
     g_at = np.empty(g_ref.size, dtype=np.int64)
     g_at[gorder] = np.arange(g_ref.size)
     doc_score = np.where(is_ref[lead], 1.0, s_of[lead])
     # reference first, then its copies, then by descending score, then index
     key_ref = ~(docs == lead) | ~is_ref[lead]
     key_copy_of_ref = ~is_ref[lead]
-    o = _member_order(docs, doc_score, key_copy_of_ref, key_ref, g_at[grp])
+    state = key_ref.astype(np.int8) << 1
+    state |= key_copy_of_ref
+    o = member_order(n, docs, g_at[grp], g_ref.size, state, doc_score)
     offsets = np.zeros(g_ref.size + 1, dtype=np.int64)
     np.cumsum(counts[gorder], out=offsets[1:])
     return (docs[o], offsets, doc_score[o].astype(np.float32),
             weak.astype(np.float32)[gorder])
-
-
-def _member_order(docs: np.ndarray, doc_score: np.ndarray, key_copy_of_ref: np.ndarray,
-                  key_ref: np.ndarray, grp: np.ndarray) -> np.ndarray:
-    """``np.lexsort((docs, -doc_score, key_copy_of_ref, key_ref, grp))`` for ``docs``
-    ascending (and distinct), by one sort of integers where it can be made exactly
-    (:func:`~neardup_core.grouping.edges.descending_score_key`: the pairs' scores are
-    float32). The two flags and the score make one minor key, each pair of flags on a span
-    of its own as wide as its scores' (a reference and its copies all score 1.0: one value
-    each), so that group, minor key and document fit in 63 bits at 10^6 documents and sort
-    as values (:func:`~neardup_core.grouping.edges.packed_order`); else a stable sort of
-    (group, flags, score), ``docs`` ascending being its own tie-break. The five-key sort was
-    the largest step of a STRICT regroup (72 ms of a 0.3-0.6 s jump at 10^6 documents; the
-    stable sort 20-25 on AMD, more on AVX-512, where the value sort is ten times faster)."""
-    if docs.shape[0] and int(grp.max()) < (1 << 29) and int(grp.min()) >= 0:
-        score = descending_score_key(doc_score)
-        if score is not None:
-            state = key_ref.astype(np.int64) << 1
-            state |= key_copy_of_ref
-            low = np.zeros(4, dtype=np.int64)
-            span = np.zeros(4, dtype=np.int64)
-            for k in range(4):
-                of = score[np.flatnonzero(state == k)]
-                if of.size:
-                    low[k] = of.min()
-                    span[k] = int(of.max()) - low[k] + 1
-            base = np.cumsum(span) - span - low  # a state's first value, less its lowest score
-            got = packed_order(int(docs[-1]) + 1, docs, grp, score + base[state])
-            if got is not None:
-                return got
-            key = grp.astype(np.int64) << 2  # group, then the two flags, then the score
-            key |= state
-            key <<= 31
-            key += score
-            return np.argsort(key, kind="stable")
-    return np.lexsort((docs, -doc_score, key_copy_of_ref, key_ref, grp))

@@ -389,99 +389,107 @@ def test_a_big_folder_moved_up_and_down_groups_as_from_scratch(mode: GroupMode) 
 
 @settings(max_examples=300, deadline=None)
 @given(st.integers(0, 60), st.integers(0, 2**32 - 1),
-       st.sampled_from(["float32", "float64", "edges"]))
+       st.sampled_from(["float32", "float64", "edges", "unknown"]))
 def test_strict_member_order_is_the_five_key_sort(m: int, seed: int, scores: str) -> None:
-    """STRICT's member order, by one integer sort where the scores allow it, is the five-key
-    ``lexsort`` it stands for: ties, -0.0, 1.0 and 0.0, NaN and scores that are no float32
-    (these take the lexsort itself)."""
-    from neardup_core.grouping import table as table_module
+    """STRICT's member order (the two flags one state), by a sort inside each group of one
+    integer key where the scores allow it, is the five-key ``lexsort`` it stands for: ties,
+    -0.0, 1.0 and 0.0, NaN and -inf last, and scores that are no float32 (these take the
+    lexsort itself)."""
+    from neardup_core.grouping.edges import member_order
 
     rng = np.random.default_rng(seed)
     docs = np.sort(rng.choice(10 * m + 1, m, replace=False)).astype(np.int64)
-    grp = rng.integers(0, max(1, m // 3), m)
+    groups = max(1, m // 3)
+    grp = rng.integers(0, groups, m)
     key_ref = rng.random(m) < 0.7
     key_copy_of_ref = rng.random(m) < 0.5
     pool = np.array([0.0, -0.0, 1.0, 0.5, 0.875, 0.3, np.float32(0.7), np.float32(0.71)])
-    if scores == "float64":
-        pool = np.r_[pool, 0.1, 1 / 3, np.nan]
-    elif scores == "edges":
-        pool = np.r_[pool, 1.5, -0.25]
+    pool = {"float32": pool, "float64": np.r_[pool, 0.1, 1 / 3, np.nan],
+            "edges": np.r_[pool, 1.5, -0.25], "unknown": np.r_[pool, np.nan, -np.inf]}[scores]
     doc_score = rng.choice(pool, m)
     want = np.lexsort((docs, -doc_score, key_copy_of_ref, key_ref, grp))
-    got = table_module._member_order(docs, doc_score, key_copy_of_ref, key_ref, grp)
+    state = key_ref.astype(np.int8) << 1
+    state |= key_copy_of_ref
+    got = member_order(10 * m + 1, docs, grp, groups, state, doc_score)
     assert np.array_equal(got, want)
 
 
-def test_strict_member_order_takes_the_integer_sort_for_float32_scores(
+def test_member_order_takes_the_sort_inside_groups_for_float32_scores(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from neardup_core.grouping import table as table_module
+    """Scores that are float32, and unknown ones, need no float sort (lexsort is refused)."""
+    from neardup_core.grouping import edges
 
     def refused(*args, **kwargs):  # type: ignore[no-untyped-def]
-        raise AssertionError("the five-key sort")
+        raise AssertionError("the float sort")
 
-    monkeypatch.setattr(table_module.np, "lexsort", refused)
-    docs = np.arange(5)
-    got = table_module._member_order(docs, np.array([0.5, 1.0, 0.5, 0.25, 0.0]),
-                                     np.array([1, 0, 1, 1, 1], bool),
-                                     np.array([1, 0, 1, 1, 1], bool), np.array([0, 0, 0, 1, 1]))
-    assert got.tolist() == [1, 0, 2, 3, 4]
+    monkeypatch.setattr(edges.np, "lexsort", refused)
+    docs = np.array([9, 2, 4, 7, 3, 8])
+    got = edges.member_order(10, docs, np.array([0, 0, 0, 1, 1, 1]), 2,
+                             np.array([1, 0, 1, 1, 1, 0], np.int8),
+                             np.array([0.5, 1.0, 0.5, -np.inf, np.nan, 0.25]))
+    assert got.tolist() == [1, 2, 0, 5, 3, 4]
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(0, 60), st.integers(1, 2000), st.integers(0, 2**32 - 1),
-       st.sampled_from(["float32", "float64", "nan", "twice"]))
-def test_members_by_group_score_and_index_are_the_lexsort(m: int, n: int, seed: int,
-                                                          kind: str) -> None:
-    """assemble_flat's member order by one integer sort, where it can be made exactly, is
-    ``lexsort((docs, -score, major))``; otherwise it is left to the float sort (None)."""
-    from neardup_core.grouping.edges import _by_major_score_doc
+@given(st.integers(0, 80), st.sampled_from([1, 5000, 2**40]), st.integers(0, 2**32 - 1),
+       st.sampled_from([1, 7, 300]), st.sampled_from([1, 2, 5]), st.booleans())
+def test_member_order_is_the_lexsort(m: int, n: int, seed: int, groups: int, states: int,
+                                     ascending: bool) -> None:
+    """Any documents (ascending or not, up to 2^40), groups and states, sorted inside each
+    group, give the order ``lexsort`` does; keys too wide to pack take the lexsort."""
+    from neardup_core.grouping.edges import member_order
 
     rng = np.random.default_rng(seed)
     m = min(m, n)
     docs = rng.choice(n, m, replace=False).astype(np.int64)
-    if kind == "twice" and m >= 2:
-        docs[1] = docs[0]
-    major = rng.integers(0, max(1, m // 2), m).astype(np.int64)
-    pool = np.array([0.0, -0.0, 1.0, 0.5, np.float32(0.3), np.float32(0.7), np.float32(0.71)])
-    if kind == "float64":
-        pool = np.r_[pool, 1 / 3]
-    elif kind == "nan":
-        pool = np.r_[pool, -np.inf]
-    sc = rng.choice(pool, m)
-    got = _by_major_score_doc(n, docs, major, sc)
-    exact = kind == "float32" or (m and not np.isin(sc, pool[7:]).any()
-                                  and (kind != "twice" or m < 2))
-    if not m or not exact:
-        assert got is None
-    else:
-        assert got is not None
-        assert np.array_equal(got, np.lexsort((docs, -sc, major)))
+    if ascending:
+        docs.sort()
+    grp = rng.integers(0, groups, m)
+    state = rng.integers(0, states, m)
+    sc = rng.choice(np.array([0.0, 1.0, 0.25, np.float32(0.3), np.float32(0.31)]), m)
+    got = member_order(n, docs, grp, groups, state, sc)
+    assert np.array_equal(got, np.lexsort((docs, -sc, state, grp)))
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(0, 80), st.integers(1, 5000), st.integers(0, 2**32 - 1),
-       st.sampled_from([1, 7, 2**20, 2**40]), st.sampled_from([1, 3, 2**24, 2**30]))
-def test_members_by_packed_keys_are_the_lexsort(m: int, n: int, seed: int, majors: int,
-                                                minors: int) -> None:
-    """Group, minor key and document packed in one int64 and sorted as values give the
-    order ``lexsort`` does (ties in both keys, the largest values); keys too wide to pack
-    give None, never a wrong order."""
-    from neardup_core.grouping.edges import packed_order
+@given(st.lists(st.integers(1, 6), max_size=30), st.integers(0, 40), st.integers(0, 2**32 - 1),
+       st.booleans(), st.sampled_from(["float32", "float64", "nan"]))
+def test_assembled_groups_are_in_the_lexsorted_order(sizes: list[int], spare: int, seed: int,
+                                                     ascending: bool, kind: str) -> None:
+    """Groups of two placed without a sort, the bigger ones sorted, references marked: the
+    groups by size descending then reference, members by reference, score descending, then
+    index, exactly as two lexsorts put them; components of one member are left out."""
+    from neardup_core.grouping.edges import assemble_flat
 
     rng = np.random.default_rng(seed)
-    m = min(m, n)
+    m = sum(sizes)
+    n = m + spare
     docs = rng.choice(n, m, replace=False).astype(np.int64)
-    major = rng.integers(0, majors, m)
-    minor = rng.integers(0, minors, m)
-    if m:
-        major[0], minor[-1] = majors - 1, minors - 1
-    got = packed_order(n, docs, major, minor)
-    bits = (n - 1).bit_length() + (minors - 1).bit_length() + (majors - 1).bit_length()
-    if m and max(bits, 1) > 63:
-        assert got is None
-    else:
-        assert got is not None
-        assert np.array_equal(got, np.lexsort((docs, minor, major)))
+    if ascending:
+        docs.sort()
+    comp = rng.permutation(np.repeat(np.arange(len(sizes)), sizes)).astype(np.int64)
+    size = np.bincount(comp, minlength=len(sizes)).astype(np.int64)
+    first = np.full(len(sizes), -1, dtype=np.int64)
+    for i in rng.permutation(m):  # a random member of each is its reference
+        first[comp[i]] = i
+    ref = docs[first] if m else np.empty(0, dtype=np.int64)
+    is_ref = docs == ref[comp] if m else np.zeros(0, dtype=bool)
+    pool = np.array([0.0, 1.0, 0.5, np.float32(0.3), np.float32(0.7)])
+    pool = {"float32": pool, "float64": np.r_[pool, 1 / 3], "nan": np.r_[pool, np.nan]}[kind]
+    sref = rng.choice(pool, m)
+    weak = rng.random(len(sizes))
+    flat, offsets, weakest, sflat = assemble_flat(n, docs, comp, is_ref, sref, size, ref, weak)
+    gids = np.flatnonzero(size >= 2)
+    gorder = gids[np.lexsort((ref[gids], -size[gids]))]
+    assert np.array_equal(offsets, np.r_[0, np.cumsum(size[gorder])])
+    assert np.array_equal(weakest, weak[gorder])
+    gpos = np.full(len(sizes), -1)
+    gpos[gorder] = np.arange(gorder.size)
+    keep = np.flatnonzero(size[comp] >= 2)
+    sc = np.where(np.isnan(sref), -np.inf, sref)
+    perm = keep[np.lexsort((docs[keep], -np.where(is_ref, 2.0, sc)[keep], gpos[comp[keep]]))]
+    assert np.array_equal(flat, docs[perm])
+    assert np.array_equal(sflat, np.where(is_ref[perm], 1.0, sref[perm]), equal_nan=True)
 
 
 @settings(max_examples=300, deadline=None)

@@ -217,14 +217,15 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     group by ``n`` + one of its nodes (the STRICT reference, a star's lowest node).
     """
     at = np.flatnonzero(link)
-    ka, kb, ks = lo[at], hi[at], s[at]
+    ka, kb = lo[at], hi[at]
     ncomp, label = components(n, ka, kb) if parts is None else parts
     touched = np.zeros(n, dtype=bool)
     touched[ka] = True
     touched[kb] = True
     nodes = np.flatnonzero(touched)
     size = np.bincount(label[nodes], minlength=ncomp)
-    fine = (s >= floor) & (label[lo] == label[hi])  # links included: threshold >= floor
+    same = label[lo] == label[hi]  # pairs inside one component
+    fine = same & (s >= floor)  # links included: threshold >= floor
     nfine = np.bincount(label[lo[np.flatnonzero(fine)]], minlength=ncomp)
     whole = nfine == size * (size - 1) // 2
     big = ~whole & (size >= 2)  # to split: by stars within the budget, else as STRICT
@@ -245,20 +246,22 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     unsettled[nodes[np.flatnonzero(~node_whole)]] = True
     if big.any():  # keys in [n, 2n): n + the reference
         m = np.flatnonzero(big[label[ka]])
-        owner, member, _ = strict_claims(n, ka[m], kb[m], ks[m], pos)
+        owner, member, _ = strict_claims(n, ka[m], kb[m], None, pos)
         node_key[owner] = n + owner
         node_key[member] = n + owner
     work = nodes[np.flatnonzero((~whole & ~big)[label[nodes]])]
     if work.size:  # keys in [n, 2n): n + a node of the star
         _dense_stars(n, work, label, lo, hi, s, link, conflict, floor, pair_scores, pos,
-                     node_key)
+                     node_key, same)
     return unsettled
 
 
 def _dense_stars(n: int, work: np.ndarray, label: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                  s: np.ndarray, link: np.ndarray, conflict: np.ndarray, floor: float,
-                 pair_scores: PairScores, pos: np.ndarray, node_key: np.ndarray) -> None:
-    """Stars in the components of ``work`` nodes, all components at once.
+                 pair_scores: PairScores, pos: np.ndarray, node_key: np.ndarray,
+                 same: np.ndarray) -> None:
+    """Stars in the components of ``work`` nodes, all components at once (``same``: per
+    pair, whether its two nodes are in one component).
 
     Components are padded to a power-of-two width and stacked, one 3-D block per width, so
     every step below is a numpy operation over all components of that width. The scores
@@ -279,8 +282,7 @@ def _dense_stars(n: int, work: np.ndarray, label: np.ndarray, lo: np.ndarray, hi
     block = np.full(ncomp, -1, dtype=np.int64)  # component -> block (one per width)
     block[wlab[starts]] = np.searchsorted(widths, width)
     row = np.empty(ncomp, dtype=np.int64)  # component -> its place in its block
-    inside = np.flatnonzero(local[lo] >= 0)  # the few pairs of work nodes, then those within
-    inside = inside[label[lo[inside]] == label[hi[inside]]]  # one component (both in work)
+    inside = np.flatnonzero(same & (local[lo] >= 0))  # pairs inside one work component
     pb = block[label[lo[inside]]]
     inside = inside[np.argsort(pb, kind="stable")]
     cut = np.searchsorted(np.sort(pb), np.arange(widths.size + 1))

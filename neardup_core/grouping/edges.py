@@ -90,9 +90,8 @@ def dense_rank(x: np.ndarray) -> tuple[int, np.ndarray]:
             at = (x - low).astype(np.intp, copy=False)
             seen = np.zeros(high - low + 1, dtype=bool)
             seen[at] = True
-            rank = np.cumsum(seen, dtype=np.int64)
-            rank -= 1
-            return int(rank[-1]) + 1, rank[at]
+            rank = np.cumsum(seen, dtype=np.int32 if seen.size < 2**31 else np.int64)
+            return int(rank[-1]), rank[at].astype(np.int64) - 1  # (int32: half the writing)
     order = np.argsort(x)
     sx = x[order]
     new = np.ones(x.size, dtype=bool)
@@ -163,7 +162,7 @@ def group_order(n: int, size: np.ndarray, ref: np.ndarray) -> np.ndarray:
     if biggest < 2**15 and int(ref.min()) >= 0 and int(ref.max()) < n:
         seen = np.zeros(n, dtype=bool)
         seen[ref] = True
-        rank = np.cumsum(seen, dtype=np.int64)
+        rank = np.cumsum(seen, dtype=np.int32 if n < 2**31 else np.int64)
         if int(rank[-1]) == g:  # every reference distinct
             by_ref = np.empty(g, dtype=np.int64)
             by_ref[rank[ref] - 1] = np.arange(g)

@@ -18,6 +18,8 @@ component, so 10^5 pairs of two cost the same few passes as one big group.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from neardup_core.arrays import renumbering, unique_sorted
@@ -74,12 +76,13 @@ def _references(n: int, a: np.ndarray, b: np.ndarray, pos: np.ndarray) -> np.nda
     return ref
 
 
-def strict_claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """STRICT membership over unique edges: (reference, member, edge score) per member.
-    ``pos`` orders the documents (distinct integers: lower is better-ranked). When the edges
-    touch few of the documents (COHESIVE's components too big for stars), those are
-    numbered 0..k-1 first, so that each round reads k documents, not n."""
+def strict_claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray | None,
+                  pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """STRICT membership over unique edges: (reference, member, edge score) per member; no
+    scores (None) for ``s`` None. ``pos`` orders the documents (distinct integers: lower is
+    better-ranked). When the edges touch few of the documents (COHESIVE's components too
+    big for stars), those are numbered 0..k-1 first, so that each round reads k documents,
+    not n."""
     touched = np.zeros(n, dtype=bool)
     touched[a] = True
     touched[b] = True
@@ -91,8 +94,8 @@ def strict_claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.n
     return _claims(n, a, b, s, pos)
 
 
-def _claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray | None, pos: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """:func:`strict_claims` over documents 0..n-1, all of them or those the edges touch."""
     ref = _references(n, a, b, pos)
     # Every other document linked to a reference joins its best-ranked one (the first to reach
@@ -102,12 +105,12 @@ def _claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.ndarray
     ra, a, b = ra[claim], a[claim], b[claim]
     owner = np.where(ra, a, b)
     member = np.where(ra, b, a)
-    score = s[claim].astype(np.float64)
     best = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
     owner_pos = pos[owner]
     np.minimum.at(best, member, owner_pos)
     win = np.flatnonzero(owner_pos == best[member])
-    return owner[win], member[win], score[win]
+    score = None if s is None else s[claim[win]].astype(np.float64)
+    return owner[win], member[win], score
 
 
 def strict_members(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.ndarray, *,
@@ -120,7 +123,8 @@ def strict_members(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pos: np.
     (else the strongest of them counts)."""
     if not unique:
         a, b, s = unique_edges(n, a, b, s)
-    owner, member, score = strict_claims(n, a, b, s, pos)
+    owner, member, got = strict_claims(n, a, b, s, pos)
+    score = cast(np.ndarray, got)  # scores asked for
     # references that took at least one member, ascending, and each member's: marked and
     # renumbered over the documents rather than sorted and searched
     took = np.zeros(n, dtype=bool)

@@ -87,8 +87,9 @@ def strict_claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray | None,
     touched[a] = True
     touched[b] = True
     nodes = np.flatnonzero(touched)
-    if 2 * nodes.size < n:
-        new = renumbering(n, nodes)
+    if 2 * nodes.size < n:  # each node's place among them, counted (no map of n to fill)
+        new = np.cumsum(touched, dtype=np.int32 if n < 2**31 else np.int64)
+        new -= 1
         owner, member, score = _claims(nodes.size, new[a], new[b], s, pos[nodes])
         return nodes[owner], nodes[member], score
     return _claims(n, a, b, s, pos)

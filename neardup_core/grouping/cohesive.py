@@ -223,10 +223,11 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     touched[ka] = True
     touched[kb] = True
     nodes = np.flatnonzero(touched)
-    size = np.bincount(label[nodes], minlength=ncomp)
-    same = label[lo] == label[hi]  # pairs inside one component
+    lnodes, llo = label[nodes], label[lo]  # each read once (a pass over 10^6 each)
+    size = np.bincount(lnodes, minlength=ncomp)
+    same = llo == label[hi]  # pairs inside one component
     fine = same & (s >= floor)  # links included: threshold >= floor
-    nfine = np.bincount(label[lo[np.flatnonzero(fine)]], minlength=ncomp)
+    nfine = np.bincount(llo[np.flatnonzero(fine)], minlength=ncomp)
     whole = nfine == size * (size - 1) // 2
     big = ~whole & (size >= 2)  # to split: by stars within the budget, else as STRICT
     fit = np.flatnonzero(big & (size <= COHESIVE_MAX_TEXTS))
@@ -234,22 +235,22 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     # smaller components first, then by their lowest node (the order of SciPy's labels,
     # whatever labels ``parts`` has): the budget takes the same components either way
     lowest = np.full(ncomp, n, dtype=np.int64)
-    inbig = nodes[np.flatnonzero(big[label[nodes]])]
-    np.minimum.at(lowest, label[inbig], inbig)
+    inbig = np.flatnonzero(big[lnodes])
+    np.minimum.at(lowest, lnodes[inbig], nodes[inbig])
     order = np.lexsort((lowest[fit], cells))
     fit = fit[order[np.cumsum(cells[order]) <= COHESIVE_BUDGET]]
     big[fit] = False
-    node_whole = whole[label[nodes]]
-    keep = nodes[np.flatnonzero(node_whole)]
-    node_key[keep] = label[keep]  # keys below ncomp <= n
+    node_whole = whole[lnodes]
+    keep = np.flatnonzero(node_whole)
+    node_key[nodes[keep]] = lnodes[keep]  # keys below ncomp <= n
     unsettled = np.zeros(n, dtype=bool)
     unsettled[nodes[np.flatnonzero(~node_whole)]] = True
     if big.any():  # keys in [n, 2n): n + the reference
-        m = np.flatnonzero(big[label[ka]])
+        m = np.flatnonzero(big[llo[at]])
         owner, member, _ = strict_claims(n, ka[m], kb[m], None, pos)
         node_key[owner] = n + owner
         node_key[member] = n + owner
-    work = nodes[np.flatnonzero((~whole & ~big)[label[nodes]])]
+    work = nodes[np.flatnonzero((~whole & ~big)[lnodes])]
     if work.size:  # keys in [n, 2n): n + a node of the star
         _dense_stars(n, work, label, lo, hi, s, link, conflict, floor, pair_scores, pos,
                      node_key, same)

@@ -451,6 +451,19 @@ def test_member_order_is_the_lexsort(m: int, n: int, seed: int, groups: int, sta
     assert np.array_equal(got, np.lexsort((docs, -sc, state, grp)))
 
 
+def test_sorted_in_rows_orders_by_row_then_key_and_refuses_a_repeat() -> None:
+    """Rows in any order, keys past 2^32 inside them: the (row, key) order; the same key twice
+    in one row (SciPy would add the two into one entry) gives None, never a short order."""
+    from neardup_core.grouping.edges import sorted_in_rows
+
+    row = np.array([2, 0, 2, 1, 0, 2])
+    key = np.array([5, 2**40, 3, 0, 7, 2**33])
+    assert sorted_in_rows(3, row, key).tolist() == [4, 1, 3, 2, 0, 5]
+    assert sorted_in_rows(3, np.array([1, 1, 0]), np.array([4, 4, 4])) is None
+    assert sorted_in_rows(3, np.array([1, 0, 2]), np.array([4, 4, 4])).tolist() == [1, 0, 2]
+    assert sorted_in_rows(0, np.empty(0, np.int64), np.empty(0, np.int64)).size == 0
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(1, 6), max_size=30), st.integers(0, 40), st.integers(0, 2**32 - 1),
        st.booleans(), st.sampled_from(["float32", "float64", "nan"]))

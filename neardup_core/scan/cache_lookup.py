@@ -32,16 +32,15 @@ if TYPE_CHECKING:  # a rescan the kept result answers reads nothing: no worker, 
     # and a scan without the cache never opens it: no SQLite
     from neardup_core.store.cache import CacheEntry, FingerprintCache
 
-_WORKER_ONLY = WORKER_ONLY_ENDINGS
-_WORKER_ONLY_TAIL = max(map(len, _WORKER_ONLY))
+_WORKER_ONLY_TAIL = max(map(len, WORKER_ONLY_ENDINGS))
 
 __all__ = ["CacheLookup", "CacheOpening", "any_worker_only", "cache_entry", "outcome_from_cache"]
 
 
 def any_worker_only(entries: Sequence[FileEntry]) -> bool:
     """Whether one of ``entries`` is a file only a worker may read (a PDF, a Word 97-2003
-    file): what ``any(e.path.lower().endswith(_WORKER_ONLY) for e in entries)`` says, for
-    less (it looked at every file of a folder without a PDF, lowering whole paths: 32 ms at
+    file): what ``any(e.path.lower().endswith(WORKER_ONLY_ENDINGS) for e in entries)`` says,
+    for less (it looked at every file of a folder without a PDF, lowering whole paths: 32 ms at
     40,000 Chinese paths against 7 ms, 4-5 ms saved on the benchmark folder; issue 22): one
     ``lower`` over the ends of the paths joined. ``lower`` turns each character into one or
     more, so the end of a path in lower case comes from as many of its last characters at
@@ -49,9 +48,9 @@ def any_worker_only(entries: Sequence[FileEntry]) -> bool:
     tail = -_WORKER_ONLY_TAIL
     joined = "\0".join([e.path[tail:] for e in entries]) + "\0"
     if joined.count("\0") != len(entries):  # a NUL in a path (none comes from a disk)
-        return any(e.path.lower().endswith(_WORKER_ONLY) for e in entries)
+        return any(e.path.lower().endswith(WORKER_ONLY_ENDINGS) for e in entries)
     folded = joined.lower()
-    return any(suffix + "\0" in folded for suffix in _WORKER_ONLY)
+    return any(suffix + "\0" in folded for suffix in WORKER_ONLY_ENDINGS)
 
 
 class CacheOpening:

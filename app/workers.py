@@ -11,6 +11,12 @@ through ``moveToThread``, which takes Qt's locks; the main thread, deleting a wi
 moment, held one of those locks while it waited for the GIL to ask Python about an override.
 Both waited for good (a test's window, once in nine full runs).
 
+A worker's signals are received by QObjects' methods or by functions, never by a method of a
+plain Python object: PySide 6.11 delivers a queued call that is still pending when such an
+object is disconnected and freed to the freed object (a crash, or another object's method
+called; seen with a pytest-qt blocker waiting for ``progress``). QObjects' methods and
+functions are kept safe by PySide.
+
 ``run()`` never lets an exception escape; it emits ``errored`` instead, because an exception in
 a pool thread would otherwise vanish.
 """

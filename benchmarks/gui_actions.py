@@ -32,8 +32,9 @@ TICK_MS = 10
 ACTION_TIMEOUT_S = 300.0
 
 
-def _actions(w: Any) -> list[tuple[str, Callable[[], object], Callable[[], bool]]]:
-    """(name, what the user does, whether it is done) for the window ``w`` on show."""
+def _actions(w: Any, out: str) -> list[tuple[str, Callable[[], object], Callable[[], bool]]]:
+    """(name, what the user does, whether it is done) for the window ``w`` on show; the files
+    the actions write go into the folder ``out``."""
 
     def idle() -> bool:
         return not w.host.busy()
@@ -42,7 +43,6 @@ def _actions(w: Any) -> list[tuple[str, Callable[[], object], Callable[[], bool]
         return lambda: str(w.result.group_mode) == mode and idle()
 
     start = w.result.threshold
-    out = tempfile.mkdtemp(prefix="neardup-gui-actions-")  # the files the actions write
     w.ask_save_path = lambda _title, name, _filters: os.path.join(out, name)
     w.ask_open_path = lambda _title, _filters: os.path.join(
         out, next(f for f in os.listdir(out) if not f.endswith(".html")))
@@ -111,7 +111,9 @@ def measure(folder: str) -> dict:
         beat.start()
         check = QTimer()  # the loop below sleeps until this asks (no polling of the GIL)
         check.setInterval(5)
-        for name, act, done in _actions(w):
+        written = os.path.join(tmp, "written")  # (removed with the rest: nothing left behind)
+        os.mkdir(written)
+        for name, act, done in _actions(w, written):
             t = time.perf_counter()
             ticks[:] = [t]
             act()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import tempfile
 
 
 def test_every_action_is_done_and_timed(qapp, tmp_path, monkeypatch) -> None:
@@ -18,7 +19,11 @@ def test_every_action_is_done_and_timed(qapp, tmp_path, monkeypatch) -> None:
                                             encoding="utf-8")
     (root / "excerpt.txt").write_text("\n".join(lines[5:30]), encoding="utf-8")
     (root / "other.txt").write_text("something else entirely, " * 40, encoding="utf-8")
+    temp = tmp_path / "temp"  # the benchmark's own temporary files, to see them all go
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     got = gui_actions.measure(str(root))
+    assert list(temp.iterdir()) == []  # the saved results and the report did not stay behind
     assert got["documents"] == 4
     assert list(got["actions"]) == [
         "settle", "mode connected", "slider page step", "histogram pick 0.83",

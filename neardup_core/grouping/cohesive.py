@@ -78,11 +78,11 @@ def cohesion_floor(threshold: float, samples: int = COHESIVE_SAMPLES) -> float:
 class CohesiveNodes:
     """What COHESIVE reads that the threshold does not change: documents in rank order, the
     node (best-ranked copy) of each, one pair per two texts with its strongest known score
-    (less the pairs of texts the user said differ, which are ``conflict``: ``lo * n + hi``).
-    Built once per result, it spares a regroup the sorts (:func:`cohesive_nodes`)."""
+    (less the pairs of texts the user said differ, which are ``conflict``: ``lo * n + hi``),
+    and which documents have a copy (``copied``; None: none has). Built once per result, it
+    spares a regroup the sorts (:func:`cohesive_nodes`)."""
 
     n: int
-    cls: np.ndarray
     lead: np.ndarray
     order: np.ndarray
     pos: np.ndarray
@@ -90,10 +90,11 @@ class CohesiveNodes:
     hi: np.ndarray
     s: np.ndarray
     conflict: np.ndarray
+    copied: np.ndarray | None = None
 
-    def restrict(self, docs: np.ndarray, cls: np.ndarray) -> CohesiveNodes:
+    def restrict(self, docs: np.ndarray) -> CohesiveNodes:
         """The same for the documents ``docs`` (sorted, every copy of their texts among them),
-        renumbered 0..k-1 in their order, with text classes ``cls``."""
+        renumbered 0..k-1 in their order."""
         k = docs.shape[0]
         new = renumbering(self.n, docs)
         order, pos = renumbered_order(self.order, new)
@@ -101,8 +102,9 @@ class CohesiveNodes:
         keep = np.flatnonzero(keep)
         ca, cb, both = renumbered_pairs(self.conflict // max(self.n, 1),
                                         self.conflict % max(self.n, 1), new)
-        return CohesiveNodes(k, cls, new[self.lead[docs]], order, pos, lo[keep], hi[keep],
-                             self.s[keep], ca[both] * k + cb[both])
+        return CohesiveNodes(k, new[self.lead[docs]], order, pos, lo[keep], hi[keep],
+                             self.s[keep], ca[both] * k + cb[both],
+                             None if self.copied is None else self.copied[docs])
 
 
 def cohesive_nodes(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
@@ -114,13 +116,16 @@ def cohesive_nodes(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
     order = rank_order(rank)
     pos = np.empty(n, dtype=np.int64)
     pos[order] = np.arange(n)
-    if text_class is None:
-        cls = lead = np.arange(n, dtype=np.int64)  # every document is a node of its own
-    else:
+    lead = np.arange(n, dtype=np.int64)  # every document a node of its own, but copies
+    copied = None
+    if text_class is not None:
         cls = np.asarray(text_class).astype(np.int64, copy=False).ravel()
         if cls.shape[0] != n:
             raise ValueError(f"text_class has {cls.shape[0]} entries for {n} documents")
-        lead = _class_leaders(cls, order, pos)
+        copies = np.bincount(cls)[cls] if n else np.zeros(0, dtype=np.int64)
+        if n and int(copies.max()) >= 2:  # (else no two documents share a text)
+            copied = copies >= 2
+            lead = _class_leaders(cls, order, pos)
     # node-level pairs, one per pair of texts (a node is named by its best-ranked document)
     la, lb = lead[a], lead[b]
     real = np.flatnonzero(la != lb)
@@ -139,7 +144,7 @@ def cohesive_nodes(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
         if conflict.size and lo.size:
             drop = np.isin(lo * n + hi, conflict)
             lo, hi, s = lo[~drop], hi[~drop], s[~drop]
-    return CohesiveNodes(n, cls, lead, order, pos, lo, hi, s, conflict)
+    return CohesiveNodes(n, lead, order, pos, lo, hi, s, conflict, copied)
 
 
 def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
@@ -179,15 +184,13 @@ def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray
             unsettled[:] = unsettled_node[lead]
     elif unsettled is not None:
         unsettled[:] = False
-    return _cohesive_assemble(n, nodes.cls, lead, node_key, lo, hi, s, pair_scores,
+    return _cohesive_assemble(n, nodes.copied, lead, node_key, lo, hi, s, pair_scores,
                               nodes.order, pos)
 
 
 def _class_leaders(cls: np.ndarray, order: np.ndarray, pos: np.ndarray) -> np.ndarray:
     """Per document, the best-ranked document with the same text (itself when alone)."""
     n = cls.shape[0]
-    if n == 0 or int(np.bincount(cls).max()) == 1:  # no two documents share a text
-        return np.arange(n, dtype=np.int64)
     key = np.sort(cls * n + pos)
     first = np.ones(n, dtype=bool)
     first[1:] = key[1:] // n != key[:-1] // n
@@ -230,15 +233,8 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     nfine = np.bincount(llo[np.flatnonzero(fine)], minlength=ncomp)
     whole = nfine == size * (size - 1) // 2
     big = ~whole & (size >= 2)  # to split: by stars within the budget, else as STRICT
-    fit = np.flatnonzero(big & (size <= COHESIVE_MAX_TEXTS))
-    cells = np.maximum(4, 1 << np.ceil(np.log2(np.maximum(size[fit], 2))).astype(np.int64)) ** 2
-    # smaller components first, then by their lowest node (the order of SciPy's labels,
-    # whatever labels ``parts`` has): the budget takes the same components either way
-    lowest = np.full(ncomp, n, dtype=np.int64)
-    inbig = np.flatnonzero(big[lnodes])
-    np.minimum.at(lowest, lnodes[inbig], nodes[inbig])
-    order = np.lexsort((lowest[fit], cells))
-    fit = fit[order[np.cumsum(cells[order]) <= COHESIVE_BUDGET]]
+    fit = _within_budget(n, np.flatnonzero(big & (size <= COHESIVE_MAX_TEXTS)), size,
+                         nodes, lnodes)
     big[fit] = False
     node_whole = whole[lnodes]
     keep = np.flatnonzero(node_whole)
@@ -253,16 +249,51 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     work = nodes[np.flatnonzero((~whole & ~big)[lnodes])]
     if work.size:  # keys in [n, 2n): n + a node of the star
         _dense_stars(n, work, label, lo, hi, s, link, conflict, floor, pair_scores, pos,
-                     node_key, same)
+                     node_key, same, llo)
     return unsettled
+
+
+def _within_budget(n: int, fit: np.ndarray, size: np.ndarray, nodes: np.ndarray,
+                   lnodes: np.ndarray) -> np.ndarray:
+    """The components of ``fit`` that get stars: smaller first (by their padded matrix's
+    cells), then by their lowest node (the order of SciPy's labels, whatever labels ``parts``
+    has: the budget takes the same components either way), as long as the cells taken are
+    within :data:`COHESIVE_BUDGET`. ``size``: texts per component; ``lnodes``: the
+    component of each of ``nodes`` (ascending).
+
+    Widths are powers of two, so this is every component of the widths that fit whole and
+    the lowest-named of the next width: no sort of all of them (3 ms at 10^6 documents), and
+    the lowest nodes are looked for in those of that width alone."""
+    if not fit.size:
+        return fit
+    cells = np.maximum(4, 1 << np.ceil(np.log2(np.maximum(size[fit], 2))).astype(np.int64)) ** 2
+    width, count = np.unique(cells, return_counts=True)
+    spent = np.cumsum(width * count)
+    whole = int(np.searchsorted(spent, COHESIVE_BUDGET, side="right"))  # widths taken whole
+    if whole == width.size:
+        return fit
+    left = COHESIVE_BUDGET - (int(spent[whole - 1]) if whole else 0)
+    k = left // int(width[whole])  # components of the next width that still fit
+    taken = fit[cells < width[whole]]
+    if k == 0:
+        return taken
+    part = fit[cells == width[whole]]
+    lowest = np.full(size.shape[0], n, dtype=np.int64)
+    inpart = np.zeros(size.shape[0], dtype=bool)
+    inpart[part] = True
+    at = np.flatnonzero(inpart[lnodes])
+    np.minimum.at(lowest, lnodes[at], nodes[at])
+    low = lowest[part]
+    first = np.argpartition(low, k - 1)[:k]  # (the lowest nodes are distinct)
+    return np.concatenate([taken, part[first]])
 
 
 def _dense_stars(n: int, work: np.ndarray, label: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                  s: np.ndarray, link: np.ndarray, conflict: np.ndarray, floor: float,
                  pair_scores: PairScores, pos: np.ndarray, node_key: np.ndarray,
-                 same: np.ndarray) -> None:
+                 same: np.ndarray, llo: np.ndarray) -> None:
     """Stars in the components of ``work`` nodes, all components at once (``same``: per
-    pair, whether its two nodes are in one component).
+    pair, whether its two nodes are in one component; ``llo``: ``label[lo]``).
 
     Components are padded to a power-of-two width and stacked, one 3-D block per width, so
     every step below is a numpy operation over all components of that width. The scores
@@ -283,12 +314,15 @@ def _dense_stars(n: int, work: np.ndarray, label: np.ndarray, lo: np.ndarray, hi
     block = np.full(ncomp, -1, dtype=np.int64)  # component -> block (one per width)
     block[wlab[starts]] = np.searchsorted(widths, width)
     row = np.empty(ncomp, dtype=np.int64)  # component -> its place in its block
-    inside = np.flatnonzero(same & (local[lo] >= 0))  # pairs inside one work component
-    pb = block[label[lo[inside]]]
+    # pairs inside one work component (a component holding a work node holds no other kind:
+    # nodes without links are in components of their own, or of their copies, never in pairs)
+    pair_block = block[llo]
+    inside = np.flatnonzero(same & (pair_block >= 0))
+    pb = pair_block[inside]
     inside = inside[np.argsort(pb, kind="stable")]
     cut = np.searchsorted(np.sort(pb), np.arange(widths.size + 1))
     pa_, pb_, ps, pl = local[lo[inside]], local[hi[inside]], s[inside], link[inside]
-    pc = label[lo[inside]]
+    pc = llo[inside]
     blocks = []
     qa, qb = [], []
     for bi, w in enumerate(widths.tolist()):
@@ -402,15 +436,16 @@ def _stars(sc: np.ndarray, lk: np.ndarray, ok: np.ndarray, valid: np.ndarray) ->
     return out
 
 
-def _cohesive_assemble(n: int, cls: np.ndarray, lead: np.ndarray, node_key: np.ndarray,
+def _cohesive_assemble(n: int, copied: np.ndarray | None, lead: np.ndarray,
+                       node_key: np.ndarray,
                        lo: np.ndarray, hi: np.ndarray, s: np.ndarray, pair_scores: PairScores,
                        order: np.ndarray, pos: np.ndarray
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Nodes' keys -> documents in groups, references, scores against them, weakest."""
     key = node_key[lead]
-    if n:  # copies whose text is in no group are a group of their own, as in STRICT: named
-        # n + their text's node, a node in no other group (see _cohesive_nodes)
-        alone = (key < 0) & (np.bincount(cls)[cls] >= 2)
+    if copied is not None:  # copies whose text is in no group are a group of their own, as in
+        # STRICT: named n + their text's node, a node in no other group (see _cohesive_nodes)
+        alone = (key < 0) & copied
         key[alone] = n + lead[alone]
     docs = np.flatnonzero(key != -1)
     ngroups, gid = dense_rank(key[docs])

@@ -166,7 +166,7 @@ class GroupingInputs:
             k, self.mode, na[sel], nb[sel], self.s[sel],
             None if self.shadow is None else self.shadow[sel], self.rank[docs], cls,
             self.simhash[docs], pair_scores, self.minhash_slots, ignored,
-            None if self.nodes is None else self.nodes.restrict(docs, cls))
+            None if self.nodes is None else self.nodes.restrict(docs))
         # What is kept of the whole's order is the part's too, without a sort: the order
         # restricted to ``docs``, and (when every copy of a text is among them) the same leaders
         kept = self.__dict__.get("ranked")

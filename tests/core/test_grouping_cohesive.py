@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -532,3 +533,27 @@ def test_percentages_reach_100_only_at_one() -> None:
     assert percent(1.0) == "100.0%"
     assert percent(0.8047) == "80.5%"
     assert percent(0.0) == "0.0%"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 70), min_size=0, max_size=60), st.integers(0, 2**13),
+       st.randoms(use_true_random=False))
+def test_the_budget_takes_what_a_sort_by_cells_then_lowest_text_would(
+        sizes: list[int], budget: int, rnd) -> None:
+    """``_within_budget`` (no sort of the components) against the order it stands for:
+    smaller padded matrices first, then the component holding the lower text, taken while the
+    cells add up to at most the budget."""
+    size = np.array(sizes, dtype=np.int64)
+    n = int(size.sum()) + 3
+    nodes = np.sort(np.array(rnd.sample(range(n), int(size.sum())), dtype=np.int64))
+    lnodes = np.repeat(np.arange(size.size), size)
+    rnd.shuffle(lnodes)  # components' texts anywhere among the nodes
+    fit = np.array([c for c in range(size.size) if rnd.random() < 0.8 and size[c] <= 64],
+                   dtype=np.int64)
+    with mock.patch.object(cohesive_module, "COHESIVE_BUDGET", budget):
+        got = cohesive_module._within_budget(n, fit, size, nodes, lnodes)
+    cells = np.maximum(4, 1 << np.ceil(np.log2(np.maximum(size[fit], 2))).astype(np.int64)) ** 2
+    lowest = np.array([nodes[lnodes == c].min() for c in fit], dtype=np.int64)
+    order = np.lexsort((lowest, cells))
+    want = fit[order[np.cumsum(cells[order]) <= budget]]
+    assert sorted(got.tolist()) == sorted(want.tolist())

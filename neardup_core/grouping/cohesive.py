@@ -267,17 +267,17 @@ def _within_budget(n: int, fit: np.ndarray, size: np.ndarray, nodes: np.ndarray,
     if not fit.size:
         return fit
     cells = np.maximum(4, 1 << np.ceil(np.log2(np.maximum(size[fit], 2))).astype(np.int64)) ** 2
-    width, count = np.unique(cells, return_counts=True)
-    spent = np.cumsum(width * count)
-    whole = int(np.searchsorted(spent, COHESIVE_BUDGET, side="right"))  # widths taken whole
-    if whole == width.size:
+    area, count = np.unique(cells, return_counts=True)
+    spent = np.cumsum(area * count)
+    whole = int(np.searchsorted(spent, COHESIVE_BUDGET, side="right"))  # matrix sizes taken whole
+    if whole == area.size:
         return fit
     left = COHESIVE_BUDGET - (int(spent[whole - 1]) if whole else 0)
-    k = left // int(width[whole])  # components of the next width that still fit
-    taken = fit[cells < width[whole]]
+    k = left // int(area[whole])  # components of the next size that still fit
+    taken = fit[cells < area[whole]]
     if k == 0:
         return taken
-    part = fit[cells == width[whole]]
+    part = fit[cells == area[whole]]
     lowest = np.full(size.shape[0], n, dtype=np.int64)
     inpart = np.zeros(size.shape[0], dtype=bool)
     inpart[part] = True

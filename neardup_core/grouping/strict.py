@@ -30,7 +30,8 @@ from neardup_core.grouping.edges import assemble_flat, graph, no_groups, unique_
 STRICT_MAX_ROUNDS = 48
 
 
-def _references(n: int, a: np.ndarray, b: np.ndarray, pos: np.ndarray) -> np.ndarray:
+def _references(n: int, a: np.ndarray, b: np.ndarray, pos: np.ndarray,
+                touched: np.ndarray | None) -> np.ndarray:
     """Which documents STRICT makes references: the greedy independent set in rank order.
 
     Walking documents best-ranked first, one becomes a reference unless a reference already
@@ -38,13 +39,10 @@ def _references(n: int, a: np.ndarray, b: np.ndarray, pos: np.ndarray) -> np.nda
     when no better-ranked neighbour is one. In rounds, every document ranked before all its
     undecided neighbours is one, and its neighbours are not; random-like ranks need a few
     dozen rounds. A graph that needs more (a long path ranked end to end) finishes one
-    document at a time.
+    document at a time. ``touched``: the documents the edges touch (None: all of them).
     """
     ref = np.zeros(n, dtype=bool)
     out = np.zeros(n, dtype=bool)  # decided: not a reference
-    touched = np.zeros(n, dtype=bool)
-    touched[a] = True
-    touched[b] = True
     rounds = 0
     none = np.iinfo(np.int64).max
     nb_min = np.empty(n, dtype=np.int64)
@@ -72,7 +70,7 @@ def _references(n: int, a: np.ndarray, b: np.ndarray, pos: np.ndarray) -> np.nda
                 out[sym.indices[sym.indptr[u]:sym.indptr[u + 1]]] = True
     # whoever is left undecided lost all its links to documents that references took, so
     # no reference reached it: it is one (taking nobody unless a later pass gives it members)
-    ref |= touched & ~out
+    ref |= ~out if touched is None else touched & ~out
     return ref
 
 
@@ -90,15 +88,17 @@ def strict_claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray | None,
     if 2 * nodes.size < n:  # each node's place among them, counted (no map of n to fill)
         new = np.cumsum(touched, dtype=np.int32 if n < 2**31 else np.int64)
         new -= 1
-        owner, member, score = _claims(nodes.size, new[a], new[b], s, pos[nodes])
+        owner, member, score = _claims(nodes.size, new[a], new[b], s, pos[nodes], None)
         return nodes[owner], nodes[member], score
-    return _claims(n, a, b, s, pos)
+    return _claims(n, a, b, s, pos, touched)
 
 
-def _claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray | None, pos: np.ndarray
+def _claims(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray | None, pos: np.ndarray,
+            touched: np.ndarray | None
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """:func:`strict_claims` over documents 0..n-1, all of them or those the edges touch."""
-    ref = _references(n, a, b, pos)
+    """:func:`strict_claims` over documents 0..n-1, all of them or those the edges touch
+    (``touched``; None: every one)."""
+    ref = _references(n, a, b, pos, touched)
     # Every other document linked to a reference joins its best-ranked one (the first to reach
     # it in rank order), with that edge's score.
     ra, rb = ref[a], ref[b]

@@ -140,8 +140,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setWindowIcon(app_icon())
     sys.excepthook = excepthook
 
+    smoke_home = None
     if args.smoke_test and not args.settings:  # never touch the user's own settings
-        args.settings = os.path.join(tempfile.mkdtemp(prefix="neardup-smoke-"), "settings.ini")
+        smoke_home = tempfile.TemporaryDirectory(prefix="neardup-smoke-")
+        args.settings = os.path.join(smoke_home.name, "settings.ini")
     settings = Settings.from_file(args.settings) if args.settings else Settings()
     translators = install_translators(app, pick_language(settings.language))
     window = MainWindow(settings, folders=[os.path.abspath(p) for p in args.paths])
@@ -154,6 +156,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         preload_scan()
     code = app.exec()
     del translators
+    if smoke_home is not None:  # (the window first: it would write its settings there again)
+        window.close()
+        del window
+        smoke_home.cleanup()
     return code
 
 

@@ -112,13 +112,16 @@ def test_the_smoke_test_scans_what_it_writes(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_the_app_passes_its_smoke_test_and_leaves_the_users_settings_alone(
         tmp_path: Path) -> None:
+    temp = tmp_path / "temp"
+    temp.mkdir()
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path),
-               XDG_CONFIG_HOME=str(tmp_path / "config"), PYTHONPATH=str(ROOT))
+               XDG_CONFIG_HOME=str(tmp_path / "config"), PYTHONPATH=str(ROOT), TMPDIR=str(temp))
     done = subprocess.run([sys.executable, "-m", "app", "--smoke-test"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "smoke test passed" in done.stdout
     assert not (tmp_path / "config").exists()
+    assert [p.name for p in temp.iterdir()] == []  # its settings' folder went with it
 
 
 def _dry_run(tmp_path: Path, target: str) -> str:

@@ -126,8 +126,9 @@ class WorkerPool:
         #: account of a scan that starts the server, :mod:`benchmarks.scale_share`).
         self.ready_cpu: float | None = None
         #: Where a worker's watchdog records the file it stopped (see take_stopped), made
-        #: with the first pool and removed with this object.
+        #: with the first pool and removed with this object (or by :meth:`stop`).
         self._records: str | None = None
+        self._remove_records: weakref.finalize | None = None
 
     @property
     def started(self) -> bool:
@@ -166,7 +167,7 @@ class WorkerPool:
         try:
             if self._records is None:
                 self._records = make_records()
-                weakref.finalize(self, remove_records, self._records)
+                self._remove_records = weakref.finalize(self, remove_records, self._records)
             pool = armed_pool(self.count, limits_now(self._records), self.method)
             _live.add(self)
             self.pools += 1
@@ -222,10 +223,13 @@ class WorkerPool:
 
     def stop(self) -> None:
         """Kill this pool's workers now, from any thread or a signal handler (the program is
-        about to leave at once): no waiting, no lock."""
+        about to leave at once): no waiting, no lock. The folder of records goes too (no
+        finalizer runs when a program leaves at once)."""
         pool = self.pool
         if pool is not None:
             kill_pool(pool, shutdown=False)
+        if self._remove_records is not None:
+            self._remove_records()  # (once: a finalizer called is dead)
 
     def close(self) -> None:
         """Let the workers go, without waiting for them to leave: an idle worker exits on
@@ -242,6 +246,13 @@ class WorkerPool:
 
 def stop_all() -> None:
     """Kill the workers of every pool this program started: for a program that leaves at once
-    (a second Ctrl-C), so that none of them is left reading. Safe in a signal handler."""
+    (a second Ctrl-C), so that none of them is left reading. Safe in a signal handler. Their
+    folders of records go too, and multiprocessing's temporary folder (the fork server's
+    socket), which its own clean-up at exit would have removed."""
     for wp in list(_live):
         wp.stop()
+    if _live or _prestarted:  # (a program that started no process made no such folder)
+        import multiprocessing.util
+        import shutil
+
+        shutil.rmtree(multiprocessing.util.get_temp_dir(), ignore_errors=True)

@@ -94,8 +94,10 @@ class Run:
         (site / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
         self.mark = uuid.uuid4().hex
         self.err_path = tmp / "stderr.txt"
+        self.temp = tmp / "temp"  # its temporary files (multiprocessing's folder): see temp_left
+        self.temp.mkdir(exist_ok=True)
         full = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]),
-                    NEARDUP_TEST_SLOW_READ="0.3")
+                    NEARDUP_TEST_SLOW_READ="0.3", TMPDIR=str(self.temp))
         full.update(env)
         full[MARK] = self.mark
         with open(self.err_path, "wb") as err:  # a file, not a pipe: a leaked child holding a
@@ -115,6 +117,11 @@ class Run:
             except (psutil.Error, OSError):
                 continue
         return found
+
+    def temp_left(self) -> list[str]:
+        """What the run left in its temporary folder (multiprocessing's folder holds the fork
+        server's socket; only a process that is killed cannot remove it)."""
+        return sorted(p.name for p in self.temp.iterdir())
 
     def wait_reading(self) -> None:
         """Until the fork server, the resource tracker and both workers are up."""
@@ -180,6 +187,7 @@ def test_sigterm_and_sighup_end_a_scan_as_ctrl_c_does(run: list[Run], tmp_path: 
     assert "Traceback" not in err
     assert (tmp_path / "report.txt").exists()  # the partial report, as after Ctrl-C
     assert r.left_after(10) == []
+    assert r.temp_left() == []
 
 
 def test_a_killed_scan_leaves_no_process(run: list[Run], tmp_path: Path, docs: Path) -> None:
@@ -222,6 +230,7 @@ def test_a_second_interrupt_leaves_at_once_without_a_traceback(run: list[Run], t
     assert "interrupted after" in err
     assert len(err.strip().splitlines()) == 1, err
     assert r.left_after(10) == []
+    assert r.temp_left() == []  # (it exits at once, with no clean-up of its own but this)
 
 
 def test_one_interrupt_ends_the_scan_without_waiting_for_the_workers(
@@ -236,3 +245,4 @@ def test_one_interrupt_ends_the_scan_without_waiting_for_the_workers(
     assert "partial: cancelled" in r.stderr()
     assert "Traceback" not in r.stderr()
     assert r.left_after(10) == []
+    assert r.temp_left() == []

@@ -110,8 +110,8 @@ def is_copy_name(name: str) -> bool:
     stem = copy_stem(name)
     if isinstance(stem, bool):
         return stem
-    if _MARKER_WORDS_RE.search(stem) is None:
-        return stem[-1] in _TAIL_CHARS and _BARE_MARKER_RE.search(stem) is not None
+    if _MARKER_WORDS_RE.search(stem) is None:  # ("(1)" may end a stem before spaces)
+        return stem.rstrip()[-1:] in _TAIL_CHARS and _BARE_MARKER_RE.search(stem) is not None
     return COPY_MARKER_RE.search(stem) is not None
 
 

@@ -330,6 +330,7 @@ def test_strict_members_are_all_within_the_threshold_of_the_reference(
     "report - Copy.docx", "report - Copy (2).docx", "Copy of report.docx",
     "Copy (3) of report.docx", "report copy.txt", "report copy 2.txt", "report (copy).txt",
     "report_copy.docx", "report-copy.txt", "report (1).docx", "report(12).txt",
+    "report (1) .docx", "季度报告（2） .txt",
     "report [2].txt", "report_02.txt", "report.bak", "report.txt.bak", "report.bak.txt",
     "report_backup.docx", "~$report.docx", "~report.tmp", "report.txt~",
     "Bericht - Kopie.docx", "rapport - Copie.docx", "informe - copia.docx", "報告 - コピー.docx",

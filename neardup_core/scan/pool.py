@@ -252,7 +252,22 @@ def stop_all() -> None:
     for wp in list(_live):
         wp.stop()
     if _live or _prestarted:  # (a program that started no process made no such folder)
-        import multiprocessing.util
-        import shutil
+        _remove_sockets_folder()
 
-        shutil.rmtree(multiprocessing.util.get_temp_dir(), ignore_errors=True)
+
+def _remove_sockets_folder() -> None:
+    """multiprocessing's temporary folder of this program (``pymp-*``, made by mkdtemp; it
+    holds the fork server's socket), which multiprocessing removes at a normal exit: the
+    sockets in it, then the folder, only if that leaves it empty. Nothing else."""
+    import multiprocessing.util
+    import os
+    import stat
+
+    folder = multiprocessing.util.get_temp_dir()
+    if not os.path.basename(folder).startswith("pymp-"):
+        return
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if stat.S_ISSOCK(entry.stat(follow_symlinks=False).st_mode):
+                os.unlink(entry.path)
+        os.rmdir(folder)

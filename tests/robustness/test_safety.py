@@ -97,6 +97,12 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         "no task reads it",
     ("neardup_core/procwork.py", "share", "os.rmdir"):
         "removes that folder of its own only when empty",
+    ("neardup_core/scan/pool.py", "_remove_sockets_folder", "os.unlink"):
+        "a program leaving at once (a second Ctrl-C) removes the sockets (only sockets) in "
+        "multiprocessing's temporary folder of its own (pymp-*, made by mkdtemp), which "
+        "multiprocessing itself removes at a normal exit",
+    ("neardup_core/scan/pool.py", "_remove_sockets_folder", "os.rmdir"):
+        "then that folder, only when empty",
     ("app/desktop_entry.py", "uninstall_desktop_entry", "path.unlink"):
         "--uninstall-desktop-entry removes neardup's menu entry and icon, only when they hold "
         "what neardup wrote (a user's own file of that name stays)",

@@ -121,9 +121,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     setup_logging()
     # before Qt and the workers start threads: a regroup in a worker thread then reuses the
     # pages the main thread freed instead of faulting in an arena of its own (neardup_core.heap)
-    from neardup_core.heap import one_arena
+    from neardup_core.heap import hold_freed_pages, one_arena
 
     one_arena()
+    hold_freed_pages()  # a regroup takes the pages the last one freed, not fresh ones
 
     from PySide6.QtCore import QCoreApplication, QTimer
     from PySide6.QtWidgets import QApplication

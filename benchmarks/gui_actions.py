@@ -81,9 +81,10 @@ def measure(folder: str) -> dict:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from neardup_core.heap import one_arena
+    from neardup_core.heap import hold_freed_pages, one_arena
 
     one_arena()  # as the app's main does at start
+    hold_freed_pages()
     from app.main_window import MainWindow
     from app.settings import Settings
 

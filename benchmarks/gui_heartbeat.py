@@ -42,9 +42,10 @@ def run(folder: str, *, use_cache: bool = False, cache_path: str | None = None) 
     from PySide6.QtWidgets import QApplication, QLabel
 
     from neardup_core import ScanOptions
-    from neardup_core.heap import one_arena
+    from neardup_core.heap import hold_freed_pages, one_arena
 
     one_arena()  # as the app's main does at start
+    hold_freed_pages()
 
     app = QApplication.instance() or QApplication([])
     label = QLabel("idle")
@@ -184,9 +185,10 @@ def slider_move(n: int = 100_000,
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from neardup_core.heap import one_arena
+    from neardup_core.heap import hold_freed_pages, one_arena
 
     one_arena()  # as the app's main does at start
+    hold_freed_pages()
     from app.main_window import MainWindow
     from app.settings import Settings
     from app.widgets.threshold_panel import STEPS

@@ -36,6 +36,9 @@ def test_main_prefills_folders_and_runs(qtbot, tmp_path, monkeypatch):
 
     arenas: list[bool] = []
     monkeypatch.setattr(neardup_core.heap, "one_arena", lambda: arenas.append(True) or True)
+    held: list[bool] = []
+    monkeypatch.setattr(neardup_core.heap, "hold_freed_pages",
+                        lambda: held.append(True) or True)
     folder = tmp_path / "docs"
     folder.mkdir()
     assert entry.main([str(folder), "--settings", str(tmp_path / "s.ini")]) == 0
@@ -43,6 +46,7 @@ def test_main_prefills_folders_and_runs(qtbot, tmp_path, monkeypatch):
     assert started == [True]  # the worker server starts while the user picks folders
     assert preloaded == [True]  # ... and the scan modules load
     assert arenas == [True]  # worker threads share the main thread's freed pages
+    assert held == [True]  # ... and the pages a regroup freed stay for the next
     assert sys.excepthook is diagnostics.excepthook
     qtbot.addWidget(shown[0])
 

@@ -1,5 +1,5 @@
 """heap.give_back: the memory a stage freed goes back to the system (glibc); heap.one_arena:
-every thread allocates from one arena."""
+every thread allocates from one arena; heap.hold_freed_pages: freed pages stay for the next."""
 
 from __future__ import annotations
 
@@ -70,3 +70,37 @@ def test_one_arena_keeps_every_thread_on_the_main_heap():
 def test_one_arena_does_nothing_without_glibc(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(heap, "_TRIM", None)  # as on macOS, Windows, musl
     assert heap.one_arena() is False
+
+
+_HOLD = """
+import sys
+import numpy as np
+from neardup_core import heap
+def resident():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+if sys.argv[1] == "hold":
+    assert heap.hold_freed_pages()
+big = np.ones(100 * 2**20 // 8)  # 100 MB: unmapped when freed, by default
+before = resident()
+del big
+print(before - resident())
+"""
+
+
+def _given_back(how: str) -> int:
+    done = subprocess.run([sys.executable, "-c", _HOLD, how], capture_output=True, text=True,
+                          timeout=60, check=True)
+    return int(done.stdout.strip())
+
+
+def test_hold_freed_pages_keeps_a_big_block_s_pages_for_the_next():
+    if heap._TRIM is None:
+        pytest.skip("no glibc here")
+    assert _given_back("default") > 80 * 2**20  # glibc's way: unmapped at once
+    assert _given_back("hold") < 20 * 2**20
+
+
+def test_hold_freed_pages_does_nothing_without_glibc(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(heap, "_TRIM", None)
+    assert heap.hold_freed_pages() is False

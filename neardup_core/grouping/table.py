@@ -296,15 +296,16 @@ def groups_at(inputs: GroupingInputs, threshold: float,
                                                     else None)
         flat = flat.astype(np.int64, copy=False)
         sizes = np.diff(offsets)
-    refs = np.repeat(flat[offsets[:-1]], sizes)
+    head = flat[offsets[:-1]]  # each group's reference
     # Scores come from the grouping (edges, or pair_scores for members not linked to their
     # reference); distance is a cheap popcount. Jaccard is the score itself when MinHash is
-    # the scorer, and not known with SimHash alone.
+    # the scorer, and not known with SimHash alone. (The references' columns are read per
+    # group and repeated, not read again per member.)
     score = np.asarray(score, dtype=np.float32)
-    same = cls[flat] == cls[refs]
+    same = cls[flat] == np.repeat(cls[head], sizes)
     score[same] = 1.0
 
-    dist = hamming(inputs.simhash[flat], inputs.simhash[refs])
+    dist = hamming(inputs.simhash[flat], np.repeat(inputs.simhash[head], sizes))
     jac = (score.copy() if inputs.minhash_slots
            else np.full(flat.shape[0], np.nan, dtype=np.float32))
     exact = np.logical_and.reduceat(same, offsets[:-1]) if flat.size else \

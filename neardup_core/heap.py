@@ -64,8 +64,10 @@ def give_back() -> None:
 #: glibc's mallopt parameters for the trim and mmap thresholds (malloc.h)
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
-#: :func:`hold_freed_pages`' thresholds: blocks under this come from the heap...
+#: :func:`hold_freed_pages`' thresholds: blocks under this come from the heap (or under 32 MB,
+#: the most an older glibc takes: 2.36 takes this)...
 HOLD_MMAP_BYTES = 256 << 20
+_MMAP_MOST_OLD = 32 << 20
 #: ... and this much free memory at its top stays with the process
 HOLD_TRIM_BYTES = 1 << 30
 
@@ -76,8 +78,10 @@ def hold_freed_pages() -> bool:
     done. For a long-lived process that makes and frees the same large arrays again and
     again: the window."""
     mallopt = _glibc("mallopt", ctypes.c_int, ctypes.c_int) if _TRIM is not None else None
-    return mallopt is not None and mallopt(_M_MMAP_THRESHOLD, HOLD_MMAP_BYTES) == 1 \
-        and mallopt(_M_TRIM_THRESHOLD, HOLD_TRIM_BYTES) == 1
+    if mallopt is None or not any(mallopt(_M_MMAP_THRESHOLD, most) == 1
+                                  for most in (HOLD_MMAP_BYTES, _MMAP_MOST_OLD)):
+        return False  # (a trim threshold alone would have every block above 128 KiB mapped)
+    return mallopt(_M_TRIM_THRESHOLD, HOLD_TRIM_BYTES) == 1
 
 
 def one_arena() -> bool:

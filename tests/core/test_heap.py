@@ -104,3 +104,25 @@ def test_hold_freed_pages_keeps_a_big_block_s_pages_for_the_next():
 def test_hold_freed_pages_does_nothing_without_glibc(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(heap, "_TRIM", None)
     assert heap.hold_freed_pages() is False
+
+
+@pytest.mark.parametrize(("most", "calls", "took"), [
+    (1 << 40, [(-3, heap.HOLD_MMAP_BYTES), (-1, heap.HOLD_TRIM_BYTES)], True),
+    (32 << 20, [(-3, heap.HOLD_MMAP_BYTES), (-3, 32 << 20), (-1, heap.HOLD_TRIM_BYTES)], True),
+    (0, [(-3, heap.HOLD_MMAP_BYTES), (-3, 32 << 20)], False),
+])
+def test_hold_freed_pages_sets_a_trim_threshold_only_with_an_mmap_threshold(
+        monkeypatch: pytest.MonkeyPatch, most: int, calls: list, took: bool):
+    """An older glibc refuses an mmap threshold over 32 MB: that one is asked for then. One
+    refused altogether, no trim threshold is set: alone it would have glibc map every block
+    above 128 KiB (six times the faults)."""
+    asked: list[tuple[int, int]] = []
+
+    def mallopt(param: int, value: int) -> int:
+        asked.append((param, value))
+        return int(param != -3 or value <= most)
+
+    monkeypatch.setattr(heap, "_TRIM", lambda _pad: 1)
+    monkeypatch.setattr(heap, "_glibc", lambda name, *args: mallopt)
+    assert heap.hold_freed_pages() is took
+    assert asked == calls

@@ -199,6 +199,8 @@ def test_sigterm_and_sighup_close_the_window_and_cancel_its_scan(qtbot, tmp_path
     window.scans.worker = Scan()
     signum = getattr(signal, name)
     before = signal.getsignal(signum)
+    if before is signal.SIG_IGN:  # the suite runs under nohup: the app leaves it ignored
+        pytest.skip(f"{name} is ignored in this test run, and the app rightly leaves it so")
     timer, replaced = diagnostics.close_on_signals(window)
     try:
         os.kill(os.getpid(), signum)

@@ -41,8 +41,16 @@ SITECUSTOMIZE = textwrap.dedent('''
     """Test-only slowing of a neardup scan (tests/robustness/test_processes.py)."""
     import multiprocessing
     import os
+    import signal
     import sys
     import time
+
+    # A terminal's job, whatever ran the tests: a suite started under nohup, or in the
+    # background of a shell without job control, hands its children SIGHUP and SIGINT
+    # ignored, and the CLI rightly leaves an ignored signal ignored.
+    for _name, _handler in (("SIGINT", signal.default_int_handler), ("SIGHUP", signal.SIG_DFL)):
+        if signal.getsignal(getattr(signal, _name)) is signal.SIG_IGN:
+            signal.signal(getattr(signal, _name), _handler)
 
     _argv = " ".join(getattr(sys, "orig_argv", sys.argv))
     _delay = float(os.environ.get("NEARDUP_TEST_SLOW_READ") or 0)

@@ -51,8 +51,15 @@ def _glibc(name: str, *argtypes: type) -> Callable[..., int] | None:
 
 _TRIM = _glibc("malloc_trim", ctypes.c_size_t)
 
-#: glibc's mallopt parameter for the most arenas the allocator may make (malloc.h)
+#: glibc's mallopt parameters (malloc.h): the trim and mmap thresholds, the most arenas
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
 _M_ARENA_MAX = -8
+
+
+def _mallopt() -> Callable[..., int] | None:
+    """glibc's ``mallopt``, or None where the allocator is not glibc's."""
+    return _glibc("mallopt", ctypes.c_int, ctypes.c_int) if _TRIM is not None else None
 
 
 def give_back() -> None:
@@ -61,9 +68,6 @@ def give_back() -> None:
         _TRIM(0)
 
 
-#: glibc's mallopt parameters for the trim and mmap thresholds (malloc.h)
-_M_TRIM_THRESHOLD = -1
-_M_MMAP_THRESHOLD = -3
 #: :func:`hold_freed_pages`' thresholds: blocks under this come from the heap (or under 32 MB,
 #: the most an older glibc takes: 2.36 takes this)...
 HOLD_MMAP_BYTES = 256 << 20
@@ -77,7 +81,7 @@ def hold_freed_pages() -> bool:
     module's docstring); True when the allocator took it (glibc on Linux), else nothing is
     done. For a long-lived process that makes and frees the same large arrays again and
     again: the window."""
-    mallopt = _glibc("mallopt", ctypes.c_int, ctypes.c_int) if _TRIM is not None else None
+    mallopt = _mallopt()
     if mallopt is None or not any(mallopt(_M_MMAP_THRESHOLD, most) == 1
                                   for most in (HOLD_MMAP_BYTES, _MMAP_MOST_OLD)):
         return False  # (a trim threshold alone would have every block above 128 KiB mapped)
@@ -88,5 +92,5 @@ def one_arena() -> bool:
     """Have every thread of this process allocate from one glibc arena from now on (see the
     module's docstring); True when the allocator took it (glibc on Linux), else nothing is
     done. Call it before the threads that will share the memory are started."""
-    mallopt = _glibc("mallopt", ctypes.c_int, ctypes.c_int) if _TRIM is not None else None
+    mallopt = _mallopt()
     return mallopt is not None and mallopt(_M_ARENA_MAX, 1) == 1

@@ -11,9 +11,11 @@ whose total CPU time is printed as ``warm_s``), the same clicks (``ahead_click``
 to compute) and jumps off those thresholds (``ahead_jump``: a move from the nearest).
 What is timed is the CPU time of ``regroup`` and its group table, the work the window waits
 for (a result of 200,000 documents or more is regrouped in a worker thread, the window
-painting meanwhile). ``--against DIR`` runs the same in another checkout (its code on
-``PYTHONPATH``), the two alternated round by round, so that the ratio is from one run on one
-machine. Each round is a fresh process.
+painting meanwhile), and its wall-clock time: from 100,000 documents a regroup computes two
+independent parts side by side on two threads (``regroup.SIDE_BY_SIDE_DOCS``), which the CPU
+time counts whole and the wall clock as the window waits for them. ``--against DIR`` runs the
+same in another checkout (its code on ``PYTHONPATH``), the two alternated round by round, so
+that the ratio is from one run on one machine. Each round is a fresh process.
 """
 
 from __future__ import annotations
@@ -55,13 +57,14 @@ def one_round(n: int) -> dict:
     for name in ("one_arena", "hold_freed_pages"):  # the allocator as the window's process
         getattr(heap, name, lambda: None)()  # has it (a checkout from before may lack one)
     res = synthetic_result(n)
-    out: dict = {"cpu": {}, "kernel": {}}
+    out: dict = {"cpu": {}, "kernel": {}, "wall": {}}
     for mode in GroupMode:
         start = res.regroup(0.6, mode)  # type: ignore[attr-defined]
         start.prepare_regroup()  # as the app's scan worker does before the window shows it
         got: dict[str, list[float]] = {}
         kernel: dict[str, list[float]] = {}
-        _time_moves(start, STEPS, got, kernel)
+        wall: dict[str, list[float]] = {}
+        _time_moves(start, STEPS, got, kernel, wall)
         del start
         if hasattr(res, "warm_regroup"):  # (not in a checkout from before the warming)
             fresh = res.regroup(0.6, mode)  # type: ignore[attr-defined]
@@ -71,23 +74,25 @@ def one_round(n: int) -> dict:
             t = time.process_time()
             fresh.warm_regroup()
             out.setdefault("warm_s", {})[str(mode)] = round(time.process_time() - t, 2)
-            _time_moves(fresh, AHEAD, got, kernel)
+            _time_moves(fresh, AHEAD, got, kernel, wall)
             del fresh
         out["cpu"][str(mode)] = got
         out["kernel"][str(mode)] = kernel
+        out["wall"][str(mode)] = wall
     return out
 
 
 def _time_moves(start: object, kinds: dict[str, list[float]], got: dict[str, list[float]],
-                kernel: dict[str, list[float]]) -> None:
+                kernel: dict[str, list[float]], wall: dict[str, list[float]]) -> None:
     """CPU ms of each move from ``start`` to each threshold of ``kinds``, by kind, into
-    ``got``, and the part of it in the kernel into ``kernel``."""
+    ``got``, the part of it in the kernel into ``kernel``, its wall-clock ms into ``wall``."""
     for kind, thresholds in kinds.items():
-        got[kind], kernel[kind] = [], []
+        got[kind], kernel[kind], wall[kind] = [], [], []
         for th in thresholds:
-            t, k = time.process_time(), _kernel_s()
+            w, t, k = time.perf_counter(), time.process_time(), _kernel_s()
             _ = start.regroup(th).group_table  # type: ignore[attr-defined]
             got[kind].append(round((time.process_time() - t) * 1e3, 1))
+            wall[kind].append(round((time.perf_counter() - w) * 1e3, 1))
             kernel[kind].append(round((_kernel_s() - k) * 1e3, 1))
 
 
@@ -132,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
               "cpu_ms": {name: summary([x["cpu"] for x in r]) for name, r in rounds.items()},
               "kernel_ms": {name: summary([x["kernel"] for x in r])
                             for name, r in rounds.items()},
+              # (a checkout from before the wall clock was kept has none)
+              "wall_ms": {name: summary([x["wall"] for x in r]) for name, r in rounds.items()
+                          if all("wall" in x for x in r)},
               "warm_s": {name: [x.get("warm_s") for x in r] for name, r in rounds.items()}}
     print(json.dumps(report, indent=1))
     for name, by_mode in report["cpu_ms"].items():
@@ -144,6 +152,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:8s} {mode:10s} best/median/worst ms: {cells} (in the kernel at "
                   f"worst {worst:.0f}; warming {'/'.join(map(str, warm)) or '-'} s)",
                   file=sys.stderr)
+            if name not in report["wall_ms"]:
+                continue
+            clock = report["wall_ms"][name][mode]
+            cells = ", ".join(f"{k} {v['best']:.0f}/{v['median']:.0f}/{v['worst']:.0f}"
+                              for k, v in clock.items())
+            print(f"{name:8s} {mode:10s} wall clock, ms:          {cells}", file=sys.stderr)
     return 0
 
 

@@ -25,6 +25,14 @@ kernel on a VM). :func:`hold_freed_pages` (which the app asks for at start, with
 :func:`one_arena`) has glibc take blocks under 256 MB from the heap and keep up to 1 GB of it
 free: 19,000-23,000 faults, the slowest move 232-247 ms against 304-381, the same peak memory.
 :func:`give_back` still returns everything when a scan's stage asks.
+
+Held pages still have to be touched once. A result's first threshold moves grew the heap by
+about 100 MB at 10^6 documents, and on the VMs here a fresh page costs about 1 ms a MB in the
+kernel: the first moves spent 40-140 ms there each (a STRICT jump to 0.5 took 231-251 ms in
+all, a CONNECTED one to 0.7 305-309). :func:`reserve`, asked for when a result is prepared
+for moves in the scan's thread, touches that much and frees it (80-110 ms, once, before the
+window shows the result), and those moves then found their pages: 113 and 186-187 ms, none
+in the kernel.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ import ctypes
 import sys
 from collections.abc import Callable
 
-__all__ = ["give_back", "hold_freed_pages", "one_arena"]
+__all__ = ["give_back", "hold_freed_pages", "one_arena", "reserve"]
 
 
 def _glibc(name: str, *argtypes: type) -> Callable[..., int] | None:
@@ -76,16 +84,79 @@ _MMAP_MOST_OLD = 32 << 20
 HOLD_TRIM_BYTES = 1 << 30
 
 
+#: the mmap threshold glibc took in :func:`hold_freed_pages` (None: it was not asked, or
+#: refused): blocks under it come from the heap, whose freed pages this process keeps
+_held_below: int | None = None
+
+
 def hold_freed_pages() -> bool:
     """Have glibc keep the pages this process frees for its next allocations (see the
     module's docstring); True when the allocator took it (glibc on Linux), else nothing is
     done. For a long-lived process that makes and frees the same large arrays again and
     again: the window."""
+    global _held_below
     mallopt = _mallopt()
-    if mallopt is None or not any(mallopt(_M_MMAP_THRESHOLD, most) == 1
-                                  for most in (HOLD_MMAP_BYTES, _MMAP_MOST_OLD)):
+    took = None if mallopt is None else next(
+        (most for most in (HOLD_MMAP_BYTES, _MMAP_MOST_OLD)
+         if mallopt(_M_MMAP_THRESHOLD, most) == 1), None)
+    if mallopt is None or took is None:
         return False  # (a trim threshold alone would have every block above 128 KiB mapped)
-    return mallopt(_M_TRIM_THRESHOLD, HOLD_TRIM_BYTES) == 1
+    if mallopt(_M_TRIM_THRESHOLD, HOLD_TRIM_BYTES) != 1:
+        return False
+    _held_below = took
+    return True
+
+
+#: :func:`reserve` touches the heap in blocks of this size at most (well under any mmap
+#: threshold :func:`hold_freed_pages` sets, so that they come from the heap)
+_RESERVE_BLOCK = 16 << 20
+
+
+def reserve(nbytes: int) -> bool:
+    """Touch about ``nbytes`` of heap now, then free it (at most the trim threshold's worth),
+    when this process keeps its freed pages (:func:`hold_freed_pages`): allocations up to
+    that much then find their pages there, and do not pay for fresh ones (see the module's
+    docstring). Memory already free in the heap is used first, so a process holding that
+    much free already touches nothing new. True when it was done; else nothing is done."""
+    held = _held_below
+    if held is None or nbytes <= 0:
+        return False
+    malloc, free = _raw_malloc()
+    if malloc is None or free is None:
+        return False
+    block = min(_RESERVE_BLOCK, held // 2)
+    blocks: list[int] = []
+    try:
+        for _ in range(max(1, min(nbytes, HOLD_TRIM_BYTES) // block)):
+            at = malloc(block)
+            if not at:  # out of memory: what was touched is kept all the same
+                break
+            blocks.append(at)
+            _touch(at, block)
+    finally:
+        for at in blocks:
+            free(at)
+    return True
+
+
+def _touch(at: int, size: int) -> None:
+    """Write every page of the ``size`` bytes at ``at``: the kernel maps them now."""
+    ctypes.memset(at, 0, size)
+
+
+def _raw_malloc() -> tuple[Callable[[int], int | None] | None,
+                           Callable[[int], None] | None]:
+    """glibc's ``malloc`` and ``free`` (None, None where the allocator is not glibc's)."""
+    if _TRIM is None:
+        return None, None
+    try:
+        libc = ctypes.CDLL(None)
+        malloc, free = libc.malloc, libc.free
+    except (OSError, AttributeError):
+        return None, None
+    malloc.argtypes, malloc.restype = [ctypes.c_size_t], ctypes.c_void_p
+    free.argtypes, free.restype = [ctypes.c_void_p], None
+    return malloc, free
 
 
 def one_arena() -> bool:

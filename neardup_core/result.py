@@ -41,6 +41,11 @@ if TYPE_CHECKING:
     from neardup_core.grouping.regroup import Regrouper
     from neardup_core.grouping.table import GroupingInputs
 
+#: What :meth:`ScanResult.prepare_regroup` has the heap hold ready for the first threshold
+#: moves, per document: they grew it by about 100 MB at 10^6 documents
+#: (``benchmarks.regroup_moves``), and 256 MB ahead left them none to fault in.
+MOVE_HEAP_BYTES_PER_DOCUMENT = 256
+
 
 @dataclass(frozen=True)
 class ScanResult:
@@ -102,11 +107,17 @@ class ScanResult:
         """Compute now what the groups, the first threshold move and the views need (the
         groups; the spanning forest a move reads, a third of a second at 10^6 documents; the
         pairs by document a view looks a member's up in, a quarter), e.g. in the thread that
-        made this result, before a window shows it. Regrouped results keep all of it."""
+        made this result, before a window shows it. Regrouped results keep all of it. In a
+        process that keeps its freed pages (:func:`neardup_core.heap.hold_freed_pages`, the
+        window's), the memory the first moves will use is touched now too
+        (:func:`neardup_core.heap.reserve`)."""
+        from neardup_core import heap
+
         _ = self.group_table
         if self.threshold >= self._regrouper.valid_from:
             self._regrouper.prepare()
         _ = self.pairs_by_document
+        heap.reserve(MOVE_HEAP_BYTES_PER_DOCUMENT * len(self.documents))
 
     def same_grouping(self, other: ScanResult) -> bool:
         """Whether ``other`` groups the same pairs in the same way as this result (mode,

@@ -20,12 +20,13 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import TypeVar
 
-__all__ = ["MAX_THREADS", "ThreadWork", "default_threads"]
+__all__ = ["MAX_THREADS", "ThreadWork", "default_threads", "side_by_side"]
 
 #: Threads a stage may use at most: past four, the memory each holds in flight grows faster
 #: than the few seconds left to save.
@@ -36,6 +37,12 @@ _RUNS_PER_THREAD = 4
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+#: The helper threads :func:`side_by_side` hands its first call to (made at its first use),
+#: and the permits to use one: a call that finds none free runs both of its calls itself.
+_beside: ThreadPoolExecutor | None = None
+_beside_free: threading.BoundedSemaphore | None = None
+_beside_made = threading.Lock()
 
 
 def default_threads() -> int:
@@ -112,3 +119,54 @@ class ThreadWork:
                 "cpu_s": round(self.cpu, 4),
                 "phases": [[len(p), round(sum(p), 4), round(max(p, default=0.0), 4)]
                            for p in self.phases]}
+
+
+def _helpers() -> tuple[ThreadPoolExecutor, threading.BoundedSemaphore] | None:
+    """The helper threads and their permits (one thread fewer than the cores this process
+    may use, up to MAX_THREADS in all); None on one core."""
+    global _beside, _beside_free
+    with _beside_made:
+        if _beside is None:
+            helpers = default_threads() - 1
+            if helpers < 1:
+                return None
+            _beside_free = threading.BoundedSemaphore(helpers)
+            _beside = ThreadPoolExecutor(helpers, thread_name_prefix="neardup-beside")
+        assert _beside_free is not None
+        return _beside, _beside_free
+
+
+def side_by_side(first: Callable[[], T], second: Callable[[], R], *, parallel: bool = True
+                 ) -> tuple[T, R]:
+    """``(first(), second())``, the first computed on a helper thread while this thread
+    computes the second, when ``parallel`` and this process may run on two cores or more.
+
+    For two independent parts of one regroup (at 10^6 documents each a chain of NumPy calls
+    of 10-50 ms that release the GIL): the window waits for the longer of the two rather than
+    their sum. Give ``first`` the shorter: ``second`` may hand a part of its own to a helper
+    as soon as ``first`` is done. A helper is taken only while it computes; when none is free
+    (two regroups at once, or more parts than helpers) the calls run one after the other
+    here, so nothing ever waits for a helper to come free. Whatever either call raises is
+    raised here once both are done (a helper is never left running on arrays its caller has
+    given up)."""
+    helpers = _helpers() if parallel else None
+    if helpers is None or not helpers[1].acquire(blocking=False):
+        return first(), second()
+    pool, free = helpers
+
+    def helped() -> T:
+        try:
+            return first()
+        finally:
+            free.release()  # before the result is out: a call right after finds it free
+
+    try:
+        future = pool.submit(helped)
+    except RuntimeError:  # the interpreter is shutting down: no new threads
+        free.release()
+        return first(), second()
+    try:
+        got = second()
+    finally:
+        wait([future])
+    return future.result(), got

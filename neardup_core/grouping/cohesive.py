@@ -46,6 +46,7 @@ from neardup_core.grouping.edges import (
     unique_edges,
 )
 from neardup_core.grouping.strict import strict_claims
+from neardup_core.threadwork import side_by_side
 
 #: COHESIVE: two documents whose score is this many standard errors of its estimate below the
 #: threshold never share a group (see :func:`cohesion_floor`).
@@ -152,7 +153,7 @@ def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray
                     *, text_class: np.ndarray | None = None,
                     ignored: tuple[np.ndarray, np.ndarray] | None = None,
                     unsettled: np.ndarray | None = None, nodes: CohesiveNodes | None = None,
-                    parts: tuple[int, np.ndarray] | None = None
+                    parts: tuple[int, np.ndarray] | None = None, parallel: bool = False
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """COHESIVE groups as (members flat, offsets, score against the reference, weakest).
 
@@ -168,7 +169,9 @@ def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray
     ``parts``, when given: (number, label per document) of components that hold each text's
     documents together and otherwise join what the links at ``threshold`` join (the
     regrouper's rooted forest of :func:`~neardup_core.grouping.regroup.mode_graph`: read
-    level by level, cheaper than searching the links again).
+    level by level, cheaper than searching the links again). ``parallel``: the components
+    split by STRICT's rule and those split into stars are computed side by side
+    (:func:`~neardup_core.threadwork.side_by_side`).
     """
     if nodes is None:
         nodes = cohesive_nodes(n_docs, a, b, score, rank, text_class=text_class,
@@ -179,7 +182,7 @@ def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray
     node_key = np.full(n, -1, dtype=np.int64)  # nodes with one key form one group; -1: none
     if link.any():
         unsettled_node = _cohesive_nodes(n, lo, hi, s, link, conflict, float(floor),
-                                         pair_scores, pos, node_key, parts)
+                                         pair_scores, pos, node_key, parts, parallel)
         if unsettled is not None:
             unsettled[:] = unsettled_node[lead]
     elif unsettled is not None:
@@ -202,7 +205,8 @@ def _class_leaders(cls: np.ndarray, order: np.ndarray, pos: np.ndarray) -> np.nd
 def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link: np.ndarray,
                     conflict: np.ndarray, floor: float, pair_scores: PairScores,
                     pos: np.ndarray, node_key: np.ndarray,
-                    parts: tuple[int, np.ndarray] | None = None) -> np.ndarray:
+                    parts: tuple[int, np.ndarray] | None = None, parallel: bool = False
+                    ) -> np.ndarray:
     """Give every grouped node its group's key, per connected component of the links (or of
     ``parts``, see :func:`cohesive_groups`); returns which nodes are in a component that is
     not whole as it is.
@@ -241,15 +245,25 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     node_key[nodes[keep]] = lnodes[keep]  # keys below ncomp <= n
     unsettled = np.zeros(n, dtype=bool)
     unsettled[nodes[np.flatnonzero(~node_whole)]] = True
-    if big.any():  # keys in [n, 2n): n + the reference
+    work = nodes[np.flatnonzero((~whole & ~big)[lnodes])]
+
+    def claims() -> tuple[np.ndarray, np.ndarray] | None:
+        if not big.any():
+            return None
         m = np.flatnonzero(big[llo[at]])
         owner, member, _ = strict_claims(n, ka[m], kb[m], None, pos)
+        return owner, member
+
+    def stars() -> None:  # keys in [n, 2n): n + a node of the star (of ``work``'s nodes,
+        if work.size:  # none of them in a component of ``claims``)
+            _dense_stars(n, work, label, lo, hi, s, link, conflict, floor, pair_scores, pos,
+                         node_key, same, llo)
+
+    claimed, _ = side_by_side(claims, stars, parallel=parallel and bool(work.size))
+    if claimed is not None:  # keys in [n, 2n): n + the reference
+        owner, member = claimed
         node_key[owner] = n + owner
         node_key[member] = n + owner
-    work = nodes[np.flatnonzero((~whole & ~big)[lnodes])]
-    if work.size:  # keys in [n, 2n): n + a node of the star
-        _dense_stars(n, work, label, lo, hi, s, link, conflict, floor, pair_scores, pos,
-                     node_key, same, llo)
     return unsettled
 
 

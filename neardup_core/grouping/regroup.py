@@ -47,6 +47,7 @@ from neardup_core.grouping.edges import components
 from neardup_core.grouping.forest import RootedForest, rooted_forest
 from neardup_core.grouping.table import GroupingInputs, groups_at
 from neardup_core.models import GroupMode, GroupTable
+from neardup_core.threadwork import side_by_side
 
 #: Regroup from scratch when more than this share of the documents would be grouped again:
 #: restricting the inputs to them and merging the tables cost about what grouping the rest
@@ -69,6 +70,12 @@ MAX_WARM = 12
 #: come one after another while the slider is dragged, and a threshold warmed between two
 #: (0.2-0.3 s at 10^6 documents) would hold the next one back.
 WARM_QUIET_S = 0.5
+#: From this many documents a regroup computes its independent parts side by side on two
+#: threads (:func:`~neardup_core.threadwork.side_by_side`): the labels beside the groups, a
+#: COHESIVE move's STRICT claims beside its stars, the restricted pairs beside the nodes. At
+#: 10^6 documents each part is 10-50 ms of NumPy calls that release the GIL; below this
+#: they take a few milliseconds in all, and one thread is simpler to follow.
+SIDE_BY_SIDE_DOCS = 100_000
 
 
 @dataclass(frozen=True)
@@ -268,20 +275,30 @@ class Regrouper:
             rooted = self._rooted
         parts = rooted.components(threshold) if rooted is not None and (
             forest is not None or cohesive) else None
-        table = groups_at(inp, threshold, unsettled, forest, parts)
-        return Grouped(threshold, table, self._labels(threshold, table), unsettled)
+        side = inp.n >= SIDE_BY_SIDE_DOCS
+        if inp.mode == GroupMode.CONNECTED:  # (its labels are read off its groups)
+            table = groups_at(inp, threshold, unsettled, forest, parts, parallel=side)
+            return Grouped(threshold, table, self._labels(threshold, table), unsettled)
+        label, table = side_by_side(
+            lambda: self._labels(threshold, None),
+            lambda: groups_at(inp, threshold, unsettled, forest, parts, parallel=side),
+            parallel=side)
+        return Grouped(threshold, table, label, unsettled)
 
-    def _labels(self, threshold: float, table: GroupTable, docs: np.ndarray | None = None
-                ) -> np.ndarray:
+    def _labels(self, threshold: float, table: GroupTable | None,
+                docs: np.ndarray | None = None) -> np.ndarray:
         """:func:`component_labels` at ``threshold`` (of the documents ``docs`` alone, sorted,
         renumbered as :meth:`GroupingInputs.restrict` numbers them, whose groups are
         ``table``), the cheapest way known: CONNECTED's groups are the components of two
         documents or more; in the other modes the forest's edges at the threshold have the
         components of all the edges (a tenth of them or fewer to join, at 10^6 documents
-        80-100 ms a jump less); before the forest is computed, every edge."""
+        80-100 ms a jump less); before the forest is computed, every edge. Only CONNECTED
+        reads ``table``: the other modes' labels can be computed beside their groups."""
         inp = self.inputs
         n = inp.n if docs is None else docs.shape[0]
         if inp.mode == GroupMode.CONNECTED:
+            if table is None:
+                raise ValueError("CONNECTED's labels are read off its groups")
             label = np.arange(n, dtype=np.int64)
             if table.members.size:
                 starts = table.offsets[:-1]
@@ -421,11 +438,21 @@ class Regrouper:
             return Grouped(threshold, prev.table, prev.label, prev.unsettled)
         if docs.size > FULL_SHARE * inp.n:
             return self.full(threshold)
-        sub = inp.restrict(docs)
+        side = docs.size >= SIDE_BY_SIDE_DOCS
+        sub = inp.restrict(docs, parallel=side)
         part_unsettled = None if prev.unsettled is None else np.zeros(docs.size, dtype=bool)
-        part = groups_at(sub, threshold, part_unsettled, self._spanning(docs))
+        if inp.mode == GroupMode.CONNECTED:  # (its labels are read off its groups)
+            part = groups_at(sub, threshold, part_unsettled, self._spanning(docs),
+                             parallel=side)
+            part_label = self._labels(threshold, part, docs)
+        else:
+            part_label, part = side_by_side(
+                lambda: self._labels(threshold, None, docs),
+                lambda: groups_at(sub, threshold, part_unsettled, self._spanning(docs),
+                                  parallel=side),
+                parallel=side)
         label = prev.label.copy()
-        label[docs] = docs[self._labels(threshold, part, docs)]
+        label[docs] = docs[part_label]
         unsettled = None
         if prev.unsettled is not None:
             unsettled = prev.unsettled.copy()

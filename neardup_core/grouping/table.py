@@ -36,6 +36,7 @@ from neardup_core.grouping.groups import flat_groups, rank_positions
 from neardup_core.grouping.strict import strict_members
 from neardup_core.models import GroupMode, GroupTable, PairTable
 from neardup_core.pairs.scoring import hamming
+from neardup_core.threadwork import side_by_side
 
 
 def reference_candidates(n: int, pairs: PairTable, references: tuple[tuple[int, ...], ...],
@@ -141,11 +142,22 @@ class GroupingInputs:
         threshold, sorted once (a twentieth of a second at a million documents)."""
         return rank_positions(self.rank)
 
-    def restrict(self, docs: np.ndarray) -> GroupingInputs:
+    def restrict(self, docs: np.ndarray, *, parallel: bool = False) -> GroupingInputs:
         """The same inputs for the documents ``docs`` (sorted) alone, renumbered 0..k-1 in
         their order: rank order and index order are kept, so whenever ``docs`` is a union of
         the groups' components their groups come out as in the whole (mapped through
-        ``docs``)."""
+        ``docs``). ``parallel``: COHESIVE's nodes are restricted beside the rest
+        (:func:`~neardup_core.threadwork.side_by_side`)."""
+        nodes = self.nodes
+        if nodes is None:
+            return self._restricted(docs)
+        sub_nodes, sub = side_by_side(lambda: nodes.restrict(docs),
+                                      lambda: self._restricted(docs), parallel=parallel)
+        object.__setattr__(sub, "nodes", sub_nodes)  # (frozen, but new: no one has seen it)
+        return sub
+
+    def _restricted(self, docs: np.ndarray) -> GroupingInputs:
+        """:meth:`restrict` but for the COHESIVE nodes (left None)."""
         k = docs.shape[0]
         new = renumbering(self.n, docs)
         na, nb, sel = renumbered_pairs(self.a, self.b, new)
@@ -165,8 +177,7 @@ class GroupingInputs:
         sub = GroupingInputs(
             k, self.mode, na[sel], nb[sel], self.s[sel],
             None if self.shadow is None else self.shadow[sel], self.rank[docs], cls,
-            self.simhash[docs], pair_scores, self.minhash_slots, ignored,
-            None if self.nodes is None else self.nodes.restrict(docs))
+            self.simhash[docs], pair_scores, self.minhash_slots, ignored, None)
         # What is kept of the whole's order is the part's too, without a sort: the order
         # restricted to ``docs``, and (when every copy of a text is among them) the same leaders
         kept = self.__dict__.get("ranked")
@@ -254,7 +265,8 @@ def group_table(n: int, pairs: PairTable, threshold: float, mode: GroupMode,
 def groups_at(inputs: GroupingInputs, threshold: float,
               unsettled: np.ndarray | None = None,
               forest: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-              parts: tuple[int, np.ndarray] | None = None) -> GroupTable:
+              parts: tuple[int, np.ndarray] | None = None, *,
+              parallel: bool = False) -> GroupTable:
     """The groups of ``inputs`` at ``threshold`` (``unsettled``: see
     :func:`~neardup_core.grouping.cohesive.cohesive_groups`; COHESIVE alone sets it).
     ``forest``: CONNECTED only, a maximum spanning forest of all the edges of ``inputs``
@@ -263,7 +275,9 @@ def groups_at(inputs: GroupingInputs, threshold: float,
     edges at or above ``threshold`` span the groups; ``parts``, with it, their components
     (:meth:`~neardup_core.grouping.forest.RootedForest.components`), when the caller has
     them. COHESIVE reads ``parts`` without a forest: the components of ``mode_graph`` at
-    ``threshold``, whose texts are those of the links between texts."""
+    ``threshold``, whose texts are those of the links between texts. ``parallel``: COHESIVE
+    may compute two independent parts side by side (:func:`~neardup_core.threadwork.side_by_side`).
+    """
     n, mode, cls = inputs.n, inputs.mode, inputs.text_class
     rank, pair_scores = inputs.rank, inputs.pair_scores
     a, b, s = inputs.a, inputs.b, inputs.s
@@ -284,7 +298,8 @@ def groups_at(inputs: GroupingInputs, threshold: float,
         floor = cohesion_floor(threshold, inputs.minhash_slots or COHESIVE_SAMPLES)
         flat, offsets, score, weakest = cohesive_groups(
             n, a, b, s, threshold, floor, pair_scores, rank, text_class=cls,
-            ignored=inputs.ignored, unsettled=unsettled, nodes=inputs.nodes, parts=parts)
+            ignored=inputs.ignored, unsettled=unsettled, nodes=inputs.nodes, parts=parts,
+            parallel=parallel)
         sizes = np.diff(offsets)
     else:
         if forest is not None:  # CONNECTED's: its edges the threshold keeps, as the pairs'

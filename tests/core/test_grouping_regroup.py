@@ -9,6 +9,8 @@ documents above which a move regroups from scratch is set so the incremental pat
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -245,7 +247,12 @@ def test_merge_orders_groups_largest_first_then_by_reference() -> None:
     assert merged.similarity.tolist() == [0, 1, 2, 0, 1, 2, 3, 4, 3, 4]
 
 
-def test_prepare_regroup_computes_the_groups_and_the_forest_ahead() -> None:
+def test_prepare_regroup_computes_the_groups_and_the_forest_ahead(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from neardup_core import heap, result
+
+    reserved: list[int] = []
+    monkeypatch.setattr(heap, "reserve", reserved.append)
     n = 6
     s = np.array([0.9, 0.7, 0.8], dtype=np.float32)
     pairs = PairTable(a=np.array([0, 1, 3], np.int32), b=np.array([1, 2, 4], np.int32),
@@ -261,6 +268,8 @@ def test_prepare_regroup_computes_the_groups_and_the_forest_ahead() -> None:
         r.prepare_regroup()
         assert r.computed("group_table") is not None
         assert r._regrouper._forest is not None
+        # and the heap the first moves use is touched (in a process that keeps freed pages)
+        assert reserved[-1] == result.MOVE_HEAP_BYTES_PER_DOCUMENT * n
         moved = r.regroup(0.75)
         assert moved._regrouper is r._regrouper  # the move starts from what was prepared
         assert _table_tuple(moved.group_table) == _scratch(moved, 0.75)
@@ -777,3 +786,52 @@ def test_warm_starts_only_once_the_moves_have_paused() -> None:
     assert rg.warm(0.6, most=1, quiet=0.4) == 1
     assert time.monotonic() - done >= 0.4
     assert rg.warm(0.6, most=1, quiet=0.4) == 0  # kept: not computed again
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_moves_side_by_side_on_two_threads_group_as_on_one(mode: GroupMode,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """From SIDE_BY_SIDE_DOCS documents a regroup computes independent parts on a helper
+    thread (the labels beside the groups, COHESIVE's STRICT claims beside its stars, its
+    nodes restricted beside the rest): the groups and the labels are those of one thread."""
+    from neardup_core import threadwork
+    from neardup_core.grouping import cohesive as cohesive_module
+    from neardup_core.grouping import table as table_module
+
+    moves = (0.61, 0.625, 0.7, 0.5, 0.45, 0.4375, 0.3, 0.9, 0.65, 0.25, 1.0, 0.6)
+
+    def run() -> list[tuple]:
+        r = _families(3000, 5).regroup(0.6, mode)
+        r.prepare_regroup()
+        out = []
+        for t in moves:
+            r = r.regroup(t)
+            grouped = r._regrouper.grouped(t)
+            out.append((_table_tuple(r.group_table), _lowest(grouped.label).tolist()))
+        return out
+
+    monkeypatch.setattr(regroup_module, "SIDE_BY_SIDE_DOCS", 10**12)
+    alone = run()
+    helped: list[str] = []
+    real = threadwork.side_by_side
+
+    def spy(first, second, *, parallel=True):  # type: ignore[no-untyped-def]
+        def watched():  # type: ignore[no-untyped-def]
+            if threading.current_thread().name.startswith("neardup-beside"):
+                helped.append(first.__qualname__)
+            return first()
+        return real(watched, second, parallel=parallel)
+
+    for module in (regroup_module, table_module, cohesive_module):
+        monkeypatch.setattr(module, "side_by_side", spy)
+    monkeypatch.setattr(regroup_module, "SIDE_BY_SIDE_DOCS", 0)
+    assert run() == alone
+    if mode == GroupMode.CONNECTED:  # its labels are read off its groups: nothing beside
+        assert helped == []
+    elif threadwork.default_threads() >= 2:  # (one core: nothing to hand over)
+        assert any("full" in q for q in helped)  # the labels of a move from scratch...
+        assert any("step" in q for q in helped)  # ... and of a step
+        if mode == GroupMode.COHESIVE:
+            assert any("restrict" in q for q in helped)
+            assert any("claims" in q for q in helped)

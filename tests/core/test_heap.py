@@ -126,3 +126,80 @@ def test_hold_freed_pages_sets_a_trim_threshold_only_with_an_mmap_threshold(
     monkeypatch.setattr(heap, "_glibc", lambda name, *args: mallopt)
     assert heap.hold_freed_pages() is took
     assert asked == calls
+
+
+_RESERVE = """
+import resource, sys
+import numpy as np
+from neardup_core import heap
+if sys.argv[1] != "no-hold":
+    assert heap.hold_freed_pages()
+did = heap.reserve(96 * 2**20) if sys.argv[1] != "none" else False
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+blocks = [np.ones(4 * 2**20 // 8) for _ in range(16)]  # 64 MB, touched
+print(int(did), resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+def _faults_after(how: str) -> tuple[bool, int]:
+    done = subprocess.run([sys.executable, "-c", _RESERVE, how], capture_output=True,
+                          text=True, timeout=60, check=True)
+    did, faults = done.stdout.split()
+    return did == "1", int(faults)
+
+
+def test_reserve_has_the_pages_of_the_next_allocations_touched_ahead():
+    """What a window's first threshold moves allocate finds its pages there (see heap's
+    docstring): 64 MB of arrays after a reserve of 96 MB fault in almost nothing."""
+    if heap._TRIM is None:
+        pytest.skip("no glibc here")
+    did, cold = _faults_after("none")
+    assert not did and cold > 2000  # 16,384 pages of 4 KiB, fewer with huge pages
+    did, warm = _faults_after("reserve")
+    assert did and warm < cold / 10
+
+
+def test_reserve_does_nothing_unless_freed_pages_are_held(monkeypatch: pytest.MonkeyPatch):
+    """Without hold_freed_pages glibc would give the reserve back at once (a cost for
+    nothing), and without glibc there is nothing to ask."""
+    if heap._TRIM is not None:
+        assert _faults_after("no-hold")[0] is False
+    monkeypatch.setattr(heap, "_held_below", None)
+    assert heap.reserve(2**20) is False
+    monkeypatch.setattr(heap, "_held_below", heap.HOLD_MMAP_BYTES)
+    monkeypatch.setattr(heap, "_TRIM", None)
+    assert heap.reserve(2**20) is False
+    assert heap.reserve(0) is False
+
+
+def test_reserve_touches_blocks_under_the_mmap_threshold_taken(monkeypatch: pytest.MonkeyPatch):
+    """Blocks over the mmap threshold would be mapped and unmapped, not kept: the reserve's
+    are half the threshold glibc took at most; it asks for no more than glibc keeps free,
+    frees every block it got, and stops at the first it does not get."""
+    calls: list[tuple[str, int, int]] = []
+    spare = [100]
+
+    def malloc(size: int) -> int:
+        if spare[0] == 0:
+            return 0  # out of memory
+        spare[0] -= 1
+        calls.append(("malloc", size, 0))
+        return 4096 * (len(calls) + 1)
+
+    monkeypatch.setattr(heap, "_raw_malloc", lambda: (malloc, lambda at: calls.append(
+        ("free", 0, at))))
+    monkeypatch.setattr(heap, "_touch", lambda at, size: calls.append(("touch", size, at)))
+    monkeypatch.setattr(heap, "_held_below", 8 << 20)  # an older glibc's 32 MB, or less
+    assert heap.reserve(20 << 20) is True
+    blocks = [c for c in calls if c[0] == "malloc"]
+    assert [c[1] for c in blocks] == [4 << 20] * 5
+    touched = sorted(c[2] for c in calls if c[0] == "touch")
+    assert touched == sorted(c[2] for c in calls if c[0] == "free") and len(touched) == 5
+    calls.clear()
+    monkeypatch.setattr(heap, "_held_below", heap.HOLD_MMAP_BYTES)
+    assert heap.reserve(1 << 40) is True  # a terabyte asked: the trim threshold's worth
+    assert len([c for c in calls if c[0] == "malloc"]) == 64  # 1 GB in blocks of 16 MB
+    calls.clear()
+    spare[0] = 3
+    assert heap.reserve(1 << 30) is True  # memory runs out: what it got is freed again
+    assert [c[0] for c in calls].count("free") == 3

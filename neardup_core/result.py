@@ -220,7 +220,7 @@ class ScanResult:
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
         return score_pairs(self.simhash, self.minhash, self.text_class, self.options.method,
-                           left, right)
+                           left, right, parallel=True)
 
     def compare(self, i: int, j: int) -> Member:
         """How document ``j`` scores against document ``i`` (any two, paired or not)."""

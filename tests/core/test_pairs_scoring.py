@@ -1,4 +1,5 @@
-"""The pair scores' kernel against the plainest statement of what it computes."""
+"""The pair scores' kernel against the plainest statement of what it computes; a result's
+scores in two halves side by side."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from neardup_core.models import Method
 from neardup_core.pairs import scoring
-from neardup_core.pairs.scoring import minhash_agreement
+from neardup_core.pairs.scoring import minhash_agreement, score_pairs
 
 
 def _plain(minhash: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -50,3 +52,35 @@ def test_agreement_reads_rows_as_numpy_indexing_does() -> None:
         with pytest.raises(IndexError):
             minhash_agreement(mh, np.array([0]), bad)
     assert minhash_agreement(mh, np.empty(0, np.int64), np.empty(0, np.int64)).size == 0
+
+
+@pytest.mark.parametrize("method", [Method.MINHASH, Method.SIMHASH])
+@pytest.mark.parametrize("pairs", [0, 1, 4, 5, 41])
+def test_scores_in_halves_side_by_side_are_the_scores(method: Method, pairs: int,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A result's pair scores (``parallel``) from SIDE_BY_SIDE_PAIRS pairs come in two halves,
+    one on a helper thread: the same scores, distances and Jaccards in the same order."""
+    rng = np.random.default_rng(pairs)
+    n = 30
+    simhash = rng.integers(0, 2**64, size=n, dtype=np.uint64)
+    minhash = rng.integers(0, 3, size=(n, 16), dtype=np.uint32)
+    text_class = rng.integers(0, 20, size=n)
+    left, right = rng.integers(0, n, pairs), rng.integers(0, n, pairs)
+    alone = score_pairs(simhash, minhash, text_class, method, left, right)
+    where: list[str] = []
+    real = scoring.side_by_side
+
+    def spy(first, second, **kw):  # type: ignore[no-untyped-def]
+        where.append("halved")
+        return real(first, second, **kw)
+
+    monkeypatch.setattr(scoring, "side_by_side", spy)
+    monkeypatch.setattr(scoring, "SIDE_BY_SIDE_PAIRS", 4)
+    halved = score_pairs(simhash, minhash, text_class, method, left, right, parallel=True)
+    assert where == (["halved"] if pairs >= 4 else [])
+    for x, y in zip(alone, halved, strict=True):
+        assert x.dtype == y.dtype and x.shape == y.shape == (pairs,)
+        assert np.array_equal(x, y, equal_nan=True)
+    where.clear()
+    score_pairs(simhash, minhash, text_class, method, left, right)  # not asked to
+    assert where == []

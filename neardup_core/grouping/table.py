@@ -275,8 +275,10 @@ def groups_at(inputs: GroupingInputs, threshold: float,
     edges at or above ``threshold`` span the groups; ``parts``, with it, their components
     (:meth:`~neardup_core.grouping.forest.RootedForest.components`), when the caller has
     them. COHESIVE reads ``parts`` without a forest: the components of ``mode_graph`` at
-    ``threshold``, whose texts are those of the links between texts. ``parallel``: COHESIVE
-    may compute two independent parts side by side (:func:`~neardup_core.threadwork.side_by_side`).
+    ``threshold``, whose texts are those of the links between texts. ``parallel``: two
+    independent parts may be computed side by side (the table's distances beside its equal
+    texts; COHESIVE's, see :func:`~neardup_core.grouping.cohesive.cohesive_groups`), with
+    :func:`~neardup_core.threadwork.side_by_side`.
     """
     n, mode, cls = inputs.n, inputs.mode, inputs.text_class
     rank, pair_scores = inputs.rank, inputs.pair_scores
@@ -317,10 +319,10 @@ def groups_at(inputs: GroupingInputs, threshold: float,
     # the scorer, and not known with SimHash alone. (The references' columns are read per
     # group and repeated, not read again per member.)
     score = np.asarray(score, dtype=np.float32)
-    same = cls[flat] == np.repeat(cls[head], sizes)
+    dist, same = side_by_side(
+        lambda: hamming(inputs.simhash[flat], np.repeat(inputs.simhash[head], sizes)),
+        lambda: cls[flat] == np.repeat(cls[head], sizes), parallel=parallel)
     score[same] = 1.0
-
-    dist = hamming(inputs.simhash[flat], np.repeat(inputs.simhash[head], sizes))
     jac = (score.copy() if inputs.minhash_slots
            else np.full(flat.shape[0], np.nan, dtype=np.float32))
     exact = np.logical_and.reduceat(same, offsets[:-1]) if flat.size else \

@@ -793,8 +793,9 @@ def test_moves_side_by_side_on_two_threads_group_as_on_one(mode: GroupMode,
                                                            monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
     """From SIDE_BY_SIDE_DOCS documents a regroup computes independent parts on a helper
-    thread (the labels beside the groups, COHESIVE's STRICT claims beside its stars, its
-    nodes restricted beside the rest): the groups and the labels are those of one thread."""
+    thread (the labels beside the groups, the table's distances beside its equal texts,
+    COHESIVE's STRICT claims beside its stars, its nodes restricted beside the rest): the
+    groups and the labels are those of one thread."""
     from neardup_core import threadwork
     from neardup_core.grouping import cohesive as cohesive_module
     from neardup_core.grouping import table as table_module
@@ -827,11 +828,12 @@ def test_moves_side_by_side_on_two_threads_group_as_on_one(mode: GroupMode,
         monkeypatch.setattr(module, "side_by_side", spy)
     monkeypatch.setattr(regroup_module, "SIDE_BY_SIDE_DOCS", 0)
     assert run() == alone
-    if mode == GroupMode.CONNECTED:  # its labels are read off its groups: nothing beside
-        assert helped == []
-    elif threadwork.default_threads() >= 2:  # (one core: nothing to hand over)
-        assert any("full" in q for q in helped)  # the labels of a move from scratch...
-        assert any("step" in q for q in helped)  # ... and of a step
+    if threadwork.default_threads() >= 2:  # (one core: nothing to hand over)
+        assert any("groups_at" in q for q in helped)  # the table's distances
+        # the labels of a move from scratch and of a step (CONNECTED's are read off its
+        # groups: not beside them)
+        assert any("full" in q for q in helped) is (mode != GroupMode.CONNECTED)
+        assert any("step" in q for q in helped) is (mode != GroupMode.CONNECTED)
         if mode == GroupMode.COHESIVE:
             assert any("restrict" in q for q in helped)
             assert any("claims" in q for q in helped)

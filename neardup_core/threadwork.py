@@ -45,6 +45,17 @@ _beside_free: threading.BoundedSemaphore | None = None
 _beside_made = threading.Lock()
 
 
+def _forget_helpers() -> None:
+    """In a child forked from this process: it has neither the helper threads nor the permits
+    (or the lock) they held then, and makes its own."""
+    global _beside, _beside_free, _beside_made
+    _beside, _beside_free, _beside_made = None, None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # (not on Windows, which does not fork)
+    os.register_at_fork(after_in_child=_forget_helpers)
+
+
 def default_threads() -> int:
     """The cores this process may run on, up to MAX_THREADS."""
     try:

@@ -4,6 +4,7 @@ a regroup side by side."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -144,3 +145,28 @@ def test_side_by_side_raises_once_both_parts_are_done(which: str) -> None:
         side_by_side(first, second)
     assert done.is_set()  # the helper was not left running
     assert side_by_side(lambda: 5, lambda: 6) == (5, 6)  # its permit came back
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_side_by_side_in_a_forked_child_makes_its_own_helpers() -> None:
+    """A child forked after the helpers were made has none of their threads: a call there
+    must not hand its first part to a thread that is not there (it would wait for good)."""
+    assert side_by_side(lambda: 1, lambda: 2) == (1, 2)  # the helpers made here
+    pid = os.fork()
+    if pid == 0:  # the child: exit status 0 when both parts came back
+        code = 1
+        try:
+            code = 0 if side_by_side(lambda: 3, lambda: 4) == (3, 4) else 1
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.02)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child's side_by_side never came back")
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

@@ -259,7 +259,8 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
             _dense_stars(n, work, label, lo, hi, s, link, conflict, floor, pair_scores, pos,
                          node_key, same, llo)
 
-    claimed, _ = side_by_side(claims, stars, parallel=parallel and bool(work.size))
+    claimed, _ = side_by_side(claims, stars,
+                              parallel=parallel and bool(work.size) and bool(big.any()))
     if claimed is not None:  # keys in [n, 2n): n + the reference
         owner, member = claimed
         node_key[owner] = n + owner

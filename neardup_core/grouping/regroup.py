@@ -71,8 +71,9 @@ MAX_WARM = 12
 #: (0.2-0.3 s at 10^6 documents) would hold the next one back.
 WARM_QUIET_S = 0.5
 #: From this many documents a regroup computes its independent parts side by side on two
-#: threads (:func:`~neardup_core.threadwork.side_by_side`): the labels beside the groups, a
-#: COHESIVE move's STRICT claims beside its stars, the restricted pairs beside the nodes. At
+#: threads (:func:`~neardup_core.threadwork.side_by_side`): the labels beside the groups, the
+#: table's distances beside its equal texts, a COHESIVE move's STRICT claims beside its
+#: stars, its restricted pairs beside its nodes (and a result's pair scores, in halves). At
 #: 10^6 documents each part is 10-50 ms of NumPy calls that release the GIL; below this
 #: they take a few milliseconds in all, and one thread is simpler to follow.
 SIDE_BY_SIDE_DOCS = 100_000

@@ -130,10 +130,18 @@ class ScanResult:
         """Group ahead, and keep, this result at the thresholds a click on the threshold
         slider's track lands on from here (:meth:`~neardup_core.grouping.regroup.Regrouper.warm`:
         a few tenths of a second each at 10^6 documents, in a thread of its own; regrouped
-        results share them). ``stop`` is asked between them. Returns how many were grouped."""
+        results share them). ``stop`` is asked between them. Returns how many were grouped.
+        The tables kept take memory the moves after them would then touch afresh, so the
+        heap's reserve for moves is made again when they are done (see
+        :meth:`prepare_regroup`)."""
         if self.threshold < self._regrouper.valid_from:
             return 0
-        return self._regrouper.warm(self.threshold, stop)
+        made = self._regrouper.warm(self.threshold, stop)
+        if made and not (stop is not None and stop()):
+            from neardup_core import heap
+
+            heap.reserve(MOVE_HEAP_BYTES_PER_DOCUMENT * len(self.documents))
+        return made
 
     @cached_property
     def _regrouper(self) -> Regrouper:

@@ -736,6 +736,27 @@ def test_warm_takes_the_page_steps_around_the_threshold_nearest_first(
             rg2.warm(0.6, step=bad)
 
 
+def test_warm_regroup_makes_the_heap_s_reserve_again_once_it_has_warmed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kept tables take memory the moves after them would touch afresh: the reserve
+    made when the result was prepared is made again once the warming is done (not when it
+    was stopped, nor when there was nothing to warm)."""
+    from neardup_core import heap, result
+
+    reserved: list[int] = []
+    monkeypatch.setattr(heap, "reserve", reserved.append)
+    r = _families(300, 3).regroup(0.6, GroupMode.STRICT)
+    _ = r.group_table
+    assert r.warm_regroup() == 12
+    assert reserved == [result.MOVE_HEAP_BYTES_PER_DOCUMENT * 300]
+    assert r.warm_regroup() == 0 and len(reserved) == 1  # all warmed already
+    again = _families(300, 3).regroup(0.6, GroupMode.STRICT)
+    _ = again.group_table
+    rg = again._regrouper  # stopped once the first threshold is warmed
+    assert again.warm_regroup(lambda: len(rg._warm) >= 1) == 1
+    assert len(reserved) == 1
+
+
 def test_warm_stops_when_asked_and_lets_a_move_go_first() -> None:
     import threading
     import time

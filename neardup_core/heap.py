@@ -32,7 +32,8 @@ kernel: the first moves spent 40-140 ms there each (a STRICT jump to 0.5 took 23
 all, a CONNECTED one to 0.7 305-309). :func:`reserve`, asked for when a result is prepared
 for moves in the scan's thread, touches that much and frees it (80-110 ms, once, before the
 window shows the result), and those moves then found their pages: 113 and 186-187 ms, none
-in the kernel.
+in the kernel. The window's warming of thresholds ahead uses that memory up for the tables it
+keeps, and makes the reserve again when it is done.
 """
 
 from __future__ import annotations

@@ -38,10 +38,11 @@ import numpy as np
 from neardup_core.arrays import renumbered_order, renumbered_pairs, renumbering, unique_sorted
 from neardup_core.grouping.edges import (
     PairScores,
-    assemble_flat,
     check_pairs,
     components,
     dense_rank,
+    flat_layout,
+    flat_members,
     rank_order,
     unique_edges,
 )
@@ -170,7 +171,8 @@ def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray
     documents together and otherwise join what the links at ``threshold`` join (the
     regrouper's rooted forest of :func:`~neardup_core.grouping.regroup.mode_graph`: read
     level by level, cheaper than searching the links again). ``parallel``: the components
-    split by STRICT's rule and those split into stars are computed side by side
+    split by STRICT's rule and those split into stars are computed side by side, and so
+    are the groups' order and the members' scores against their references
     (:func:`~neardup_core.threadwork.side_by_side`).
     """
     if nodes is None:
@@ -188,7 +190,7 @@ def cohesive_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray
     elif unsettled is not None:
         unsettled[:] = False
     return _cohesive_assemble(n, nodes.copied, lead, node_key, lo, hi, s, pair_scores,
-                              nodes.order, pos)
+                              nodes.order, pos, parallel)
 
 
 def _class_leaders(cls: np.ndarray, order: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -454,9 +456,10 @@ def _stars(sc: np.ndarray, lk: np.ndarray, ok: np.ndarray, valid: np.ndarray) ->
 def _cohesive_assemble(n: int, copied: np.ndarray | None, lead: np.ndarray,
                        node_key: np.ndarray,
                        lo: np.ndarray, hi: np.ndarray, s: np.ndarray, pair_scores: PairScores,
-                       order: np.ndarray, pos: np.ndarray
+                       order: np.ndarray, pos: np.ndarray, parallel: bool = False
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Nodes' keys -> documents in groups, references, scores against them, weakest."""
+    """Nodes' keys -> documents in groups, references, scores against them, weakest
+    (``parallel``: the groups' order and places beside the scores)."""
     key = node_key[lead]
     if copied is not None:  # copies whose text is in no group are a group of their own, as in
         # STRICT: named n + their text's node, a node in no other group (see _cohesive_nodes)
@@ -469,24 +472,31 @@ def _cohesive_assemble(n: int, copied: np.ndarray | None, lead: np.ndarray,
     np.minimum.at(best, gid, pos[docs])
     gref = order[best] if ngroups else np.empty(0, dtype=np.int64)
     is_ref = docs == gref[gid]
-    # each text's score against its group's reference text: known pairs, then pair_scores
-    ref_lead = np.full(n, -1, dtype=np.int64)
-    ref_lead[lead[docs]] = lead[gref[gid]]
-    nsref = np.full(n, np.nan)
-    m = np.flatnonzero(ref_lead[hi] == lo)
-    nsref[hi[m]] = s[m]
-    m = np.flatnonzero(ref_lead[lo] == hi)
-    nsref[lo[m]] = s[m]
-    present = np.zeros(n, dtype=bool)  # the texts in groups, ascending, with no sort
-    present[lead[docs]] = True
-    nodes = np.flatnonzero(present)
-    need = nodes[np.isnan(nsref[nodes]) & (ref_lead[nodes] != nodes)]
-    if need.size:
-        nsref[need] = np.asarray(pair_scores(ref_lead[need], need)[0], dtype=np.float64)
-    ld = lead[docs]
-    sref = np.where(ld == ref_lead[ld], 1.0, nsref[ld])
-    weak = np.ones(ngroups, dtype=np.float64)
-    member = np.flatnonzero(~is_ref)
-    np.minimum.at(weak, gid[member], sref[member])
-    flat, offsets, weak, sflat = assemble_flat(n, docs, gid, is_ref, sref, gsize, gref, weak)
+
+    def scores() -> tuple[np.ndarray, np.ndarray]:
+        """Each text's score against its group's reference text (known pairs, then
+        pair_scores), and each group's weakest."""
+        ref_lead = np.full(n, -1, dtype=np.int64)
+        ref_lead[lead[docs]] = lead[gref[gid]]
+        nsref = np.full(n, np.nan)
+        m = np.flatnonzero(ref_lead[hi] == lo)
+        nsref[hi[m]] = s[m]
+        m = np.flatnonzero(ref_lead[lo] == hi)
+        nsref[lo[m]] = s[m]
+        present = np.zeros(n, dtype=bool)  # the texts in groups, ascending, with no sort
+        present[lead[docs]] = True
+        nodes = np.flatnonzero(present)
+        need = nodes[np.isnan(nsref[nodes]) & (ref_lead[nodes] != nodes)]
+        if need.size:
+            nsref[need] = np.asarray(pair_scores(ref_lead[need], need)[0], dtype=np.float64)
+        ld = lead[docs]
+        sref = np.where(ld == ref_lead[ld], 1.0, nsref[ld])
+        weak = np.ones(ngroups, dtype=np.float64)
+        member = np.flatnonzero(~is_ref)
+        np.minimum.at(weak, gid[member], sref[member])
+        return sref, weak
+
+    layout, (sref, weak) = side_by_side(
+        lambda: flat_layout(n, docs, gid, is_ref, gsize, gref), scores, parallel=parallel)
+    flat, offsets, weak, sflat = flat_members(n, layout, sref, weak)
     return flat, offsets, sflat, weak

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.sparse import coo_array, csr_matrix
@@ -132,21 +133,54 @@ def assemble_flat(n: int, docs: np.ndarray, comp: np.ndarray, is_ref: np.ndarray
     flat, offsets, weakest per group, score against the reference per member): no Python
     object per group. ``comp_ref`` is one member of each component, the one ``is_ref``
     marks."""
+    layout = flat_layout(n, docs, comp, is_ref, comp_size, comp_ref)
+    return flat_members(n, layout, sref, comp_weak)
+
+
+@dataclass(frozen=True)
+class FlatLayout:
+    """What :func:`assemble_flat` reads off the groups before the members' scores: the
+    groups in order, where each goes, and which documents are in a group of two or more
+    (``keep``: their places in the documents given; ``docs``, ``comp``, ``is_ref`` those
+    documents' own), the groups' offsets. The scores are not needed for it, so a caller may
+    compute both side by side."""
+
+    gorder: np.ndarray
+    gpos: np.ndarray
+    keep: np.ndarray
+    docs: np.ndarray
+    comp: np.ndarray
+    is_ref: np.ndarray
+    offsets: np.ndarray
+
+
+def flat_layout(n: int, docs: np.ndarray, comp: np.ndarray, is_ref: np.ndarray,
+                comp_size: np.ndarray, comp_ref: np.ndarray) -> FlatLayout:
+    """The :class:`FlatLayout` of :func:`assemble_flat`'s groups."""
     gids = np.flatnonzero(comp_size >= 2)
     gorder = gids[group_order(n, comp_size[gids], comp_ref[gids])]
     gpos = np.empty(comp_size.shape[0], dtype=np.int64)
     gpos[gorder] = np.arange(gorder.shape[0])
     keep = np.flatnonzero(comp_size[comp] >= 2)
-    docs, comp, is_ref, sref = docs[keep], comp[keep], is_ref[keep], sref[keep]
-    sc = np.where(np.isnan(sref), -np.inf, sref)  # an unknown score sorts last
-    sc[is_ref] = 1.0  # alone in its major key: any score, one that keeps the keys short
     offsets = np.zeros(gorder.shape[0] + 1, dtype=np.int64)
     np.cumsum(comp_size[gorder], out=offsets[1:])
-    perm = member_order(n, docs, gpos[comp], gorder.shape[0], (~is_ref).astype(np.int8), sc)
+    return FlatLayout(gorder, gpos, keep, docs[keep], comp[keep], is_ref[keep], offsets)
+
+
+def flat_members(n: int, layout: FlatLayout, sref: np.ndarray, comp_weak: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`assemble_flat` from its :func:`flat_layout` and the scores against the
+    references (``sref``, one per document given to the layout)."""
+    docs, is_ref, gorder = layout.docs, layout.is_ref, layout.gorder
+    sref = sref[layout.keep]
+    sc = np.where(np.isnan(sref), -np.inf, sref)  # an unknown score sorts last
+    sc[is_ref] = 1.0  # alone in its major key: any score, one that keeps the keys short
+    perm = member_order(n, docs, layout.gpos[layout.comp], gorder.shape[0],
+                        (~is_ref).astype(np.int8), sc)
     flat = docs[perm]
     # each member's score against its reference, in the same order (1.0 for the reference)
     sflat = np.where(is_ref[perm], 1.0, sref[perm])
-    return flat, offsets, comp_weak[gorder].astype(np.float64), sflat
+    return flat, layout.offsets, comp_weak[gorder].astype(np.float64), sflat
 
 
 def group_order(n: int, size: np.ndarray, ref: np.ndarray) -> np.ndarray:

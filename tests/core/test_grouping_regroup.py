@@ -815,8 +815,8 @@ def test_moves_side_by_side_on_two_threads_group_as_on_one(mode: GroupMode,
                                                            ) -> None:
     """From SIDE_BY_SIDE_DOCS documents a regroup computes independent parts on a helper
     thread (the labels beside the groups, the table's distances beside its equal texts,
-    COHESIVE's STRICT claims beside its stars, its nodes restricted beside the rest): the
-    groups and the labels are those of one thread."""
+    COHESIVE's STRICT claims beside its stars, its groups' order beside its scores, its nodes
+    restricted beside the rest): the groups and the labels are those of one thread."""
     from neardup_core import threadwork
     from neardup_core.grouping import cohesive as cohesive_module
     from neardup_core.grouping import table as table_module
@@ -858,3 +858,4 @@ def test_moves_side_by_side_on_two_threads_group_as_on_one(mode: GroupMode,
         if mode == GroupMode.COHESIVE:
             assert any("restrict" in q for q in helped)
             assert any("claims" in q for q in helped)
+            assert any("_cohesive_assemble" in q for q in helped)  # the groups' order

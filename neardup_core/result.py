@@ -112,11 +112,19 @@ class ScanResult:
         window's), the memory the first moves will use is touched now too
         (:func:`neardup_core.heap.reserve`)."""
         from neardup_core import heap
+        from neardup_core.grouping.regroup import SIDE_BY_SIDE_DOCS
+        from neardup_core.threadwork import side_by_side
 
         _ = self.group_table
-        if self.threshold >= self._regrouper.valid_from:
-            self._regrouper.prepare()
-        _ = self.pairs_by_document
+
+        def for_moves() -> None:
+            if self.threshold >= self._regrouper.valid_from:
+                self._regrouper.prepare()
+
+        # the pairs by document need nothing of the grouping: beside it (a quarter of a
+        # second less between a scan's end and its groups shown, at 10^6 documents)
+        side_by_side(lambda: self.pairs_by_document, for_moves,
+                     parallel=len(self.documents) >= SIDE_BY_SIDE_DOCS)
         heap.reserve(MOVE_HEAP_BYTES_PER_DOCUMENT * len(self.documents))
 
     def same_grouping(self, other: ScanResult) -> bool:

@@ -247,12 +247,17 @@ def test_merge_orders_groups_largest_first_then_by_reference() -> None:
     assert merged.similarity.tolist() == [0, 1, 2, 0, 1, 2, 3, 4, 3, 4]
 
 
+@pytest.mark.parametrize("beside", [False, True])
 def test_prepare_regroup_computes_the_groups_and_the_forest_ahead(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, beside: bool) -> None:
+    """``beside``: the pairs by document computed on a helper thread beside the forest, as
+    from SIDE_BY_SIDE_DOCS documents."""
     from neardup_core import heap, result
 
     reserved: list[int] = []
     monkeypatch.setattr(heap, "reserve", reserved.append)
+    if beside:
+        monkeypatch.setattr(regroup_module, "SIDE_BY_SIDE_DOCS", 0)
     n = 6
     s = np.array([0.9, 0.7, 0.8], dtype=np.float32)
     pairs = PairTable(a=np.array([0, 1, 3], np.int32), b=np.array([1, 2, 4], np.int32),
@@ -268,6 +273,9 @@ def test_prepare_regroup_computes_the_groups_and_the_forest_ahead(
         r.prepare_regroup()
         assert r.computed("group_table") is not None
         assert r._regrouper._forest is not None
+        start, index = r.computed("pairs_by_document")  # type: ignore[misc]
+        assert start.tolist() == [0, 1, 3, 4, 5, 6, 6]  # pairs (0, 1), (1, 2), (3, 4)
+        assert sorted(index[start[1]:start[2]].tolist()) == [0, 1]
         # and the heap the first moves use is touched (in a process that keeps freed pages)
         assert reserved[-1] == result.MOVE_HEAP_BYTES_PER_DOCUMENT * n
         moved = r.regroup(0.75)

@@ -13,6 +13,10 @@ Each batch of tasks is a *phase*, and the CPU time of each task (``time.thread_t
 per phase: the share benchmark (:mod:`benchmarks.scale_share`) needs to know which of the main
 process's CPU time divides over cores, and by how much: a phase on ``k`` threads takes at least
 its longest task and at least its total over ``k``.
+
+:func:`side_by_side` is for the window's wait rather than a scan's throughput: two independent
+parts of one regroup at once (the window waits for a slider move). It keeps no account: the
+share benchmark counts its helper's CPU time in the scan's grouping as serial, as before.
 """
 
 from __future__ import annotations

@@ -45,7 +45,8 @@ from collections.abc import Callable
 __all__ = ["give_back", "hold_freed_pages", "one_arena", "reserve"]
 
 
-def _glibc(name: str, *argtypes: type) -> Callable[..., int] | None:
+def _glibc(name: str, *argtypes: type, restype: type | None = ctypes.c_int
+           ) -> Callable[..., int] | None:
     """The C library's function ``name`` when the interpreter runs on glibc, else None."""
     if not sys.platform.startswith("linux"):
         return None
@@ -54,7 +55,7 @@ def _glibc(name: str, *argtypes: type) -> Callable[..., int] | None:
     except (OSError, AttributeError):  # not glibc
         return None
     fn.argtypes = list(argtypes)
-    fn.restype = ctypes.c_int
+    fn.restype = restype
     return fn
 
 
@@ -150,14 +151,8 @@ def _raw_malloc() -> tuple[Callable[[int], int | None] | None,
     """glibc's ``malloc`` and ``free`` (None, None where the allocator is not glibc's)."""
     if _TRIM is None:
         return None, None
-    try:
-        libc = ctypes.CDLL(None)
-        malloc, free = libc.malloc, libc.free
-    except (OSError, AttributeError):
-        return None, None
-    malloc.argtypes, malloc.restype = [ctypes.c_size_t], ctypes.c_void_p
-    free.argtypes, free.restype = [ctypes.c_void_p], None
-    return malloc, free
+    return (_glibc("malloc", ctypes.c_size_t, restype=ctypes.c_void_p),
+            _glibc("free", ctypes.c_void_p, restype=None))
 
 
 def one_arena() -> bool:

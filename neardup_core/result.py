@@ -111,7 +111,6 @@ class ScanResult:
         process that keeps its freed pages (:func:`neardup_core.heap.hold_freed_pages`, the
         window's), the memory the first moves will use is touched now too
         (:func:`neardup_core.heap.reserve`)."""
-        from neardup_core import heap
         from neardup_core.grouping.regroup import SIDE_BY_SIDE_DOCS
         from neardup_core.threadwork import side_by_side
 
@@ -125,6 +124,13 @@ class ScanResult:
         # second less between a scan's end and its groups shown, at 10^6 documents)
         side_by_side(lambda: self.pairs_by_document, for_moves,
                      parallel=len(self.documents) >= SIDE_BY_SIDE_DOCS)
+        self._reserve_for_moves()
+
+    def _reserve_for_moves(self) -> None:
+        """Have the heap hold the memory the next threshold moves use touched already
+        (:func:`neardup_core.heap.reserve`; only in a process that keeps freed pages)."""
+        from neardup_core import heap
+
         heap.reserve(MOVE_HEAP_BYTES_PER_DOCUMENT * len(self.documents))
 
     def same_grouping(self, other: ScanResult) -> bool:
@@ -146,9 +152,7 @@ class ScanResult:
             return 0
         made = self._regrouper.warm(self.threshold, stop)
         if made and not (stop is not None and stop()):
-            from neardup_core import heap
-
-            heap.reserve(MOVE_HEAP_BYTES_PER_DOCUMENT * len(self.documents))
+            self._reserve_for_moves()
         return made
 
     @cached_property

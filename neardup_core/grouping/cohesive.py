@@ -248,9 +248,10 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
     unsettled = np.zeros(n, dtype=bool)
     unsettled[nodes[np.flatnonzero(~node_whole)]] = True
     work = nodes[np.flatnonzero((~whole & ~big)[lnodes])]
+    strict = bool(big.any())
 
     def claims() -> tuple[np.ndarray, np.ndarray] | None:
-        if not big.any():
+        if not strict:
             return None
         m = np.flatnonzero(big[llo[at]])
         owner, member, _ = strict_claims(n, ka[m], kb[m], None, pos)
@@ -261,8 +262,7 @@ def _cohesive_nodes(n: int, lo: np.ndarray, hi: np.ndarray, s: np.ndarray, link:
             _dense_stars(n, work, label, lo, hi, s, link, conflict, floor, pair_scores, pos,
                          node_key, same, llo)
 
-    claimed, _ = side_by_side(claims, stars,
-                              parallel=parallel and bool(work.size) and bool(big.any()))
+    claimed, _ = side_by_side(claims, stars, parallel=parallel and strict and bool(work.size))
     if claimed is not None:  # keys in [n, 2n): n + the reference
         owner, member = claimed
         node_key[owner] = n + owner

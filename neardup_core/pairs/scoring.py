@@ -96,15 +96,15 @@ def score_pairs(simhash: np.ndarray, minhash: np.ndarray, text_class: np.ndarray
     """
     left = np.asarray(left, dtype=np.intp)
     right = np.asarray(right, dtype=np.intp)
-    half = left.shape[0] // 2
     if parallel and left.shape[0] >= SIDE_BY_SIDE_PAIRS and right.shape == left.shape:
-        first, second = side_by_side(
+        half = left.shape[0] // 2
+        halves = side_by_side(
             lambda: score_pairs(simhash, minhash, text_class, method, left[:half],
                                 right[:half]),
             lambda: score_pairs(simhash, minhash, text_class, method, left[half:],
                                 right[half:]))
-        return (np.concatenate([first[0], second[0]]), np.concatenate([first[1], second[1]]),
-                np.concatenate([first[2], second[2]]))
+        score, dist, jac = (np.concatenate(column) for column in zip(*halves, strict=True))
+        return score, dist, jac
     dist = hamming(simhash[left], simhash[right])
     k = minhash.shape[1]
     if k == 0:

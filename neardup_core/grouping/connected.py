@@ -15,7 +15,15 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse.csgraph import minimum_spanning_tree
 
-from neardup_core.grouping.edges import PairScores, assemble_flat, components, graph
+from neardup_core.grouping.edges import (
+    FlatLayout,
+    PairScores,
+    components,
+    flat_layout,
+    flat_members,
+    graph,
+)
+from neardup_core.threadwork import side_by_side
 
 #: Below this many edges the maximum spanning forest is computed without pre-filtering.
 MST_FILTER_MIN_EDGES = 65536
@@ -84,10 +92,11 @@ def max_spanning_forest(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray
 def connected_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_scores: PairScores,
                      order: np.ndarray, pos: np.ndarray,
                      forest: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-                     parts: tuple[int, np.ndarray] | None = None
+                     parts: tuple[int, np.ndarray] | None = None, *, parallel: bool = False
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """CONNECTED groups of the edges (checked, no loops) as :func:`assemble_flat` gives them;
-    ``order``/``pos`` are the documents in rank order and each one's place in it.
+    """CONNECTED groups of the edges (checked, no loops) as
+    :func:`~neardup_core.grouping.edges.assemble_flat` gives them; ``order``/``pos`` are the
+    documents in rank order and each one's place in it.
 
     ``forest``: the edges of a maximum spanning forest of these edges (as
     :func:`max_spanning_forest` gives them), when the caller has one: its edges are then the
@@ -95,7 +104,11 @@ def connected_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_s
     every threshold: the forest's edges at or above a threshold span the edges at or above
     it, with the same weakest links). ``parts``: with ``forest``, its components (as
     :func:`~neardup_core.grouping.edges.components` gives them), when the caller has them
-    (:class:`~neardup_core.grouping.forest.RootedForest`: under half the search's time)."""
+    (:class:`~neardup_core.grouping.forest.RootedForest`: under half the search's time).
+    ``parallel``: the groups' order and places, and their weakest links, may be computed
+    beside the members' scores against their references
+    (:func:`~neardup_core.threadwork.side_by_side`), which read the MinHash rows of the
+    members not linked to theirs: at 10^6 documents, a long jump's largest part."""
     if forest is None:
         # Maximum spanning forest = minimum one over 2 - score (in [1, 2]: no weight is zero,
         # which csgraph would read as "no edge"); its trees are the components, and the
@@ -104,8 +117,6 @@ def connected_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_s
     ta, tb, tw = forest
     ncomp, label = components(n, ta, tb) if parts is None else parts
     size = np.bincount(label, minlength=ncomp)
-    weak = np.full(ncomp, np.inf)
-    np.minimum.at(weak, label[ta], tw)
     # each group's reference: its best-ranked document, found with no sort (the flat assembly
     # orders the members; sorting them by component first as well cost a CONNECTED jump at
     # 10^6 documents 30 ms)
@@ -118,7 +129,14 @@ def connected_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_s
     comp_ref[grouped] = order[best[grouped]]
     ref_of = np.full(n, -1, dtype=np.int64)
     ref_of[docs] = comp_ref[lab]
-    sref = _scores_to_reference(n, a, b, s, ref_of)
-    _fill_missing(docs, ref_of[docs], sref, pair_scores)
-    return assemble_flat(n, docs, lab, docs == ref_of[docs], sref[docs], size, comp_ref, weak)
+    doc_ref = ref_of[docs]
 
+    def layout() -> tuple[FlatLayout, np.ndarray]:
+        weak = np.full(ncomp, np.inf)
+        np.minimum.at(weak, label[ta], tw)
+        return flat_layout(n, docs, lab, docs == doc_ref, size, comp_ref), weak
+
+    (placed, weak), sref = side_by_side(
+        layout, lambda: _scores_to_reference(n, a, b, s, ref_of), parallel=parallel)
+    _fill_missing(docs, doc_ref, sref, pair_scores)  # (on two threads itself, when it may)
+    return flat_members(n, placed, sref[docs], weak)

@@ -71,7 +71,7 @@ def flat_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
                 ignored: tuple[np.ndarray, np.ndarray] | None = None,
                 ranked: tuple[np.ndarray, np.ndarray] | None = None,
                 forest: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-                parts: tuple[int, np.ndarray] | None = None
+                parts: tuple[int, np.ndarray] | None = None, parallel: bool = False
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The groups of :func:`build_groups` as (members flat, offsets, weakest per group, score
     against the reference per member), without an array per group: a result's group table
@@ -80,7 +80,8 @@ def flat_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
     sort of every document, the same at every threshold); ``forest``: CONNECTED's maximum
     spanning forest of these edges, when the caller keeps one (see
     :func:`~neardup_core.grouping.connected.connected_groups`), and ``parts`` its components
-    when the caller has them."""
+    when the caller has them; ``parallel``: CONNECTED may compute two parts side by side
+    (see there)."""
     mode = GroupMode(mode)
     if mode == GroupMode.COHESIVE:
         lim = cohesion_floor(threshold) if floor is None else float(floor)
@@ -93,7 +94,8 @@ def flat_groups(n_docs: int, a: np.ndarray, b: np.ndarray, score: np.ndarray,
         return no_groups()
     order, pos = ranked if ranked is not None else rank_positions(rank)
     if mode == GroupMode.CONNECTED:
-        return connected_groups(n_docs, a, b, s, pair_scores, order, pos, forest, parts)
+        return connected_groups(n_docs, a, b, s, pair_scores, order, pos, forest, parts,
+                                parallel=parallel)
     return strict_groups(n_docs, a, b, s, pos)
 
 

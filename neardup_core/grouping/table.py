@@ -277,7 +277,8 @@ def groups_at(inputs: GroupingInputs, threshold: float,
     them. COHESIVE reads ``parts`` without a forest: the components of ``mode_graph`` at
     ``threshold``, whose texts are those of the links between texts. ``parallel``: two
     independent parts may be computed side by side (the table's distances beside its equal
-    texts; COHESIVE's, see :func:`~neardup_core.grouping.cohesive.cohesive_groups`), with
+    texts; COHESIVE's, see :func:`~neardup_core.grouping.cohesive.cohesive_groups`;
+    CONNECTED's, :func:`~neardup_core.grouping.connected.connected_groups`), with
     :func:`~neardup_core.threadwork.side_by_side`.
     """
     n, mode, cls = inputs.n, inputs.mode, inputs.text_class
@@ -310,7 +311,7 @@ def groups_at(inputs: GroupingInputs, threshold: float,
         flat, offsets, weakest, score = flat_groups(n, a, b, s, threshold, mode, pair_scores,
                                                     rank, ranked=inputs.ranked, forest=forest,
                                                     parts=parts if forest is not None
-                                                    else None)
+                                                    else None, parallel=parallel)
         flat = flat.astype(np.int64, copy=False)
         sizes = np.diff(offsets)
     head = flat[offsets[:-1]]  # each group's reference

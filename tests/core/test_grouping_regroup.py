@@ -824,9 +824,11 @@ def test_moves_side_by_side_on_two_threads_group_as_on_one(mode: GroupMode,
     """From SIDE_BY_SIDE_DOCS documents a regroup computes independent parts on a helper
     thread (the labels beside the groups, the table's distances beside its equal texts,
     COHESIVE's STRICT claims beside its stars, its groups' order beside its scores, its nodes
-    restricted beside the rest): the groups and the labels are those of one thread."""
+    restricted beside the rest, CONNECTED's groups' order beside its scores): the groups and
+    the labels are those of one thread."""
     from neardup_core import threadwork
     from neardup_core.grouping import cohesive as cohesive_module
+    from neardup_core.grouping import connected as connected_module
     from neardup_core.grouping import table as table_module
 
     moves = (0.61, 0.625, 0.7, 0.5, 0.45, 0.4375, 0.3, 0.9, 0.65, 0.25, 1.0, 0.6)
@@ -869,7 +871,7 @@ def test_moves_side_by_side_on_two_threads_group_as_on_one(mode: GroupMode,
             return second()
         return real(watched, then, parallel=parallel)
 
-    for module in (regroup_module, table_module, cohesive_module):
+    for module in (regroup_module, table_module, cohesive_module, connected_module):
         monkeypatch.setattr(module, "side_by_side", spy)
     monkeypatch.setattr(regroup_module, "SIDE_BY_SIDE_DOCS", 0)
     assert run() == alone
@@ -883,3 +885,5 @@ def test_moves_side_by_side_on_two_threads_group_as_on_one(mode: GroupMode,
             assert any("restrict" in q for q in helped)
             assert any("claims" in q for q in helped)
             assert any("_cohesive_assemble" in q for q in helped)  # the groups' order
+        # CONNECTED's groups' order and weakest links
+        assert any("connected_groups" in q for q in helped) is (mode == GroupMode.CONNECTED)

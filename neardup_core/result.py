@@ -116,14 +116,21 @@ class ScanResult:
 
         _ = self.group_table
 
+        moves = self.threshold >= self._regrouper.valid_from
+
+        def beside() -> None:
+            _ = self.pairs_by_document
+            if moves:
+                self._regrouper.edge_tables()
+
         def for_moves() -> None:
-            if self.threshold >= self._regrouper.valid_from:
+            if moves:
                 self._regrouper.prepare()
 
-        # the pairs by document need nothing of the grouping: beside it (a quarter of a
-        # second less between a scan's end and its groups shown, at 10^6 documents)
-        side_by_side(lambda: self.pairs_by_document, for_moves,
-                     parallel=len(self.documents) >= SIDE_BY_SIDE_DOCS)
+        # the pairs by document and the mode's tables over the edges need no forest: beside
+        # it (a quarter of a second less between a scan's end and its groups shown, at 10^6
+        # documents)
+        side_by_side(beside, for_moves, parallel=len(self.documents) >= SIDE_BY_SIDE_DOCS)
         self._reserve_for_moves()
 
     def _reserve_for_moves(self) -> None:

@@ -342,17 +342,26 @@ class Regrouper:
         """Compute what a move reads besides the kept groups ahead of it: the forest
         (CONNECTED's and COHESIVE's moves read it; STRICT's and COHESIVE's read their
         components at a threshold off it), rooted (:mod:`~neardup_core.grouping.forest`);
-        STRICT's edges between texts (:attr:`GroupingInputs.text_edges`)."""
+        the mode's tables over the edges (:meth:`edge_tables`)."""
         forest = self.forest()
+        with self._lock:
+            rooting, self._rooting_tried = not self._rooting_tried, True
+        if rooting:
+            rooted = rooted_forest(self.inputs.n, *forest)
+            with self._lock:
+                self._rooted = rooted
+        self.edge_tables()  # last: a caller may be computing them beside
+
+    def edge_tables(self) -> None:
+        """Compute the tables over the edges that the mode's moves read and that need no
+        forest (so a caller may compute them beside :meth:`prepare`; it computes them too,
+        when they are not yet): STRICT's edges between texts
+        (:attr:`GroupingInputs.text_edges`), CONNECTED's edges scored otherwise than
+        ``pair_scores`` scores them (:attr:`GroupingInputs.scored_otherwise`)."""
         if self.inputs.mode == GroupMode.STRICT:
             _ = self.inputs.text_edges  # every move filters them (None: it cannot)
-        with self._lock:
-            if self._rooting_tried:
-                return
-            self._rooting_tried = True
-        rooted = rooted_forest(self.inputs.n, *forest)
-        with self._lock:
-            self._rooted = rooted
+        elif self.inputs.mode == GroupMode.CONNECTED:
+            _ = self.inputs.scored_otherwise  # every step reads it
 
     def forest(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A maximum spanning forest of :func:`mode_graph` (computed at the first move)."""
@@ -419,13 +428,17 @@ class Regrouper:
             table = prev.table
             is_ref = np.zeros(inp.n, dtype=bool)
             is_ref[table.members[table.offsets[:-1]]] = True
-            # Scored last, and only in components nothing else moves: scoring pairs reads two
-            # rows of the MinHash table each, most of a long jump's time at a million documents
+            # an edge scoring as pair_scores does changes nothing when it comes or goes
+            known = inp.__dict__.get("scored_otherwise")  # (prepared: see edge_tables)
+            if known is not None:
+                band &= known
             near = np.flatnonzero(band & (is_ref[inp.a] | is_ref[inp.b]))
             near = near[~(hit[label[inp.a[near]]] & hit[label[inp.b[near]]])]
-            # an edge scoring as pair_scores does changes nothing when it comes or goes
-            got = inp.pair_scores(inp.a[near], inp.b[near])[0]
-            near = near[np.asarray(got, dtype=np.float64) != inp.s[near]]
+            if known is None:  # scored last, and only in components nothing else moves:
+                # scoring pairs reads two rows of the MinHash table each, most of a long
+                # jump's time at a million documents
+                got = inp.pair_scores(inp.a[near], inp.b[near])[0]
+                near = near[np.asarray(got, dtype=np.float64) != inp.s[near]]
             hit[label[inp.a[near]]] = True
             hit[label[inp.b[near]]] = True
         return hit[label]

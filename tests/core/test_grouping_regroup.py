@@ -247,6 +247,97 @@ def test_merge_orders_groups_largest_first_then_by_reference() -> None:
     assert merged.similarity.tolist() == [0, 1, 2, 0, 1, 2, 3, 4, 3, 4]
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(results(), st.lists(thresholds, min_size=1, max_size=6))
+def test_prepared_connected_moves_read_which_edges_score_otherwise(r: ScanResult,
+                                                                  moves: list[float]) -> None:
+    """Once prepared, CONNECTED knows which edges ``pair_scores`` scores otherwise than the
+    scan did (the chosen references' links among them): a move reads that instead of scoring
+    its band's edges at references again, finds the same documents to regroup as when it
+    scores them, and groups as from scratch."""
+    r = r.regroup(mode=GroupMode.CONNECTED)
+    r.prepare_regroup()
+    rg = r._regrouper
+    inputs = rg.inputs
+    known = inputs.__dict__["scored_otherwise"]
+    recomputed = np.asarray(inputs.pair_scores(inputs.a, inputs.b)[0], dtype=np.float64)
+    assert known.tolist() == (recomputed != inputs.s).tolist()
+    real_scores = inputs.pair_scores
+    calls: list[int] = []
+
+    def counted(ref: int | np.ndarray, others: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        calls.append(np.asarray(others).size)
+        return real_scores(ref, others)
+
+    for t in moves:
+        before = rg.grouped(r.threshold)
+        object.__setattr__(inputs, "pair_scores", counted)
+        try:
+            read = rg.dirty(before, t)
+            assert not calls  # nothing scored again
+            del inputs.__dict__["scored_otherwise"]
+            scored = rg.dirty(before, t)
+        finally:
+            inputs.__dict__["scored_otherwise"] = known
+            object.__setattr__(inputs, "pair_scores", real_scores)
+        calls.clear()
+        assert read.tolist() == scored.tolist(), t
+        r = r.regroup(t)
+        assert _table_tuple(r.group_table) == _scratch(r, t), t
+
+
+def test_a_prepared_connected_move_regroups_only_where_a_reference_edge_scores_otherwise(
+        ) -> None:
+    """Two triangles held by edges at 0.9, each with an edge at 0.7 between its reference and
+    a member (not in the spanning forest). Moving from 0.6 to 0.8 takes both edges away; in
+    the first triangle ``pair_scores`` scores the pair as the edge did, so its group is the
+    same; in the second it scores it 0.5, and the member's score against the reference
+    changes. Prepared, the move knows that without scoring anything."""
+    n = 6
+    a = np.array([0, 1, 0, 3, 4, 3], dtype=np.int32)
+    b = np.array([1, 2, 2, 4, 5, 5], dtype=np.int32)
+    s = np.array([0.9, 0.9, 0.7, 0.9, 0.9, 0.7], dtype=np.float32)
+    pairs = PairTable(a=a, b=b, distance=np.zeros(6, np.uint8), jaccard=s.copy(), score=s,
+                      exact=np.zeros(6, bool))
+    calls: list[int] = []
+
+    def scores(ref: int | np.ndarray, others: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        o = np.asarray(others)
+        r = np.broadcast_to(np.asarray(ref), o.shape)
+        calls.append(o.size)
+        lo, hi = np.minimum(r, o), np.maximum(r, o)
+        z = np.full(o.size, 0.9, dtype=np.float32)
+        z[(lo == 0) & (hi == 2)] = 0.7  # as the scan scored it
+        z[(lo == 3) & (hi == 5)] = 0.5  # otherwise
+        return z, np.zeros(o.size, np.uint8), z
+
+    def inputs():  # type: ignore[no-untyped-def]
+        return grouping_inputs(n, pairs, GroupMode.CONNECTED, np.arange(n), np.arange(n),
+                               np.zeros(n, np.uint64), scores, minhash_slots=NUM_PERM,
+                               link_floor=0.5)
+
+    plain = Regrouper(inputs())
+    scored = plain.dirty(plain.grouped(0.6), 0.8)
+    assert calls  # unprepared, the band's edges at references are scored
+    prepared = Regrouper(inputs())
+    prepared.prepare()
+    assert prepared.inputs.__dict__["scored_otherwise"].tolist() == [
+        False, False, False, False, False, True]
+    before = prepared.grouped(0.6)
+    calls.clear()
+    read = prepared.dirty(before, 0.8)
+    assert not calls
+    assert read.tolist() == scored.tolist() == [False, False, False, True, True, True]
+    after = prepared.table(0.8)
+    scratch = group_table(n, pairs, 0.8, GroupMode.CONNECTED, np.arange(n), np.arange(n),
+                          np.zeros(n, np.uint64), scores, minhash_slots=NUM_PERM,
+                          link_floor=0.5)
+    assert _table_tuple(after) == _table_tuple(scratch)
+    assert after.similarity.tolist() == pytest.approx([1.0, 0.9, 0.7, 1.0, 0.9, 0.5])
+
+
 @pytest.mark.parametrize("beside", [False, True])
 def test_prepare_regroup_computes_the_groups_and_the_forest_ahead(
         monkeypatch: pytest.MonkeyPatch, beside: bool) -> None:
@@ -273,6 +364,10 @@ def test_prepare_regroup_computes_the_groups_and_the_forest_ahead(
         r.prepare_regroup()
         assert r.computed("group_table") is not None
         assert r._regrouper._forest is not None
+        # the mode's tables over the edges (beside the forest, from SIDE_BY_SIDE_DOCS)
+        kept = r._regrouper.inputs.__dict__
+        assert ("scored_otherwise" in kept) is (mode == GroupMode.CONNECTED)
+        assert (kept.get("text_edges") is not None) is (mode == GroupMode.STRICT)
         start, index = r.computed("pairs_by_document")  # type: ignore[misc]
         assert start.tolist() == [0, 1, 3, 4, 5, 6, 6]  # pairs (0, 1), (1, 2), (3, 4)
         assert sorted(index[start[1]:start[2]].tolist()) == [0, 1]

@@ -125,7 +125,7 @@ class ScanResult:
 
         def for_moves() -> None:
             if moves:
-                self._regrouper.prepare()
+                self._regrouper.prepare(edges=False)
 
         # the pairs by document and the mode's tables over the edges need no forest: beside
         # it (a quarter of a second less between a scan's end and its groups shown, at 10^6

@@ -106,9 +106,9 @@ def connected_groups(n: int, a: np.ndarray, b: np.ndarray, s: np.ndarray, pair_s
     :func:`~neardup_core.grouping.edges.components` gives them), when the caller has them
     (:class:`~neardup_core.grouping.forest.RootedForest`: under half the search's time).
     ``parallel``: the groups' order and places, and their weakest links, may be computed
-    beside the members' scores against their references
-    (:func:`~neardup_core.threadwork.side_by_side`), which read the MinHash rows of the
-    members not linked to theirs: at 10^6 documents, a long jump's largest part."""
+    beside the members' scores read off their edges to their references
+    (:func:`~neardup_core.threadwork.side_by_side`); the scores of the members not linked to
+    theirs come from ``pair_scores`` after, which may take two threads itself."""
     if forest is None:
         # Maximum spanning forest = minimum one over 2 - score (in [1, 2]: no weight is zero,
         # which csgraph would read as "no edge"); its trees are the components, and the

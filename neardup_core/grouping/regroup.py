@@ -338,11 +338,12 @@ class Regrouper:
         inside = np.flatnonzero(inside)
         return na[inside], nb[inside], fw[inside]
 
-    def prepare(self) -> None:
+    def prepare(self, *, edges: bool = True) -> None:
         """Compute what a move reads besides the kept groups ahead of it: the forest
         (CONNECTED's and COHESIVE's moves read it; STRICT's and COHESIVE's read their
         components at a threshold off it), rooted (:mod:`~neardup_core.grouping.forest`);
-        the mode's tables over the edges (:meth:`edge_tables`)."""
+        with ``edges``, the mode's tables over the edges (:meth:`edge_tables`; False: the
+        caller computes them beside)."""
         forest = self.forest()
         with self._lock:
             rooting, self._rooting_tried = not self._rooting_tried, True
@@ -350,12 +351,13 @@ class Regrouper:
             rooted = rooted_forest(self.inputs.n, *forest)
             with self._lock:
                 self._rooted = rooted
-        self.edge_tables()  # last: a caller may be computing them beside
+        if edges:
+            self.edge_tables()
 
     def edge_tables(self) -> None:
         """Compute the tables over the edges that the mode's moves read and that need no
-        forest (so a caller may compute them beside :meth:`prepare`; it computes them too,
-        when they are not yet): STRICT's edges between texts
+        forest (so a caller may compute them beside :meth:`prepare`): STRICT's edges between
+        texts
         (:attr:`GroupingInputs.text_edges`), CONNECTED's edges scored otherwise than
         ``pair_scores`` scores them (:attr:`GroupingInputs.scored_otherwise`)."""
         if self.inputs.mode == GroupMode.STRICT:

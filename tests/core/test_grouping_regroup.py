@@ -321,6 +321,9 @@ def test_a_prepared_connected_move_regroups_only_where_a_reference_edge_scores_o
     plain = Regrouper(inputs())
     scored = plain.dirty(plain.grouped(0.6), 0.8)
     assert calls  # unprepared, the band's edges at references are scored
+    alone = Regrouper(inputs())
+    alone.prepare(edges=False)  # (a caller computing the edges' tables beside)
+    assert alone._rooted is not None and "scored_otherwise" not in alone.inputs.__dict__
     prepared = Regrouper(inputs())
     prepared.prepare()
     assert prepared.inputs.__dict__["scored_otherwise"].tolist() == [

@@ -81,6 +81,12 @@ def _always_incremental(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(regroup_module, "FULL_SHARE", 1.0)
 
 
+def _pair_table(a: np.ndarray, b: np.ndarray, s: np.ndarray) -> PairTable:
+    """The pairs (a, b) scored ``s`` (Jaccard the same), none exact, no distance."""
+    return PairTable(a=a, b=b, distance=np.zeros(a.size, np.uint8), jaccard=s.copy(), score=s,
+                     exact=np.zeros(a.size, bool))
+
+
 def _lowest(label: np.ndarray) -> np.ndarray:
     """Components named by any of their documents, named by their lowest instead."""
     low = np.full(label.shape[0], label.shape[0], dtype=np.int64)
@@ -131,8 +137,7 @@ def test_a_move_reuses_the_groups_it_cannot_change() -> None:
     a = np.array([0, 0, 1, 4, 4, 5], dtype=np.int32)
     b = np.array([1, 2, 2, 5, 6, 6], dtype=np.int32)
     s = np.array([0.9, 0.9, 0.7, 0.95, 0.95, 0.95], dtype=np.float32)
-    pairs = PairTable(a=a, b=b, distance=np.zeros(6, np.uint8), jaccard=s.copy(), score=s,
-                      exact=np.zeros(6, bool))
+    pairs = _pair_table(a, b, s)
     def scores(ref: int | np.ndarray, others: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         o = np.asarray(others)
@@ -210,8 +215,7 @@ def test_connected_a_reference_link_replaces_a_pair_below_the_threshold() -> Non
     a = np.array([0, 0, 0, 1, 1, 2], dtype=np.int32)
     b = np.array([1, 2, 3, 2, 3, 3], dtype=np.int32)
     s = np.array([1.0, 0.25, 1.0, 0.375, 1.0, 0.25], dtype=np.float32)
-    pairs = PairTable(a=a, b=b, distance=np.zeros(6, np.uint8), jaccard=s.copy(), score=s,
-                      exact=np.zeros(6, bool))
+    pairs = _pair_table(a, b, s)
     docs = tuple(Document(f"/d/f{i}.txt", 100, 1.7e9, "txt", "utf-8", 1.0, 0, 90, f"{i:032x}")
                  for i in range(n))
     r = ScanResult(options=ScanOptions(), roots=("/d",), documents=docs, problems=(),
@@ -298,8 +302,7 @@ def test_a_prepared_connected_move_regroups_only_where_a_reference_edge_scores_o
     a = np.array([0, 1, 0, 3, 4, 3], dtype=np.int32)
     b = np.array([1, 2, 2, 4, 5, 5], dtype=np.int32)
     s = np.array([0.9, 0.9, 0.7, 0.9, 0.9, 0.7], dtype=np.float32)
-    pairs = PairTable(a=a, b=b, distance=np.zeros(6, np.uint8), jaccard=s.copy(), score=s,
-                      exact=np.zeros(6, bool))
+    pairs = _pair_table(a, b, s)
     calls: list[int] = []
 
     def scores(ref: int | np.ndarray, others: np.ndarray
@@ -478,8 +481,7 @@ def _families(n: int, seed: int) -> ScanResult:
     first = first[(code // n) != (code % n)]
     a, b, s = a[first].astype(np.int32), b[first].astype(np.int32), grid[first]
     s = s.astype(np.float32)
-    pairs = PairTable(a=a, b=b, distance=np.zeros(a.size, np.uint8), jaccard=s.copy(), score=s,
-                      exact=np.zeros(a.size, bool))
+    pairs = _pair_table(a, b, s)
     texts = np.where(rng.random(n) < 0.05, np.arange(n) - 1, np.arange(n)).clip(0)
     docs = tuple(Document(f"/d/f{i:05d}.txt", 100, 1.7e9, "txt", "utf-8", 1.0, 0, 90,
                           f"{int(texts[i]):032x}") for i in range(n))

@@ -357,8 +357,7 @@ class Regrouper:
     def edge_tables(self) -> None:
         """Compute the tables over the edges that the mode's moves read and that need no
         forest (so a caller may compute them beside :meth:`prepare`): STRICT's edges between
-        texts
-        (:attr:`GroupingInputs.text_edges`), CONNECTED's edges scored otherwise than
+        texts (:attr:`GroupingInputs.text_edges`), CONNECTED's edges scored otherwise than
         ``pair_scores`` scores them (:attr:`GroupingInputs.scored_otherwise`)."""
         if self.inputs.mode == GroupMode.STRICT:
             _ = self.inputs.text_edges  # every move filters them (None: it cannot)
